@@ -1,0 +1,134 @@
+"""Configuration: the optional `.bonsai.toml` at the workspace root, and every default.
+
+Every key has a default, so the file is never required.  Shape (DESIGN.md §2):
+
+    min_tokens = 1000            # refuse smaller files unless --force
+    preamble_tokens = 40         # a larger preamble becomes the leaf general/preamble.md
+    pinned = ["Core Rules"]      # extra pin rules: whole words/phrases or exact headings
+    absorb = true                # the hook moves `##` sections after the end marker into leaves
+    [tokens]
+    estimator = "script-aware"   # or "chars4"
+    [domains]                    # listed domains come first, in this order; a default domain
+    marketing = ["campaign"]     # listed here gets these keywords instead of its defaults
+    [commit]
+    subject = "bonsai: migrate MEMORY.md into {domains} domains ({before} -> {after} boot tokens)"
+
+Parsing is pure (`parse_config(text)`); `load_config(path)` only reads the file.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from .errors import BadInput
+from .tokens import ESTIMATORS
+
+CONFIG_FILE = ".bonsai.toml"
+FALLBACK_DOMAIN = "general"
+DEFAULT_SUBJECT = "bonsai: migrate MEMORY.md into {domains} domains ({before} -> {after} boot tokens)"
+
+# DESIGN.md §2, in priority order.  CJK keywords match as substrings, the rest as whole words.
+DEFAULT_DOMAINS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("identity", ("identity", "personal", "family", "personality", "preferences", "network",
+                  "professional network", "身份", "个人", "家庭", "偏好")),
+    ("business", ("business", "revenue", "company", "seo", "events", "product", "brand", "pricing",
+                  "clients", "业务", "公司", "营收", "客户", "产品", "品牌")),
+    ("infrastructure", ("infrastructure", "services", "cron", "voice", "api", "issues", "quirks",
+                        "config", "configuration", "tools", "基础设施", "服务", "配置", "接口", "工具", "部署")),
+    ("community", ("community", "directory", "meetup", "group", "社区")),
+    ("agents", ("agent", "task", "sub-agent", "monitoring", "智能体", "任务")),
+    ("legal", ("legal", "non-compete", "contract", "compliance", "法律", "合同")),
+    ("dates", ("dates", "remember", "anniversary", "birthday", "日期", "生日", "纪念日")),
+)
+# Domains stored as one file (sections appended in document order), not a folder of leaves.
+SINGLE_FILE_DOMAINS = {"dates": "memory/dates.md"}
+DEFAULT_PIN_RULES = ("📌", "pinned", "always loaded")
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """Every setting, resolved: domain table (ordered), pin rules, budgets in tokens."""
+
+    domains: tuple[tuple[str, tuple[str, ...]], ...] = DEFAULT_DOMAINS
+    pinned: tuple[str, ...] = DEFAULT_PIN_RULES
+    min_tokens: int = 1000
+    preamble_tokens: int = 40
+    estimator: str = "script-aware"
+    absorb: bool = True
+    subject: str = DEFAULT_SUBJECT
+    source: str = field(default="defaults", compare=False)
+
+
+def parse_config(text: str, source: str = CONFIG_FILE) -> Config:
+    """Parse `.bonsai.toml` text (str) into a Config; unknown keys are refused.
+
+    Raises BadInput naming `source` and the key when the TOML or a value is invalid.
+    """
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise BadInput(f"{source}: not valid TOML ({exc}); fix it or delete it") from None
+    known = {"min_tokens", "preamble_tokens", "pinned", "absorb", "tokens", "domains", "commit"}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise BadInput(f"{source}: unknown key {unknown[0]!r}; known keys: {', '.join(sorted(known))}")
+    cfg = Config(source=source)
+    cfg = replace(cfg, min_tokens=_int(data, "min_tokens", cfg.min_tokens, source))
+    cfg = replace(cfg, preamble_tokens=_int(data, "preamble_tokens", cfg.preamble_tokens, source))
+    cfg = replace(cfg, pinned=DEFAULT_PIN_RULES + _strings(data.get("pinned", []), "pinned", source))
+    absorb = data.get("absorb", True)
+    if not isinstance(absorb, bool):
+        raise BadInput(f"{source}: absorb must be true or false")
+    estimator = data.get("tokens", {}).get("estimator", cfg.estimator)
+    if estimator not in ESTIMATORS:
+        raise BadInput(f"{source}: tokens.estimator must be one of {', '.join(ESTIMATORS)}")
+    subject = data.get("commit", {}).get("subject", cfg.subject)
+    if not isinstance(subject, str) or not subject.strip() or "\n" in subject:
+        raise BadInput(f"{source}: commit.subject must be a one-line string")
+    domains = _domains(data.get("domains", {}), source)
+    return replace(cfg, absorb=absorb, estimator=estimator, subject=subject, domains=domains)
+
+
+def load_config(workspace: Path) -> Config:
+    """Read `<workspace>/.bonsai.toml` if it exists, else return the defaults."""
+    path = workspace / CONFIG_FILE
+    if not path.is_file():
+        return Config()
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BadInput(f"{CONFIG_FILE}: not UTF-8 (byte {exc.start})") from None
+    return parse_config(text, CONFIG_FILE)
+
+
+def _int(data: dict[str, object], key: str, default: int, source: str) -> int:
+    value = data.get(key, default)
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise BadInput(f"{source}: {key} must be a whole number >= 0")
+    return value
+
+
+def _strings(value: object, key: str, source: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise BadInput(f"{source}: {key} must be a list of non-empty strings")
+    return tuple(value)
+
+
+def _domains(table: object, source: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    if not isinstance(table, dict):
+        raise BadInput(f"{source}: [domains] must be a table of name = [keywords]")
+    listed: list[tuple[str, tuple[str, ...]]] = []
+    for name, keywords in table.items():
+        if not _is_domain_name(name):
+            raise BadInput(f"{source}: domain name {name!r} must be lowercase letters, digits or '-'")
+        listed.append((name, _strings(keywords, f"domains.{name}", source)))
+    names = {n for n, _ in listed}
+    return tuple(listed) + tuple(d for d in DEFAULT_DOMAINS if d[0] not in names)
+
+
+def _is_domain_name(name: str) -> bool:
+    return bool(name) and name != FALLBACK_DOMAIN and name == name.lower() and all(
+        ch.isalnum() or ch == "-" for ch in name
+    ) and not name.startswith("-")

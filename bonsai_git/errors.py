@@ -1,0 +1,52 @@
+"""The BonsaiError tree: every failure a user can meet, each with one message and one exit code.
+
+The CLI converts these in one place (cli.py).  Exit codes follow DESIGN.md §6:
+1 failed and restored (or stale under --check), 3 refused before anything was written,
+4 a bug (an unexpected exception), 130 Ctrl-C.
+"""
+
+from __future__ import annotations
+
+
+class BonsaiError(Exception):
+    """Base class: a one-line message for stderr and the exit code the CLI returns."""
+
+    exit_code = 1
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class Refused(BonsaiError):
+    """A precondition failed; nothing was written (exit 3)."""
+
+    exit_code = 3
+
+
+class NotARepository(Refused):
+    """The workspace is not inside a git work tree (exit 3)."""
+
+
+class LockHeld(Refused):
+    """Another bonsai-git run holds the workspace lock (exit 3)."""
+
+
+class BadInput(Refused):
+    """MEMORY.md (or a leaf) cannot be used as it is: not UTF-8, a symlink, conflict markers... (exit 3)."""
+
+
+class NothingToDo(Refused):
+    """Nothing to revert, or the revert would conflict (exit 3)."""
+
+
+class Failed(BonsaiError):
+    """A step failed after writing began; the tree was restored (exit 1)."""
+
+    exit_code = 1
+
+
+class Interrupted(BonsaiError):
+    """Ctrl-C during a run; the tree was restored (exit 130)."""
+
+    exit_code = 130

@@ -1,0 +1,180 @@
+"""Render the generated files of a memory tree: branch indexes, the root index, the trunk block.
+
+One renderer serves migrate, reindex, absorb and the hook, so "migrate, then reindex" never
+changes a byte.  Everything is derived from the leaves alone (their domain, name and text),
+in sorted orders, with no clock, host or absolute path: same leaves, same bytes.
+
+Formats (DESIGN.md §3):
+- branch index `memory/domains/<d>/_index.md`: a title, the domain's token total, then one
+  `### <name>.md (~N tokens)` entry per leaf (sorted by name) with its one-line summary;
+- root index: one line per domain with its tokens and leaf count, richer (leaf names, a summary)
+  while it fits the block budget; written between the trunk's markers and alone to
+  `memory/_index.md`.
+Block budget: the whole generated block (markers included) costs at most 5% of the leaves'
+tokens, never more than 380 tokens (below the 400 the design promises), so boot cost stays
+O(1) in the size of memory; when even the plainest form does not fit, the smallest domains
+are folded into a "+N more domains" line.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from .config import SINGLE_FILE_DOMAINS, Config
+from .summary import summarize
+from .tokens import estimate_tokens, format_tokens
+from .tree import BEGIN, DOMAINS_DIR, END, INDEX_NAME, ROOT_INDEX, TRUNK, Leaf, TrunkParts
+
+BLOCK_CAP_TOKENS = 380
+BLOCK_SHARE = 0.05
+ROOT_SUMMARY_CHARS = 80
+# (leaf names listed per domain, with a summary line): richest first.
+_LEVELS = ((5, True), (3, True), (3, False), (1, False), (0, False))
+
+
+@dataclass(frozen=True, slots=True)
+class DomainStats:
+    """A domain's leaves with their token estimates, largest first (ties by name)."""
+
+    name: str
+    leaves: tuple[tuple[Leaf, int], ...]
+
+    @property
+    def tokens(self) -> int:
+        """Sum of the leaves' estimated tokens."""
+        return sum(t for _, t in self.leaves)
+
+
+def domain_stats(leaves: Iterable[Leaf], estimator: str) -> tuple[DomainStats, ...]:
+    """Group leaves by domain (sorted by domain name), each with per-leaf token estimates."""
+    by_domain: dict[str, list[tuple[Leaf, int]]] = {}
+    for leaf in leaves:
+        by_domain.setdefault(leaf.domain, []).append((leaf, estimate_tokens(leaf.text, estimator)))
+    return tuple(
+        DomainStats(name, tuple(sorted(items, key=lambda lt: (-lt[1], lt[0].name))))
+        for name, items in sorted(by_domain.items())
+    )
+
+
+def branch_index_path(domain: str) -> str:
+    """Workspace-relative path of a domain's branch index."""
+    return f"{DOMAINS_DIR}/{domain}/{INDEX_NAME}"
+
+
+def render_branch_index(stats: DomainStats, estimator: str = "script-aware") -> str:
+    """Render one branch index (str, LF line endings) for a domain's leaves."""
+    count = len(stats.leaves)
+    lines = [
+        f"# {_title(stats.name)} Index",
+        f"_Estimated tokens: {format_tokens(stats.tokens)} in {_leaves(count)}_",
+    ]
+    for leaf, tokens in sorted(stats.leaves, key=lambda lt: lt[0].name):
+        lines += ["", f"### {leaf.name} ({format_tokens(tokens)} tokens)"]
+        summary = summarize(leaf.text)
+        if summary:
+            lines.append(summary)
+    return "\n".join(lines) + "\n"
+
+
+def render_root_index(stats: tuple[DomainStats, ...], newline: str = "\n") -> str:
+    """Render the root index content (no markers) within the block budget; ends with `newline`."""
+    total = sum(s.tokens for s in stats)
+    budget = min(BLOCK_CAP_TOKENS, math.ceil(total * BLOCK_SHARE))
+    shown = list(stats)
+    while True:
+        for names, with_summary in _LEVELS:
+            text = _root_text(shown, stats, names, with_summary, newline)
+            if estimate_tokens(_wrap(text, newline)) <= budget or (names, with_summary) == _LEVELS[-1]:
+                break
+        fits_cap = estimate_tokens(_wrap(text, newline)) <= BLOCK_CAP_TOKENS
+        if fits_cap or len(shown) <= 1:
+            return text
+        smallest = min(shown, key=lambda s: (s.tokens, s.name))
+        shown.remove(smallest)
+
+
+def render_block(stats: tuple[DomainStats, ...], newline: str = "\n") -> str:
+    """The trunk's generated block: begin marker, root index, end marker, each line `newline`-ended."""
+    return _wrap(render_root_index(stats, newline), newline)
+
+
+def render_trunk(parts: TrunkParts, stats: tuple[DomainStats, ...]) -> str:
+    """The trunk with its block regenerated; the user's text before and after is kept as is."""
+    return parts.pinned + render_block(stats, parts.newline) + parts.inbox
+
+
+def render_tree(
+    leaves: Iterable[Leaf], trunk: TrunkParts, config: Config, existing_indexes: Iterable[str] = ()
+) -> dict[str, str | None]:
+    """Every generated file of the tree: {workspace-relative path: text, or None to delete}.
+
+    `existing_indexes` are branch index paths present now; one whose domain has no leaf left
+    maps to None.  The trunk maps to its full new text.
+    """
+    stats = domain_stats(leaves, config.estimator)
+    files: dict[str, str | None] = {}
+    for s in stats:
+        if s.name not in SINGLE_FILE_DOMAINS:
+            files[branch_index_path(s.name)] = render_branch_index(s, config.estimator)
+    for path in sorted(existing_indexes):
+        files.setdefault(path, None)
+    files[ROOT_INDEX] = render_root_index(stats)
+    files[TRUNK] = render_trunk(trunk, stats)
+    return dict(sorted(files.items()))
+
+
+def stale_files(rendered: Mapping[str, str | None], current: Mapping[str, str | None]) -> tuple[str, ...]:
+    """Paths whose rendered text differs from `current` (None = absent), sorted."""
+    return tuple(sorted(p for p, text in rendered.items() if current.get(p) != text))
+
+
+def _root_text(
+    shown: list[DomainStats], stats: tuple[DomainStats, ...], names: int, with_summary: bool, nl: str
+) -> str:
+    leaves = sum(len(s.leaves) for s in stats)
+    total = sum(s.tokens for s in stats)
+    lines = [
+        "# Memory Index",
+        f"{format_tokens(total)} tokens in {leaves} leaves. Before a task, read the index of its domain:"
+        f" {DOMAINS_DIR}/<domain>/{INDEX_NAME}",
+    ]
+    for s in shown:
+        lines += _domain_lines(s, names, with_summary)
+    hidden = len(stats) - len(shown)
+    if hidden:
+        lines.append(f"- +{hidden} more domains under {DOMAINS_DIR}/")
+    return nl.join(lines) + nl
+
+
+def _domain_lines(s: DomainStats, names: int, with_summary: bool) -> list[str]:
+    single = SINGLE_FILE_DOMAINS.get(s.name)
+    count = len(s.leaves)
+    head = f"- {s.name} ({format_tokens(s.tokens)} tokens"
+    if single is not None:
+        head += f"): {single}"
+    else:
+        head += f", {_leaves(count)})"
+        if names:
+            listed = [leaf.stem for leaf, _ in s.leaves[:names]]
+            more = count - len(listed)
+            head += ": " + ", ".join(listed) + (f", +{more} more" if more else "")
+    lines = [head]
+    if with_summary:
+        summary = next((summarize(leaf.text, ROOT_SUMMARY_CHARS) for leaf, _ in s.leaves), "")
+        if summary:
+            lines.append(f"  {summary}")
+    return lines
+
+
+def _wrap(root_text: str, nl: str) -> str:
+    return f"{BEGIN}{nl}{root_text}{END}{nl}"
+
+
+def _title(domain: str) -> str:
+    return domain.replace("-", " ").title()
+
+
+def _leaves(count: int) -> str:
+    return f"{count} leaf" if count == 1 else f"{count} leaves"

@@ -1,0 +1,201 @@
+"""Plan a migration: MEMORY.md text + Config -> every file of the new tree, and a report.
+
+Pure: no disk, no git.  The plan places every piece of the original (the preamble and each
+`##` section) in exactly one file at a recorded offset, so `verify_placements` can prove,
+before and after writing, that concatenating the pieces in document order gives the original
+back byte for byte.
+
+Placement rules:
+- a section whose heading matches a pin rule stays verbatim in the trunk, after the preamble;
+- the preamble stays in the trunk when it is small (<= `preamble_tokens`, default 40: a title
+  line and a sentence) or carries a BOM or YAML front matter (they belong at the top of the
+  file); otherwise it becomes the leaf `memory/domains/general/preamble.md`;
+- every other section becomes one leaf in the domain its heading classifies into, named by
+  `slugs.unique_leaf_names`; sections of a single-file domain (`dates`) are appended, in
+  document order, to that one file (`memory/dates.md`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from .classify import classify_heading, is_pinned
+from .config import FALLBACK_DOMAIN, SINGLE_FILE_DOMAINS, Config
+from .errors import Failed
+from .indexes import DomainStats, domain_stats, render_branch_index, render_block, render_root_index, branch_index_path
+from .sections import BOM, split_sections
+from .slugs import unique_leaf_names
+from .tokens import estimate_tokens
+from .tree import ROOT_INDEX, TRUNK, Leaf
+
+PREAMBLE_LEAF = "preamble"
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """Where one original piece lives: file path, char offset in that file, the piece's heading."""
+
+    path: str
+    offset: int
+    length: int
+    heading: str
+    keyword: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MigrationPlan:
+    """Every file the migration writes ({path: text}, sorted) and how the original maps onto them."""
+
+    files: tuple[tuple[str, str], ...]
+    placements: tuple[Placement, ...]
+    leaves: tuple[Leaf, ...]
+    domains: tuple[DomainStats, ...]
+    sections: int
+    pinned_sections: int
+    boot_tokens_before: int
+    boot_tokens_after: int
+
+    def file_map(self) -> dict[str, str]:
+        """The planned files as a dict {workspace-relative path: text}."""
+        return dict(self.files)
+
+
+def plan_migration(original: str, config: Config) -> MigrationPlan:
+    """Build the migration plan for MEMORY.md's text (str, decoded strictly from its bytes).
+
+    Raises Failed if the plan does not reproduce the original (a bug guard, never expected).
+    """
+    doc = split_sections(original)
+    pinned_parts: list[tuple[str, str]] = []  # (heading, text) kept in the trunk, in order
+    leaf_parts: list[tuple[str, str, str, str | None]] = []  # (domain, heading, text, keyword)
+    order: list[tuple[str, int]] = []  # ("pin"|"leaf", index) in document order
+    if doc.preamble:
+        if _keeps_preamble(doc.preamble, config):
+            order.append(("pin", len(pinned_parts)))
+            pinned_parts.append(("", doc.preamble))
+        else:
+            order.append(("leaf", len(leaf_parts)))
+            leaf_parts.append((FALLBACK_DOMAIN, "", doc.preamble, None))
+    for section in doc.sections:
+        if is_pinned(section.heading, config):
+            order.append(("pin", len(pinned_parts)))
+            pinned_parts.append((section.heading, section.text))
+        else:
+            c = classify_heading(section.heading, config)
+            order.append(("leaf", len(leaf_parts)))
+            leaf_parts.append((c.domain, section.heading, section.text, c.keyword))
+    leaves, leaf_slots = _make_leaves(leaf_parts)
+    pinned_text = "".join(text for _, text in pinned_parts)
+    stats = domain_stats(leaves, config.estimator)
+    newline = "\r\n" if 2 * original.count("\r\n") > original.count("\n") else "\n"
+    trunk = pinned_text + _separator(pinned_text, newline) + render_block(stats, newline)
+    files = _files(leaves, stats, trunk, config)
+    placements = _placements(order, pinned_parts, leaf_parts, leaf_slots)
+    plan = MigrationPlan(
+        files=tuple(sorted(files.items())),
+        placements=placements,
+        leaves=leaves,
+        domains=stats,
+        sections=len(doc.sections),
+        pinned_sections=sum(1 for h, _ in pinned_parts if h),
+        boot_tokens_before=estimate_tokens(original, config.estimator),
+        boot_tokens_after=estimate_tokens(trunk, config.estimator),
+    )
+    verify_placements(original, plan.file_map(), plan.placements)
+    return plan
+
+
+def verify_placements(original: str, files: Mapping[str, str], placements: tuple[Placement, ...]) -> None:
+    """Prove the tree holds the original: each piece at its offset, and the pieces join to it.
+
+    `files` maps workspace-relative paths to their text (planned, or read back from disk).
+    Raises Failed naming the first piece that is missing or differs.
+    """
+    pieces = []
+    for p in placements:
+        text = files.get(p.path)
+        piece = None if text is None else text[p.offset : p.offset + p.length]
+        if piece is None or len(piece) != p.length:
+            raise Failed(f"{p.path}: lost the section {p.heading or '(preamble)'!r}; nothing was committed")
+        pieces.append(piece)
+    if "".join(pieces) != original:
+        raise Failed(f"{TRUNK}: the planned tree does not reproduce the original bytes; nothing was committed")
+
+
+def _keeps_preamble(preamble: str, config: Config) -> bool:
+    body = preamble[len(BOM) :] if preamble.startswith(BOM) else preamble
+    has_front_matter = body.startswith(("---\n", "---\r\n")) and len(split_sections(body).pieces()) >= 1
+    return (
+        not body.strip()
+        or preamble.startswith(BOM)
+        or has_front_matter
+        or estimate_tokens(preamble, config.estimator) <= config.preamble_tokens
+    )
+
+
+def _make_leaves(
+    parts: list[tuple[str, str, str, str | None]],
+) -> tuple[tuple[Leaf, ...], list[tuple[str, int]]]:
+    """Name the leaves per domain; return them and, per part, (path, offset in that file)."""
+    by_domain: dict[str, list[int]] = {}
+    for i, (domain, _h, _t, _k) in enumerate(parts):
+        by_domain.setdefault(domain, []).append(i)
+    slots: list[tuple[str, int]] = [("", 0)] * len(parts)
+    leaves: list[Leaf] = []
+    for domain, indices in sorted(by_domain.items()):
+        single = SINGLE_FILE_DOMAINS.get(domain)
+        if single is not None:
+            offset = 0
+            for i in indices:
+                slots[i] = (single, offset)
+                offset += len(parts[i][2])
+            leaves.append(Leaf(domain, single.rsplit("/", 1)[-1], "".join(parts[i][2] for i in indices)))
+            continue
+        has_preamble = parts[indices[0]][1] == "" and parts[indices[0]][3] is None and indices[0] == 0
+        named = indices[1:] if has_preamble else indices
+        names = unique_leaf_names((parts[i][1] for i in named), taken=(PREAMBLE_LEAF,) if has_preamble else ())
+        pairs = ([(indices[0], PREAMBLE_LEAF)] if has_preamble else []) + list(zip(named, names))
+        for i, name in pairs:
+            leaf = Leaf(domain, f"{name}.md", parts[i][2])
+            leaves.append(leaf)
+            slots[i] = (leaf.path, 0)
+    return tuple(sorted(leaves, key=lambda leaf: leaf.path)), slots
+
+
+def _separator(pinned_text: str, newline: str) -> str:
+    if not pinned_text or pinned_text.endswith(("\n\n", "\r\n\r\n")):
+        return ""
+    return newline if pinned_text.endswith(("\n", "\r")) else newline * 2
+
+
+def _files(leaves: tuple[Leaf, ...], stats: tuple[DomainStats, ...], trunk: str, config: Config) -> dict[str, str]:
+    files = {leaf.path: leaf.text for leaf in leaves}
+    for s in stats:
+        if s.name not in SINGLE_FILE_DOMAINS:
+            files[branch_index_path(s.name)] = render_branch_index(s, config.estimator)
+    files[ROOT_INDEX] = render_root_index(stats)
+    files[TRUNK] = trunk
+    return files
+
+
+def _placements(
+    order: list[tuple[str, int]],
+    pinned_parts: list[tuple[str, str]],
+    leaf_parts: list[tuple[str, str, str, str | None]],
+    leaf_slots: list[tuple[str, int]],
+) -> tuple[Placement, ...]:
+    pin_offsets, offset = [], 0
+    for _h, text in pinned_parts:
+        pin_offsets.append(offset)
+        offset += len(text)
+    out = []
+    for kind, i in order:
+        if kind == "pin":
+            heading, text = pinned_parts[i]
+            out.append(Placement(TRUNK, pin_offsets[i], len(text), heading))
+        else:
+            domain, heading, text, keyword = leaf_parts[i]
+            path, off = leaf_slots[i]
+            out.append(Placement(path, off, len(text), heading, keyword))
+    return tuple(out)

@@ -1,0 +1,54 @@
+"""Human and JSON reports of a migration (text in, text out; no I/O)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .transaction import MigrationResult
+
+
+def migration_json(result: MigrationResult) -> dict[str, Any]:
+    """The documented JSON shape of `migrate --json` (keys are stable; new keys may be added).
+
+    {already_migrated, dry_run, commit (sha or null), boot_tokens_before, boot_tokens_after,
+     sections, pinned_sections, domains: {name: {leaves, tokens}}, files: [paths]}
+    """
+    plan = result.plan
+    out: dict[str, Any] = {"already_migrated": result.already_migrated, "dry_run": result.dry_run,
+                           "commit": result.commit}
+    if plan is None:
+        return out | {"boot_tokens_before": None, "boot_tokens_after": None, "sections": None,
+                      "pinned_sections": None, "domains": {}, "files": []}
+    return out | {
+        "boot_tokens_before": plan.boot_tokens_before,
+        "boot_tokens_after": plan.boot_tokens_after,
+        "sections": plan.sections,
+        "pinned_sections": plan.pinned_sections,
+        "domains": {d.name: {"leaves": len(d.leaves), "tokens": d.tokens} for d in plan.domains},
+        "files": [path for path, _ in plan.files],
+    }
+
+
+def migration_text(result: MigrationResult) -> str:
+    """A short, readable summary of a migrate run for the terminal."""
+    plan = result.plan
+    if result.already_migrated or plan is None:
+        return "MEMORY.md is already migrated (bonsai markers present); nothing to do. Run bonsai-git reindex to refresh indexes."
+    before, after = plan.boot_tokens_before, plan.boot_tokens_after
+    saved = 100 * (before - after) / before if before else 0.0
+    if result.dry_run:
+        head = f"Plan (dry run, nothing written): {plan.sections} sections into {len(plan.domains)} domains"
+    elif result.commit:
+        head = f"Migrated MEMORY.md into {len(plan.domains)} domains in commit {result.commit[:12]}"
+    else:
+        head = f"Wrote the tree for {len(plan.domains)} domains (not committed: --no-commit)"
+    lines = [head, f"boot tokens: {before:,} -> {after:,} ({saved:.0f}% less at every session start)"]
+    for d in plan.domains:
+        lines.append(f"  {d.name:<16} {len(d.leaves):>4} {'leaf ' if len(d.leaves) == 1 else 'leaves'} {d.tokens:>8,} tokens")
+    if plan.pinned_sections:
+        lines.append(f"  pinned in trunk  {plan.pinned_sections:>4} section(s)")
+    if result.commit:
+        lines.append("Review: git show --stat HEAD    Undo: bonsai-git rollback")
+    elif result.dry_run:
+        lines.append("Run without --dry-run to write and commit it.")
+    return "\n".join(lines)

@@ -1,0 +1,109 @@
+"""Roll a migration back: `git revert` of the migration commit, only when it applies cleanly.
+
+The migration commit is the newest commit with a `Bonsai-Migration` trailer that touched this
+workspace's MEMORY.md (or the commit the user names).  Before reverting, the revert is
+simulated with `git merge-tree --write-tree` (no work tree or index change); if it would
+conflict, nothing is started: exit 3 with the files changed since the migration.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import NothingToDo, Refused
+from .gitrepo import RepoContext, check_identity, in_progress_operation, open_workspace, run_git, staged_paths, status_paths, workspace_lock
+from .tree import TRUNK
+
+TRAILER = "Bonsai-Migration"
+
+
+@dataclass(frozen=True, slots=True)
+class RollbackResult:
+    """The reverted migration commit and the new revert commit."""
+
+    migration: str
+    revert: str
+    subject: str
+
+
+def find_migration_commit(ctx: RepoContext, commit: str | None = None) -> str:
+    """The sha of `commit` (checked to be a migration) or of the newest migration of this workspace.
+
+    Raises NothingToDo when there is none.
+    """
+    if commit is not None:
+        proc = run_git(ctx.top, "rev-parse", "--verify", "--quiet", f"{commit}^{{commit}}", check=False)
+        if proc.returncode != 0:
+            raise NothingToDo(f"{commit}: no such commit")
+        sha = proc.stdout.decode().strip()
+        body = run_git(ctx.top, "log", "-1", "--format=%B", sha).stdout.decode()
+        if f"\n{TRAILER}:" not in "\n" + body:
+            raise NothingToDo(f"{sha[:12]}: not a bonsai-git migration commit (no {TRAILER} trailer)")
+        return sha
+    out = run_git(ctx.top, "log", "-1", "--format=%H", "-E", f"--grep=^{TRAILER}:", "HEAD", "--",
+                  ctx.repo_path(TRUNK), check=False).stdout.decode().strip()
+    if not out:
+        raise NothingToDo(f"{ctx.repo_path(TRUNK)}: no migration commit to revert (no {TRAILER} trailer in history)")
+    return out
+
+
+def rollback(workspace: Path, commit: str | None = None) -> RollbackResult:
+    """Revert the migration commit with `git revert --no-edit` (the user's identity and hooks apply).
+
+    Raises NothingToDo (exit 3) when there is nothing to revert or the revert would conflict,
+    Refused when the tree is not clean enough to revert; in both cases nothing is changed.
+    """
+    ctx = open_workspace(workspace)
+    with workspace_lock(ctx):
+        sha = find_migration_commit(ctx, commit)
+        operation = in_progress_operation(ctx)
+        if operation:
+            raise Refused(f"a {operation} is in progress; finish or abort it first")
+        if staged_paths(ctx):
+            raise Refused("staged changes present; commit or unstage them before rolling back")
+        touched = _touched_paths(ctx, sha)
+        dirty = [p for _xy, p in status_paths(ctx, *touched)] if touched else []
+        if dirty:
+            raise Refused(f"{dirty[0]}: has uncommitted changes; commit or discard them before rolling back")
+        _refuse_conflicting_revert(ctx, sha, touched)
+        check_identity(ctx)
+        proc = run_git(ctx.top, "revert", "--no-edit", sha, check=False)
+        if proc.returncode != 0:
+            run_git(ctx.top, "revert", "--abort", check=False)
+            err = (proc.stdout + proc.stderr).decode("utf-8", "replace").strip().splitlines()
+            raise Refused(f"git revert failed and was aborted: {err[-1] if err else 'no output'}")
+        new = run_git(ctx.top, "rev-parse", "HEAD").stdout.decode().strip()
+        subject = run_git(ctx.top, "log", "-1", "--format=%s", sha).stdout.decode().strip()
+        return RollbackResult(sha, new, subject)
+
+
+def _touched_paths(ctx: RepoContext, sha: str) -> list[str]:
+    out = run_git(ctx.top, "diff-tree", "--no-commit-id", "-r", "-z", "--name-only", f"{sha}^", sha).stdout.decode()
+    return [p for p in out.split("\0") if p]
+
+
+def _refuse_conflicting_revert(ctx: RepoContext, sha: str, touched: list[str]) -> None:
+    """Check the reverse patch of `sha` applies to HEAD, in a throwaway index; refuse if not.
+
+    (`git merge-tree --merge-base` would do a 3-way check, but needs git 2.40; the patch check
+    is stricter, so a refusal may be over-cautious but a clean answer is always right.)
+    """
+    patch = run_git(ctx.top, "diff", "--binary", "--full-index", f"{sha}^", sha).stdout
+    with tempfile.TemporaryDirectory(prefix="bonsai-revert-") as tmp:
+        env = dict(os.environ, GIT_INDEX_FILE=str(Path(tmp) / "index"))
+        subprocess.run(["git", "read-tree", "HEAD"], cwd=ctx.top, env=env, check=True, capture_output=True)
+        proc = subprocess.run(["git", "apply", "--cached", "--check", "-R", "-"], cwd=ctx.top, env=env,
+                              input=patch, capture_output=True)
+    if proc.returncode == 0:
+        return
+    changed = run_git(ctx.top, "diff", "--name-only", "-z", sha, "HEAD", "--", *touched).stdout.decode().split("\0")
+    changed = [p for p in changed if p]
+    listed = ", ".join(changed[:5]) + (f" (+{len(changed) - 5} more)" if len(changed) > 5 else "")
+    raise NothingToDo(
+        f"{ctx.repo_path(TRUNK)}: reverting {sha[:12]} would conflict with later commits that changed {listed or 'its files'}; "
+        f"nothing was changed. Revert those commits first, or run `git revert {sha[:12]}` and resolve by hand"
+    )

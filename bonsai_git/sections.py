@@ -1,0 +1,96 @@
+"""Split memory Markdown into a preamble and level-2 sections, byte for byte.
+
+A section runs from a level-2 heading line (ATX `## x` or setext `x` + `---`, as CommonMark
+reads them through markdown-it-py) to the character before the next top-level level-2
+heading.  A `## ` line inside a fenced or indented code block, an HTML block, a blockquote or a
+list item is not a boundary.  Text before the first heading is the preamble.  A UTF-8 BOM
+and YAML front matter are not parsed as Markdown (stripped for parsing only, as
+mdit-py-plugins' front_matter rule does) but stay in the preamble's text.
+
+Invariant: preamble + the sections' texts, in order, equal the input exactly (CRLF, lone CR,
+a missing final newline, tabs and trailing spaces included).  Nothing here does I/O.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
+from markdown_it import MarkdownIt
+from mdit_py_plugins.front_matter import front_matter_plugin
+
+BOM = "\ufeff"
+# CommonMark line endings; str.splitlines would also split at \x0b, \x1c, \u2028 and break offsets.
+_LINE_END = re.compile(r"\r\n|\r|\n")
+_HTML_COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.S)
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """One level-2 section: its heading text (inline source, one line), exact text, 1-based line."""
+
+    heading: str
+    text: str
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class SplitDocument:
+    """A document cut into its preamble (str, may be empty) and sections (document order)."""
+
+    preamble: str
+    sections: tuple[Section, ...]
+
+    def pieces(self) -> tuple[str, ...]:
+        """The texts that reproduce the document when joined: preamble first."""
+        return (self.preamble, *(s.text for s in self.sections))
+
+
+@functools.lru_cache(maxsize=1)
+def _parser() -> MarkdownIt:
+    md = MarkdownIt("commonmark").use(front_matter_plugin)
+    # Structure only: inline parsing is never needed (heading text comes from the inline
+    # token's source), and skipping it makes a 5 MB file parse several times faster.
+    md.disable(["inline", "text_join"], ignoreInvalid=True)
+    return md
+
+
+def line_starts(text: str) -> list[int]:
+    """Char offsets at which each CommonMark line of `text` starts (line 0 starts at 0)."""
+    return [0] + [m.end() for m in _LINE_END.finditer(text) if m.end() < len(text)]
+
+
+def split_sections(text: str) -> SplitDocument:
+    """Split `text` (the decoded file, str) into preamble and top-level `##` sections.
+
+    Heading text is the heading's inline source with HTML comments removed and lines joined
+    by spaces.  Never raises on any str; join(pieces()) == text always holds.
+    """
+    bom = BOM if text.startswith(BOM) else ""
+    body = text[len(bom) :]
+    tokens = _parser().parse(body)
+    starts = line_starts(body)
+    cuts: list[tuple[int, str]] = []
+    for i, tok in enumerate(tokens):
+        if tok.type == "heading_open" and tok.tag == "h2" and tok.level == 0 and tok.map:
+            cuts.append((tok.map[0], _heading_text(tokens[i + 1].content)))
+    if not cuts:
+        return SplitDocument(text, ())
+    offsets = [starts[line] for line, _ in cuts] + [len(body)]
+    preamble = bom + body[: offsets[0]]
+    sections = tuple(
+        Section(heading, body[offsets[k] : offsets[k + 1]], line + 1)
+        for k, (line, heading) in enumerate(cuts)
+    )
+    return SplitDocument(preamble, sections)
+
+
+def _heading_text(source: str) -> str:
+    return " ".join(_HTML_COMMENT.sub(" ", source).split())
+
+
+def heading_of(section_text: str) -> str:
+    """The heading text of one section's text (as split_sections gives it), or "" if none."""
+    doc = split_sections(section_text)
+    return doc.sections[0].heading if doc.sections else ""

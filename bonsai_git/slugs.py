@@ -1,0 +1,72 @@
+"""Leaf names: a safe, unique, readable file name for each section's heading.
+
+Rules (DESIGN.md §2 and the migrate issue): python-slugify of the heading with letters of every
+script kept (a Chinese heading gives a Chinese name; ASCII-only slugifiers collapse CJK to
+nothing), NFC-normalised, lowercase, `-`-separated, at most 60 chars cut on a word boundary.
+Secret-looking values in the heading are left out first.  Empty gives `section`.  A name never
+starts with `_` or `.` (reserved for `_index.md` and dot files), is never a Windows reserved
+device name (`con`, `nul`, `com1`...: gets `-section`), and never contains a path separator.
+
+Dated names: OpenClaw's memory search decays files named like daily notes (`YYYY-MM-DD.md` or
+`YYYY-MM-DD-<slug>.md`, at any depth) with a 30-day half-life.  A leaf is an evergreen fact, so
+a name that would start with a date gets the prefix `log-` (`## 2026-03-14` -> `log-2026-03-14`).
+Names are made unique per domain, case-insensitively, with `-2`, `-3`... in document order.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+
+from slugify import slugify
+
+from .secretscan import remove_secrets
+
+MAX_LEAF_NAME = 60
+FALLBACK_NAME = "section"
+DATED_PREFIX = "log-"
+_WINDOWS_RESERVED = frozenset(
+    {"con", "prn", "aux", "nul", "conin$", "conout$"}
+    | {f"com{i}" for i in range(10)}
+    | {f"lpt{i}" for i in range(10)}
+)
+_DAILY_NOTE = re.compile(r"^\d{4}-\d{2}-\d{2}(?:-|$)")
+
+
+def leaf_name(heading: str) -> str:
+    """Return the base leaf name (no `.md`, not yet unique) for a heading (str).
+
+    Always a non-empty, single path component made of letters, digits and `-`.
+    """
+    text = remove_secrets(heading)
+    name = slugify(text, allow_unicode=True, max_length=MAX_LEAF_NAME, word_boundary=True,
+                   separator="-", lowercase=True)
+    name = unicodedata.normalize("NFC", name).replace("_", "-")
+    name = re.sub(r"-{2,}", "-", name).strip("-.")
+    if not name:
+        return FALLBACK_NAME
+    if name in _WINDOWS_RESERVED or name.split(".")[0] in _WINDOWS_RESERVED:
+        name = f"{name}-{FALLBACK_NAME}"
+    if _DAILY_NOTE.match(name):
+        name = (DATED_PREFIX + name)[:MAX_LEAF_NAME].rstrip("-")
+    return name
+
+
+def unique_leaf_names(headings: Iterable[str], taken: Iterable[str] = ()) -> tuple[str, ...]:
+    """Name each heading (document order) uniquely within one domain, case-insensitively.
+
+    `taken` holds names already used in that domain (without `.md`); a clash gets `-2`, `-3`...
+    Returns the names without `.md`, one per heading, in the same order.
+    """
+    used = {t.casefold() for t in taken}
+    names: list[str] = []
+    for heading in headings:
+        base = leaf_name(heading)
+        name, n = base, 1
+        while name.casefold() in used:
+            n += 1
+            name = f"{base}-{n}"
+        used.add(name.casefold())
+        names.append(name)
+    return tuple(names)

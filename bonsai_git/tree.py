@@ -1,0 +1,178 @@
+"""The memory tree of a workspace: where things live, the trunk's markers, and reading leaves.
+
+Layout (DESIGN.md §2): the trunk `MEMORY.md`; leaves `memory/domains/<domain>/<name>.md`, where
+<name> may hold sub-folders (`projects/alpha.md` is a leaf of domain `projects`'s parent, never a
+domain of its own); branch indexes `memory/domains/<domain>/_index.md`; the root index
+`memory/_index.md`; single-file domains such as `memory/dates.md`.  Files under `memory/archive/`,
+daily notes `memory/YYYY-MM-DD.md`, non-`.md` files and names starting with `_` or `.` are not
+leaves.  The pure helpers parse paths and the trunk; `read_leaves` is the only I/O.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from .config import SINGLE_FILE_DOMAINS
+from .errors import BadInput
+
+TRUNK = "MEMORY.md"
+MEMORY_DIR = "memory"
+DOMAINS_DIR = "memory/domains"
+ROOT_INDEX = "memory/_index.md"
+INDEX_NAME = "_index.md"
+BEGIN_PREFIX = "<!-- bonsai:begin"
+BEGIN = "<!-- bonsai:begin generated; edit memory/ then run bonsai-git reindex -->"
+END = "<!-- bonsai:end -->"
+_BEGIN_LINE = re.compile(r"^<!-- bonsai:begin\b[^\n]*$", re.M)
+_END_LINE = re.compile(r"^<!-- bonsai:end -->[ \t]*\r?$", re.M)
+_CONFLICT = re.compile(r"^(<{7}|={7}|>{7})(?: |\r?$)", re.M)
+
+
+@dataclass(frozen=True, slots=True)
+class Leaf:
+    """A leaf: its domain, its name inside the domain folder (posix, with `.md`), and its text.
+
+    For a single-file domain (`dates`) the name is the file's path under `memory/`.
+    """
+
+    domain: str
+    name: str
+    text: str
+
+    @property
+    def path(self) -> str:
+        """Workspace-relative posix path of the leaf file."""
+        single = SINGLE_FILE_DOMAINS.get(self.domain)
+        if single is not None and self.name == PurePosixPath(single).name:
+            return single
+        return f"{DOMAINS_DIR}/{self.domain}/{self.name}"
+
+    @property
+    def stem(self) -> str:
+        """The leaf's name without `.md` (sub-folders kept)."""
+        return self.name[:-3] if self.name.endswith(".md") else self.name
+
+
+@dataclass(frozen=True, slots=True)
+class TrunkParts:
+    """The trunk cut at its markers: user text before, generated block, inbox after.
+
+    `pinned + block + inbox == trunk text`.  `newline` is the block's line ending.
+    """
+
+    pinned: str
+    block: str
+    inbox: str
+    newline: str
+
+
+def parse_trunk(text: str) -> TrunkParts | None:
+    """Cut trunk text at the bonsai markers; None when it has no complete marker pair."""
+    begin = _BEGIN_LINE.search(text)
+    if begin is None:
+        return None
+    end = _END_LINE.search(text, begin.end())
+    if end is None:
+        return None
+    stop = end.end()
+    if text.startswith("\r\n", stop):
+        stop += 2
+    elif text.startswith("\n", stop):
+        stop += 1
+    newline = "\r\n" if text[begin.start() : begin.end()].endswith("\r") else "\n"
+    return TrunkParts(text[: begin.start()], text[begin.start() : stop], text[stop:], newline)
+
+
+def is_migrated(text: str) -> bool:
+    """True when the trunk text already carries a bonsai begin/end marker pair."""
+    return parse_trunk(text) is not None
+
+
+def leaf_location(path: str) -> tuple[str, str] | None:
+    """(domain, name) for a workspace-relative path that is a leaf, else None.
+
+    Not leaves: index files, non-`.md` files, names or folders starting with `_` or `.`,
+    anything outside `memory/domains/` except the single-file domains.
+    """
+    for domain, single in SINGLE_FILE_DOMAINS.items():
+        if path == single:
+            return domain, PurePosixPath(single).name
+    parts = PurePosixPath(path).parts
+    if len(parts) < 4 or parts[:2] != ("memory", "domains") or not path.endswith(".md"):
+        return None
+    if any(p.startswith((".", "_")) for p in parts[2:]):
+        return None
+    return parts[2], "/".join(parts[3:])
+
+
+def leaf_paths(paths: Iterable[str]) -> tuple[str, ...]:
+    """The leaf paths among workspace-relative paths, sorted."""
+    return tuple(sorted(p for p in set(paths) if leaf_location(p) is not None))
+
+
+def find_conflict_marker(text: str) -> int | None:
+    """1-based line of the first git merge-conflict marker line in `text`, or None."""
+    m = _CONFLICT.search(text)
+    return None if m is None else text.count("\n", 0, m.start()) + 1
+
+
+def decode_utf8(data: bytes, name: str) -> str:
+    """Decode `data` as strict UTF-8; BadInput names `name` and the first bad byte offset."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BadInput(f"{name}: not valid UTF-8 at byte offset {exc.start}; save it as UTF-8 and retry") from None
+
+
+def read_leaves(workspace: Path, paths: Iterable[str]) -> tuple[Leaf, ...]:
+    """Read the given leaf paths (workspace-relative) into Leaf records, sorted by path.
+
+    Raises BadInput for a leaf that is not UTF-8 or holds merge-conflict markers.
+    """
+    leaves = []
+    for path in leaf_paths(paths):
+        location = leaf_location(path)
+        assert location is not None
+        text = decode_utf8((workspace / path).read_bytes(), path)
+        line = find_conflict_marker(text)
+        if line is not None:
+            raise BadInput(f"{path}:{line}: merge-conflict marker; resolve the conflict, then commit again")
+        leaves.append(Leaf(location[0], location[1], text))
+    return tuple(leaves)
+
+
+def walk_leaf_paths(workspace: Path) -> tuple[str, ...]:
+    """Every leaf path on disk under the workspace's memory/ folder (not following symlinks)."""
+    root = workspace / MEMORY_DIR
+    if not root.is_dir():
+        return ()
+    found = (p.relative_to(workspace).as_posix() for p in root.rglob("*.md") if p.is_file() and not p.is_symlink())
+    return leaf_paths(found)
+
+
+def write_durably(path: Path, data: bytes) -> None:
+    """Write `data` to `path` durably: temp file in the same folder, fsync, os.replace, fsync dir.
+
+    A reader never sees a half-written file; after a crash the file is either old or new.
+    """
+    fd, tmp = tempfile.mkstemp(prefix=".bonsai-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    dir_fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
