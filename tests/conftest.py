@@ -42,9 +42,8 @@ def git_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
     """Pin git's identity, dates and config for every test (no user or system config leaks in)."""
     for key, value in GIT_ENV.items():
         monkeypatch.setenv(key, value)
-    for key in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "PRE_COMMIT_HOME"):
+    for key in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"):
         monkeypatch.delenv(key, raising=False)
-    monkeypatch.setenv("PRE_COMMIT_HOME", str(tmp_path / ".pre-commit-home"))
     yield
 
 

@@ -193,10 +193,10 @@ def bonsai(ws: Path, *args: str) -> CliResult:
 # --------------------------------------------------------------------------- memory tree facts
 
 # Whole tokens as a unicode61-style keyword index sees them: not glued to another
-# letter, digit or underscore. ASCII words of 7+ letters; CJK runs of 4+ ideographs
-# (OpenClaw's keyword search matches a CJK run only as a whole token).
+# letter, digit or underscore. OpenClaw's keyword search matches a CJK run only
+# as a whole token, so CJK candidates are whole runs.
 TOKEN = re.compile(r"(?<!\w)(?:[A-Za-z][a-z]{6,}|[\u4e00-\u9fff]{4,})(?!\w)")
-
+SHORT_TOKEN = re.compile(r"(?<!\w)(?:[A-Za-z][a-z]{4,}|[\u4e00-\u9fff]{3,})(?!\w)")
 
 def memory_files(ws: Path) -> dict[str, str]:
     """Every file OpenClaw's memory source indexes: MEMORY.md and memory/**/*.md."""
@@ -220,22 +220,28 @@ def domain_leaves(ws: Path) -> dict[str, list[str]]:
 
 
 def distinctive_words(ws: Path) -> dict[str, tuple[str, str]]:
-    """domain -> (word, leaf): the longest token found in exactly one file of the tree.
+    """domain -> (word, leaf): a token that, among indexed files, only that leaf holds.
 
-    Deterministic: leaves in path order; within a leaf the longest unique token,
-    ties in document order. "Unique" is case-insensitive substring uniqueness
-    across every indexed file (indexes and trunk included), so a keyword search
-    can only be right by finding that leaf.
+    Deterministic: leaves in path order; within a leaf the longest qualifying
+    token, ties in document order. First choice: a token (case-insensitive
+    substring) found in no other file at all. Fallback for tiny leaves whose
+    every word is also in a generated summary (branch index, or the trunk's
+    root index): a shorter token found in no other leaf. Either way the leaf is
+    the only place the fact itself lives, and a search must return it.
     """
     files = memory_files(ws)
-    lowered = list(v.lower() for v in files.values())
+    lowered = {k: v.lower() for k, v in files.items()}
+    leaves_only = [v for k, v in lowered.items() if k != "MEMORY.md" and not k.endswith("/_index.md")]
     picked: dict[str, tuple[str, str]] = {}
     for domain, leaves in domain_leaves(ws).items():
-        for leaf in leaves:
-            unique = [w for w in dict.fromkeys(TOKEN.findall(files[leaf]))
-                      if sum(w.lower() in text for text in lowered) == 1]
-            if unique:
-                picked[domain] = (max(unique, key=len), leaf)
+        for pattern, pool in ((TOKEN, list(lowered.values())), (SHORT_TOKEN, leaves_only)):
+            for leaf in leaves:
+                unique = [w for w in dict.fromkeys(pattern.findall(files[leaf]))
+                          if sum(w.lower() in text for text in pool) == 1]
+                if unique:
+                    picked[domain] = (max(unique, key=len), leaf)
+                    break
+            if domain in picked:
                 break
     return picked
 
