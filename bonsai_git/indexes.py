@@ -19,7 +19,7 @@ are folded into a "+N more domains" line.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from .config import SINGLE_FILE_DOMAINS, Config
@@ -79,20 +79,31 @@ def render_branch_index(stats: DomainStats, estimator: str = "script-aware") -> 
 
 
 def render_root_index(stats: tuple[DomainStats, ...], newline: str = "\n") -> str:
-    """Render the root index content (no markers) within the block budget; ends with `newline`."""
+    """Render the root index content (no markers) within the block budget; ends with `newline`.
+
+    Tries the levels of detail from richest to plainest and keeps the first that fits the
+    budget; if even the plainest form exceeds the 380-token cap, shows the largest domains that
+    fit (binary search) and folds the rest into one "+N more domains" line.
+    """
     total = sum(s.tokens for s in stats)
     budget = min(BLOCK_CAP_TOKENS, math.ceil(total * BLOCK_SHARE))
-    shown = list(stats)
-    while True:
-        for names, with_summary in _LEVELS:
-            text = _root_text(shown, stats, names, with_summary, newline)
-            if estimate_tokens(_wrap(text, newline)) <= budget or (names, with_summary) == _LEVELS[-1]:
-                break
-        fits_cap = estimate_tokens(_wrap(text, newline)) <= BLOCK_CAP_TOKENS
-        if fits_cap or len(shown) <= 1:
+    summaries: dict[str, str] = {}
+    for names, with_summary in _LEVELS:
+        text = _root_text(stats, stats, names, with_summary, newline, summaries)
+        if _block_tokens(text, newline) <= budget:
             return text
-        smallest = min(shown, key=lambda s: (s.tokens, s.name))
-        shown.remove(smallest)
+    if _block_tokens(text, newline) <= BLOCK_CAP_TOKENS:
+        return text
+    by_size = sorted(stats, key=lambda s: (-s.tokens, s.name))
+    low, high = 1, len(by_size)  # the largest count of shown domains that fits (at least one)
+    while low < high:
+        mid = (low + high + 1) // 2
+        shown = sorted(by_size[:mid], key=lambda s: s.name)
+        if _block_tokens(_root_text(shown, stats, 0, False, newline, summaries), newline) <= BLOCK_CAP_TOKENS:
+            low = mid
+        else:
+            high = mid - 1
+    return _root_text(sorted(by_size[:low], key=lambda s: s.name), stats, 0, False, newline, summaries)
 
 
 def render_block(stats: tuple[DomainStats, ...], newline: str = "\n") -> str:
@@ -130,8 +141,13 @@ def stale_files(rendered: Mapping[str, str | None], current: Mapping[str, str | 
     return tuple(sorted(p for p, text in rendered.items() if current.get(p) != text))
 
 
+def _block_tokens(root_text: str, nl: str) -> int:
+    return estimate_tokens(_wrap(root_text, nl))
+
+
 def _root_text(
-    shown: list[DomainStats], stats: tuple[DomainStats, ...], names: int, with_summary: bool, nl: str
+    shown: Sequence[DomainStats], stats: tuple[DomainStats, ...], names: int, with_summary: bool, nl: str,
+    summaries: dict[str, str],
 ) -> str:
     leaves = sum(len(s.leaves) for s in stats)
     total = sum(s.tokens for s in stats)
@@ -141,14 +157,14 @@ def _root_text(
         f" {DOMAINS_DIR}/<domain>/{INDEX_NAME}",
     ]
     for s in shown:
-        lines += _domain_lines(s, names, with_summary)
+        lines += _domain_lines(s, names, with_summary, summaries)
     hidden = len(stats) - len(shown)
     if hidden:
         lines.append(f"- +{hidden} more domains under {DOMAINS_DIR}/")
     return nl.join(lines) + nl
 
 
-def _domain_lines(s: DomainStats, names: int, with_summary: bool) -> list[str]:
+def _domain_lines(s: DomainStats, names: int, with_summary: bool, summaries: dict[str, str]) -> list[str]:
     single = SINGLE_FILE_DOMAINS.get(s.name)
     count = len(s.leaves)
     head = f"- {s.name} ({format_tokens(s.tokens)} tokens"
@@ -162,7 +178,9 @@ def _domain_lines(s: DomainStats, names: int, with_summary: bool) -> list[str]:
             head += ": " + ", ".join(listed) + (f", +{more} more" if more else "")
     lines = [head]
     if with_summary:
-        summary = next((summarize(leaf.text, ROOT_SUMMARY_CHARS) for leaf, _ in s.leaves), "")
+        if s.name not in summaries:
+            summaries[s.name] = next((summarize(leaf.text, ROOT_SUMMARY_CHARS) for leaf, _ in s.leaves), "")
+        summary = summaries[s.name]
         if summary:
             lines.append(f"  {summary}")
     return lines

@@ -1,0 +1,49 @@
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from bonsai_git.tokens import estimate_tokens, format_tokens
+from conftest import CORPUS_FILES, EXPECTED, corpus_bytes
+
+
+@pytest.mark.parametrize(
+    ("text", "estimator", "tokens"),
+    [
+        ("", "script-aware", 0),
+        ("abcd", "script-aware", 1),
+        ("abcde", "script-aware", 2),
+        ("中文", "script-aware", 3),  # 2 * 1.5
+        ("中文", "chars4", 1),
+        ("한국어", "script-aware", 5),  # ceil(3 * 1.5)
+        ("ñ", "script-aware", 1),
+        ("\ufeffab", "script-aware", 2),  # BOM counts as one non-ASCII char: 1 + 0.5
+        ("a\r\n", "script-aware", 1),  # every \r counts
+        ("，。", "script-aware", 3),  # CJK punctuation / full-width forms
+    ],
+)
+def test_estimate_tokens_table(text: str, estimator: str, tokens: int) -> None:
+    assert estimate_tokens(text, estimator) == tokens
+
+
+@pytest.mark.parametrize("name", CORPUS_FILES)
+def test_estimate_tokens_within_15_percent_of_cl100k(name: str) -> None:
+    text = corpus_bytes(name).decode("utf-8")
+    real = EXPECTED[name]["cl100k_tokens"]
+    assert abs(estimate_tokens(text) - real) <= 0.15 * real
+
+
+@pytest.mark.parametrize("name", CORPUS_FILES)
+def test_estimate_tokens_chars4_is_the_seed_rule(name: str) -> None:
+    text = corpus_bytes(name).decode("utf-8")
+    assert estimate_tokens(text, "chars4") == EXPECTED[name]["est_tokens_ceil_chars_div_4"] == math.ceil(len(text) / 4)
+
+
+def test_estimate_tokens_refuses_unknown_estimator() -> None:
+    with pytest.raises(ValueError, match="unknown token estimator"):
+        estimate_tokens("é", "words")
+
+
+def test_format_tokens_uses_thousands_separators() -> None:
+    assert format_tokens(6400) == "~6,400"
