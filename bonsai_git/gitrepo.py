@@ -72,8 +72,8 @@ def open_workspace(workspace: Path) -> RepoContext:
     workspace = workspace.resolve()
     if not workspace.is_dir():
         raise NotARepository(f"{workspace.name}: no such directory")
-    probe = run_git(workspace, "rev-parse", "--is-bare-repository", "--is-inside-work-tree", "--show-toplevel",
-                    "--absolute-git-dir", check=False)
+    probe = run_git(workspace, "rev-parse", "--is-bare-repository", "--is-inside-work-tree", "--absolute-git-dir",
+                    check=False)
     err = probe.stderr.decode("utf-8", "replace")
     if probe.returncode != 0:
         if "dubious ownership" in err:
@@ -83,6 +83,7 @@ def open_workspace(workspace: Path) -> RepoContext:
     lines = probe.stdout.decode().splitlines()
     if lines[0] == "true" or lines[1] != "true":
         raise NotARepository(f"{workspace.name}: a bare repository or git dir has no work tree; run bonsai-git in a checkout")
+    lines = [*lines[:2], run_git(workspace, "rev-parse", "--show-toplevel").stdout.decode().strip(), lines[2]]
     top = Path(lines[2]).resolve()
     try:
         repo = git.Repo(top)

@@ -1,0 +1,91 @@
+from __future__ import annotations
+
+import pytest
+
+from bonsai_git.config import Config, parse_config
+from bonsai_git.errors import Failed
+from bonsai_git.plan import Placement, plan_migration, verify_placements
+from bonsai_git.tree import BEGIN, END, parse_trunk
+from conftest import CORPUS_FILES, EXPECTED, corpus_bytes
+
+LONG_PREAMBLE = "# Memory\n\n" + "An introduction that goes on for a while. " * 10 + "\n\n"
+
+
+def _plan(text: str, config: Config | None = None) -> dict[str, str]:
+    return plan_migration(text, config or Config()).file_map()
+
+
+@pytest.mark.parametrize("name", CORPUS_FILES)
+def test_plan_migration_places_every_section_once(name: str) -> None:
+    text = corpus_bytes(name).decode("utf-8")
+    plan = plan_migration(text, Config())
+    assert plan.sections == EXPECTED[name]["h2_sections"]
+    assert len(plan.placements) == plan.sections + (1 if plan.placements and not plan.placements[0].heading else 0)
+    verify_placements(text, plan.file_map(), plan.placements)
+
+
+def test_plan_migration_small_preamble_and_pinned_sections_stay_in_trunk() -> None:
+    text = "# Me\n\n## 📌 Rules\nnever X\n## Business\nacme\n## Identity (pinned)\nI am Y\n"
+    files = _plan(text)
+    trunk = files["MEMORY.md"]
+    assert trunk.startswith("# Me\n\n## 📌 Rules\nnever X\n## Identity (pinned)\nI am Y\n\n" + BEGIN)
+    assert files["memory/domains/business/business.md"] == "## Business\nacme\n"
+
+
+def test_plan_migration_moves_a_large_preamble_to_a_leaf() -> None:
+    files = _plan(LONG_PREAMBLE + "## Preamble\nclash\n")
+    assert files["memory/domains/general/preamble.md"] == LONG_PREAMBLE
+    assert files["memory/domains/general/preamble-2.md"] == "## Preamble\nclash\n"
+    assert files["MEMORY.md"].startswith(BEGIN)
+
+
+def test_plan_migration_keeps_front_matter_and_bom_preambles_in_trunk() -> None:
+    fm = "---\ntitle: memory\n---\n" + LONG_PREAMBLE
+    assert _plan(fm + "## A\nx\n")["MEMORY.md"].startswith(fm)
+    bom = "\ufeff" + LONG_PREAMBLE
+    assert _plan(bom + "## A\nx\n")["MEMORY.md"].startswith(bom)
+
+
+def test_plan_migration_appends_dates_sections_in_document_order() -> None:
+    files = _plan("## Birthdays\nA\n## Other\nB\n## Important Dates\nC\n")
+    assert files["memory/dates.md"] == "## Birthdays\nA\n## Important Dates\nC\n"
+    assert "memory/domains/dates/_index.md" not in files
+
+
+def test_plan_migration_without_final_newline_separates_the_block() -> None:
+    files = _plan("# T\n## 📌 Pinned\nno newline")
+    assert files["MEMORY.md"].startswith("# T\n## 📌 Pinned\nno newline\n\n" + BEGIN)
+
+
+def test_plan_migration_uses_crlf_for_a_crlf_file() -> None:
+    files = _plan("# T\r\n## A\r\nx\r\n## B\r\ny\r\n")
+    parts = parse_trunk(files["MEMORY.md"])
+    assert parts is not None and parts.newline == "\r\n"
+    assert files["MEMORY.md"].endswith(END + "\r\n")
+
+
+def test_plan_migration_is_deterministic() -> None:
+    text = corpus_bytes("03-chief-of-staff-6k.md").decode("utf-8")
+    assert plan_migration(text, Config()).files == plan_migration(text, Config()).files
+
+
+def test_plan_migration_honours_config_domains_and_pins() -> None:
+    cfg = parse_config('pinned = ["Style Guide"]\n[domains]\nresearch = ["papers"]\n')
+    files = _plan("## Papers to read\nx\n## Style Guide\ny\n", cfg)
+    assert "memory/domains/research/papers-to-read.md" in files
+    assert "## Style Guide\ny\n" in files["MEMORY.md"]
+
+
+def test_plan_migration_reports_boot_tokens() -> None:
+    text = corpus_bytes("23-long-running-agent-25k.md").decode("utf-8")
+    plan = plan_migration(text, Config())
+    assert plan.boot_tokens_before > 24_000
+    assert plan.boot_tokens_after < 400
+
+
+def test_verify_placements_detects_a_lost_section() -> None:
+    placements = (Placement("MEMORY.md", 0, 3, ""), Placement("memory/domains/a/x.md", 0, 4, "X"))
+    with pytest.raises(Failed, match="lost the section 'X'"):
+        verify_placements("abc## X", {"MEMORY.md": "abc"}, placements)
+    with pytest.raises(Failed, match="does not reproduce"):
+        verify_placements("abc## X", {"MEMORY.md": "abc", "memory/domains/a/x.md": "## Y"}, placements)

@@ -1,0 +1,399 @@
+"""The migration transaction in real git repositories: success, every refusal, injected failures."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from collections.abc import Callable
+from pathlib import Path
+
+import filelock
+import pytest
+from click.testing import CliRunner, Result
+
+from bonsai_git import transaction
+from bonsai_git.cli import main
+from bonsai_git.plan import plan_migration
+from bonsai_git.config import Config
+from conftest import corpus_bytes, git, snapshot
+
+SOURCE = corpus_bytes("03-chief-of-staff-6k.md")
+MakeRepo = Callable[..., Path]
+
+
+def run(*args: str) -> Result:
+    return CliRunner().invoke(main, list(args))
+
+
+def hook(repo: Path, name: str, body: str) -> None:
+    path = repo / ".git" / "hooks" / name
+    path.write_text("#!/bin/sh\n" + body + "\n")
+    path.chmod(path.stat().st_mode | stat.S_IEXEC)
+
+
+def assert_refused(result: Result, code: int, message: str) -> None:
+    assert result.exit_code == code, (result.stdout, result.stderr)
+    assert message in result.stderr
+    assert result.stderr.count("\n") == 1, result.stderr  # one line
+    assert result.stderr.startswith("bonsai-git: ")
+
+
+def test_migrate_makes_one_commit_with_trailers(make_repo: MakeRepo) -> None:
+    repo = make_repo(SOURCE)
+    head0 = git(repo, "rev-parse", "HEAD").strip()
+    result = CliRunner().invoke(main, ["migrate", "-C", str(repo)], catch_exceptions=False)
+    assert result.exit_code == 0, result.stderr
+    assert git(repo, "rev-list", "--count", f"{head0}..HEAD").strip() == "1"
+    assert git(repo, "status", "--porcelain") == ""
+    message = git(repo, "log", "-1", "--format=%B")
+    blob = git(repo, "rev-parse", f"{head0}:MEMORY.md").strip()
+    assert message.startswith("bonsai: migrate MEMORY.md into 5 domains (6,408 -> ")
+    assert f"Bonsai-Source: MEMORY.md {blob}" in message
+    assert "Bonsai-Migration: 1\n" in message and "Bonsai-Sections: 26\n" in message
+    assert git(repo, "log", "-1", "--format=%cn <%ce>").strip() == "Test Committer <committer@example.com>"
+    planned = plan_migration(SOURCE.decode(), Config()).file_map()
+    for path, text in planned.items():
+        assert (repo / path).read_bytes() == text.encode()
+    assert "Migrated MEMORY.md into 5 domains" in result.stdout
+
+
+def test_migrate_twice_is_a_noop(make_repo: MakeRepo) -> None:
+    repo = make_repo(SOURCE)
+    assert run("migrate", "-C", str(repo)).exit_code == 0
+    before = snapshot(repo)
+    result = run("migrate", "-C", str(repo))
+    assert result.exit_code == 0 and "already migrated" in result.stdout
+    assert snapshot(repo) == before
+
+
+def test_migrate_dry_run_writes_nothing_and_reports_json(make_repo: MakeRepo) -> None:
+    repo = make_repo(SOURCE)
+    before = snapshot(repo)
+    result = run("migrate", "-C", str(repo), "--dry-run", "--json")
+    assert result.exit_code == 0
+    report = json.loads(result.stdout)
+    assert report["commit"] is None and report["dry_run"] is True
+    assert report["boot_tokens_before"] == 6408 and report["boot_tokens_after"] < 400
+    assert report["domains"]["identity"] == {"leaves": 3, "tokens": 735}
+    assert snapshot(repo) == before
+
+
+def test_migrate_no_commit_leaves_the_tree_unstaged(make_repo: MakeRepo) -> None:
+    repo = make_repo(SOURCE)
+    head = git(repo, "rev-parse", "HEAD")
+    assert run("migrate", "-C", str(repo), "--no-commit").exit_code == 0
+    assert git(repo, "rev-parse", "HEAD") == head
+    assert git(repo, "diff", "--cached", "--name-only") == ""
+    assert (repo / "memory/domains/identity/_index.md").is_file()
+
+
+def test_migrate_in_a_subfolder_workspace_and_keeps_daily_notes(make_repo: MakeRepo) -> None:
+    repo = make_repo(None)
+    ws = repo / "agents" / "juniper"
+    (ws / "memory").mkdir(parents=True)
+    (ws / "MEMORY.md").write_bytes(SOURCE)
+    (ws / "memory" / "2026-02-28.md").write_text("daily note\n")
+    (repo / "notes.txt").write_text("unrelated\n")
+    git(repo, "add", "agents")
+    git(repo, "commit", "-qm", "ws")
+    (repo / "scratch.txt").write_text("untracked elsewhere\n")
+    result = run("migrate", "-C", str(ws))
+    assert result.exit_code == 0, result.stderr
+    assert "note: 2 unrelated uncommitted path(s) left alone, e.g. notes.txt" in result.stderr
+    assert (ws / "memory" / "2026-02-28.md").read_text() == "daily note\n"
+    assert "agents/juniper/memory/domains/identity/_index.md" in git(repo, "show", "--name-only", "HEAD")
+    assert git(repo, "status", "--porcelain") == "?? notes.txt\n?? scratch.txt\n"
+
+
+def test_migrate_uses_the_configured_subject(make_repo: MakeRepo) -> None:
+    repo = make_repo(SOURCE)
+    (repo / ".bonsai.toml").write_text('[commit]\nsubject = "chore(memory): split into {domains} domains"\n')
+    git(repo, "add", ".bonsai.toml")
+    git(repo, "commit", "-qm", "config")
+    assert run("migrate", "-C", str(repo)).exit_code == 0
+    assert git(repo, "log", "-1", "--format=%s").strip() == "chore(memory): split into 5 domains"
+
+
+# --- refusals: exit 3, one line, nothing changed -------------------------------------------------
+
+def _unborn(make_repo: MakeRepo) -> Path:
+    return make_repo(SOURCE, commit=False)
+
+
+def _detached(make_repo: MakeRepo) -> Path:
+    repo = make_repo(SOURCE)
+    git(repo, "checkout", "-q", "--detach")
+    return repo
+
+
+def _merging(make_repo: MakeRepo) -> Path:
+    repo = make_repo(SOURCE)
+    (repo / "f.txt").write_text("base\n")
+    git(repo, "add", "f.txt")
+    git(repo, "commit", "-qm", "base")
+    git(repo, "checkout", "-qb", "other")
+    (repo / "f.txt").write_text("other\n")
+    git(repo, "commit", "-qam", "other")
+    git(repo, "checkout", "-q", "main")
+    (repo / "f.txt").write_text("main\n")
+    git(repo, "commit", "-qam", "main")
+    git(repo, "merge", "other", check=False)
+    return repo
+
+
+def _staged(make_repo: MakeRepo) -> Path:
+    repo = make_repo(SOURCE)
+    (repo / "new.txt").write_text("x\n")
+    git(repo, "add", "new.txt")
+    return repo
+
+
+def _missing(make_repo: MakeRepo) -> Path:
+    repo = make_repo(None)
+    (repo / "README").write_text("x\n")
+    git(repo, "add", "README")
+    git(repo, "commit", "-qm", "readme")
+    return repo
+
+
+def _untracked(make_repo: MakeRepo) -> Path:
+    repo = _missing(make_repo)
+    (repo / "MEMORY.md").write_bytes(SOURCE)
+    return repo
+
+
+def _modified(make_repo: MakeRepo) -> Path:
+    repo = make_repo(SOURCE)
+    (repo / "MEMORY.md").write_bytes(SOURCE + b"\nmore\n")
+    return repo
+
+
+def _symlink(make_repo: MakeRepo) -> Path:
+    repo = _missing(make_repo)
+    (repo / "real.md").write_bytes(SOURCE)
+    (repo / "MEMORY.md").symlink_to("real.md")
+    git(repo, "add", "real.md", "MEMORY.md")
+    git(repo, "commit", "-qm", "link")
+    return repo
+
+
+def _directory(make_repo: MakeRepo) -> Path:
+    repo = _missing(make_repo)
+    (repo / "MEMORY.md").mkdir()
+    (repo / "MEMORY.md" / "x.md").write_text("x\n")
+    git(repo, "add", "MEMORY.md")
+    git(repo, "commit", "-qm", "dir")
+    return repo
+
+
+def _not_utf8(make_repo: MakeRepo) -> Path:
+    return make_repo(b"# Memory\n\n## A\ncaf\xe9\n")
+
+
+def _occupied(make_repo: MakeRepo) -> Path:
+    repo = make_repo(SOURCE)
+    (repo / "memory" / "domains" / "x").mkdir(parents=True)
+    (repo / "memory" / "domains" / "x" / "mine.md").write_text("user file\n")
+    return repo
+
+
+def _root_index_exists(make_repo: MakeRepo) -> Path:
+    repo = make_repo(SOURCE)
+    (repo / "memory").mkdir()
+    (repo / "memory" / "_index.md").write_text("mine\n")
+    git(repo, "add", "memory")
+    git(repo, "commit", "-qm", "mine")
+    return repo
+
+
+def _ignored(make_repo: MakeRepo) -> Path:
+    repo = make_repo(SOURCE)
+    (repo / ".gitignore").write_text("memory/\n")
+    git(repo, "add", ".gitignore")
+    git(repo, "commit", "-qm", "ignore")
+    return repo
+
+
+def _small(make_repo: MakeRepo) -> Path:
+    return make_repo(corpus_bytes("01-tiny-fresh-agent.md"))
+
+
+@pytest.mark.parametrize(
+    ("setup", "message"),
+    [
+        (_unborn, "HEAD has no commit yet"),
+        (_detached, "HEAD is detached"),
+        (_merging, "a merge is in progress"),
+        (_staged, "new.txt: staged changes"),
+        (_missing, "MEMORY.md: not found"),
+        (_untracked, "MEMORY.md: not tracked by git"),
+        (_modified, "MEMORY.md: has uncommitted changes"),
+        (_symlink, "MEMORY.md: is a symlink"),
+        (_directory, "MEMORY.md: not a regular file"),
+        (_not_utf8, "MEMORY.md: not valid UTF-8 at byte offset 18"),
+        (_occupied, "memory/domains: already exists"),
+        (_root_index_exists, "memory/_index.md: already exists"),
+        (_ignored, "ignored by .gitignore"),
+        (_small, "only ~122 tokens (minimum 1,000)"),
+    ],
+)
+def test_migrate_refuses_and_changes_nothing(make_repo: MakeRepo, setup: Callable[[MakeRepo], Path], message: str) -> None:
+    repo = setup(make_repo)
+    before = snapshot(repo)
+    assert_refused(run("migrate", "-C", str(repo)), 3, message)
+    assert snapshot(repo) == before
+
+
+def test_migrate_allow_detached_overrides(make_repo: MakeRepo) -> None:
+    repo = _detached(make_repo)
+    assert run("migrate", "-C", str(repo), "--allow-detached").exit_code == 0
+
+
+def test_migrate_force_migrates_a_small_file(make_repo: MakeRepo) -> None:
+    repo = _small(make_repo)
+    assert run("migrate", "-C", str(repo), "--force").exit_code == 0
+    assert "Bonsai-Migration: 1" in git(repo, "log", "-1", "--format=%B")
+
+
+def test_migrate_refuses_outside_a_repository(tmp_path: Path) -> None:
+    (tmp_path / "MEMORY.md").write_bytes(SOURCE)
+    assert_refused(run("migrate", "-C", str(tmp_path)), 3, "not inside a git work tree; run `git init`")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["MEMORY.md"]
+
+
+def test_migrate_refuses_a_bare_repository(tmp_path: Path) -> None:
+    bare = tmp_path / "bare.git"
+    git(tmp_path, "init", "-q", "--bare", str(bare))
+    assert_refused(run("migrate", "-C", str(bare)), 3, "bare repository")
+
+
+def test_migrate_refuses_without_identity(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = make_repo(SOURCE)
+    for key in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL"):
+        monkeypatch.delenv(key)
+    monkeypatch.setenv("EMAIL", "")
+    git(repo, "config", "user.useConfigOnly", "true")
+    before = snapshot(repo)
+    assert_refused(run("migrate", "-C", str(repo)), 3, "no committer identity")
+    assert snapshot(repo) == before
+
+
+def test_migrate_refuses_while_another_run_holds_the_lock(make_repo: MakeRepo) -> None:
+    repo = make_repo(SOURCE)
+    before = snapshot(repo)
+    with filelock.FileLock(str(repo / ".git" / "bonsai.lock"), timeout=0):
+        assert_refused(run("migrate", "-C", str(repo)), 3, ".git/bonsai.lock: another bonsai-git run holds this lock")
+    assert snapshot(repo) == before
+
+
+# --- injected failures: exit 1 (130 on Ctrl-C), everything restored ------------------------------
+
+def test_migrate_restores_when_a_write_fails(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = make_repo(SOURCE)
+    before = snapshot(repo)
+    real = transaction.write_durably
+    calls = {"n": 0}
+
+    def flaky(path: Path, data: bytes) -> None:
+        calls["n"] += 1
+        if calls["n"] == 7:
+            raise OSError(28, "No space left on device", str(path))
+        real(path, data)
+
+    monkeypatch.setattr(transaction, "write_durably", flaky)
+    result = run("migrate", "-C", str(repo))
+    assert result.exit_code == 1
+    assert "No space left on device; the tree was restored" in result.stderr
+    assert snapshot(repo) == before
+    assert not (repo / "memory").exists()
+
+
+def test_migrate_restores_on_ctrl_c_mid_write(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = make_repo(SOURCE)
+    before = snapshot(repo)
+    real = transaction.write_durably
+    calls = {"n": 0}
+
+    def interrupted(path: Path, data: bytes) -> None:
+        calls["n"] += 1
+        if calls["n"] == 12:
+            raise KeyboardInterrupt
+        real(path, data)
+
+    monkeypatch.setattr(transaction, "write_durably", interrupted)
+    result = run("migrate", "-C", str(repo))
+    assert result.exit_code == 130
+    assert "interrupted" in result.stderr
+    assert snapshot(repo) == before
+
+
+def test_migrate_restores_when_verification_from_disk_fails(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = make_repo(SOURCE)
+    before = snapshot(repo)
+    real = transaction.write_durably
+
+    def corrupting(path: Path, data: bytes) -> None:
+        real(path, data.replace(b"Lisbon", b"Lisboa") if path.name == "working-preferences.md" else data)
+
+    monkeypatch.setattr(transaction, "write_durably", corrupting)
+    result = run("migrate", "-C", str(repo))
+    assert result.exit_code == 1
+    assert "working-preferences.md: read back differently" in result.stderr
+    assert snapshot(repo) == before
+
+
+@pytest.mark.parametrize(
+    ("name", "body"),
+    [
+        ("pre-commit", 'echo "policy: no memory commits today" >&2; exit 1'),
+        ("commit-msg", 'echo "subject must start with a ticket id" >&2; exit 1'),
+    ],
+)
+def test_migrate_restores_when_a_hook_rejects(make_repo: MakeRepo, name: str, body: str) -> None:
+    repo = make_repo(SOURCE)
+    hook(repo, name, body)
+    before = snapshot(repo)
+    result = run("migrate", "-C", str(repo))
+    assert result.exit_code == 1
+    assert "git commit failed" in result.stderr
+    assert ("policy: no memory commits today" in result.stderr) or ("ticket id" in result.stderr)
+    assert snapshot(repo) == before
+
+
+def test_migrate_no_verify_passes_through(make_repo: MakeRepo) -> None:
+    repo = make_repo(SOURCE)
+    hook(repo, "pre-commit", "exit 1")
+    assert run("migrate", "-C", str(repo), "--no-verify").exit_code == 0
+
+
+def test_migrate_undoes_a_commit_whose_hook_rewrote_our_files(make_repo: MakeRepo) -> None:
+    repo = make_repo(SOURCE)
+    hook(repo, "pre-commit", "printf 'tampered\\n' >> memory/_index.md && git add memory/_index.md")
+    before = snapshot(repo)
+    result = run("migrate", "-C", str(repo))
+    assert result.exit_code == 1
+    assert "memory/_index.md: a commit hook changed it; the commit was undone" in result.stderr
+    assert snapshot(repo) == before
+
+
+def test_migrate_restores_when_signing_fails(make_repo: MakeRepo) -> None:
+    repo = make_repo(SOURCE)
+    git(repo, "config", "commit.gpgsign", "true")
+    git(repo, "config", "gpg.program", "false")
+    before = snapshot(repo)
+    result = run("migrate", "-C", str(repo))
+    assert result.exit_code == 1 and "git commit failed" in result.stderr
+    assert snapshot(repo) == before
+
+
+def test_migrate_as_a_subprocess(make_repo: MakeRepo) -> None:
+    import subprocess
+    import sys
+
+    repo = make_repo(SOURCE)
+    exe = Path(sys.executable).with_name("bonsai-git")
+    proc = subprocess.run([str(exe), "migrate", "-C", str(repo), "--json"], capture_output=True, text=True,
+                          env=dict(os.environ))
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["commit"] == git(repo, "rev-parse", "HEAD").strip()
