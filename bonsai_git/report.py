@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .transaction import MigrationResult
+if TYPE_CHECKING:  # typing only: this module stays free of git and I/O
+    from .transaction import MigrationResult
 
 
 def migration_json(result: MigrationResult) -> dict[str, Any]:
