@@ -6,6 +6,12 @@ markers are stripped (list bullets, quote marks, heading hashes, emphasis, links
 text), secret-looking values are masked, and the result is cut on a word boundary to at most
 120 chars.  A summary never contains `<!--` or `-->`, so it cannot break the trunk's markers.
 Pure: text in, text out.
+
+Speed: the pre-commit hook summarizes every leaf at every commit, so the common leaf (one
+`## ` section, LF or CRLF endings) is summarized without markdown-it (`_summary_without_parser`,
+~100x faster, and markdown-it stays off the hook's import path).  That path gives up, and the
+parsed path decides, whenever a level-2 heading could end the section at or before the chosen
+line; both paths give the same bytes (tests/test_summary_fast.py checks it with hypothesis).
 """
 
 from __future__ import annotations
@@ -13,7 +19,6 @@ from __future__ import annotations
 import re
 
 from .secretscan import mask_secrets
-from .sections import split_sections
 
 MAX_SUMMARY_CHARS = 120
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
@@ -25,6 +30,10 @@ _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _WIKI = re.compile(r"\[\[([^\]|]*)(?:\|([^\]]*))?\]\]")
 _EMPHASIS = re.compile(r"(\*\*|__|`|~~)")
 _COMMENT = re.compile(r"<!--.*?(?:-->|$)")
+# Lines that could start a level-2 heading (ATX) or underline one (setext), as CommonMark allows.
+_ATX_H2 = re.compile(r" {0,3}##(?:[ \t]|$)")
+_SETEXT_H2 = re.compile(r" {0,3}-+[ \t]*$")
+_BLANK = re.compile(r"[ \t]*$")
 
 
 def summarize(text: str, max_chars: int = MAX_SUMMARY_CHARS) -> str:
@@ -32,27 +41,87 @@ def summarize(text: str, max_chars: int = MAX_SUMMARY_CHARS) -> str:
 
     `text` is a whole leaf: a `##` section (its heading line is skipped) or free text.
     """
+    fast = _summary_without_parser(text)
+    if fast is not None:
+        return "" if not fast else _cut(mask_secrets(fast), max_chars)
+    return summarize_parsed(text, max_chars)
+
+
+def summarize_parsed(text: str, max_chars: int = MAX_SUMMARY_CHARS) -> str:
+    """`summarize` through markdown-it's section split: the reference the fast path must equal."""
+    from .sections import split_sections  # markdown-it: imported only when the fast path gives up
+
     doc = split_sections(text)
     body = doc.preamble if not doc.sections else doc.sections[0].text.split("\n", 1)[-1]
     if doc.sections and doc.preamble.strip():
         body = doc.preamble
-    for line in _candidate_lines(body):
+    for _index, line in _candidate_lines(_lines(body)):
         cleaned = _clean(line)
         if cleaned:
             return _cut(mask_secrets(cleaned), max_chars)
     return ""
 
 
-def _candidate_lines(body: str) -> list[str]:
-    lines = body.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    if lines and lines[0].strip() == "---":  # YAML front matter
+def _summary_without_parser(text: str) -> str | None:
+    """The cleaned summary line ("" if none) of a leaf, or None when only the parser can tell.
+
+    The section's body is everything after the first line up to the next level-2 heading.  We
+    scan the whole rest instead, and accept the first meaningful line only when no line up to
+    it could be an ATX `##` heading and no line up to the end of its paragraph could be a
+    setext underline: then no heading can start at or before it, so the parser would have
+    cut the section after it and picked the same line.
+    """
+    if not text.startswith("## "):
+        return _summary_of_headingless(text)
+    if "\n" not in text or text.count("\r") != text.count("\r\n"):
+        return None
+    lines = _lines(text.split("\n", 1)[1])
+    if lines[0].startswith("\ufeff"):
+        return None
+    for index, line in _candidate_lines(lines):
+        cleaned = _clean(line)
+        if cleaned:
+            return cleaned if _no_heading_through(lines, index) else None
+    return "" if _no_heading_through(lines, len(lines) - 1) else None
+
+
+def _summary_of_headingless(text: str) -> str | None:
+    """The cleaned summary line of a text no line of which could be a level-2 heading, else None.
+
+    Such a text is all preamble to the parser (a preamble leaf, `# Title` then prose).
+    """
+    if text.startswith("\ufeff"):
+        return None
+    lines = _lines(text)
+    if any(_ATX_H2.match(line) or _SETEXT_H2.match(line) for line in lines):
+        return None
+    return next((cleaned for _i, line in _candidate_lines(lines) if (cleaned := _clean(line))), "")
+
+
+def _no_heading_through(lines: list[str], index: int) -> bool:
+    """True when no level-2 heading can start at or before line `index` (see above)."""
+    if any(_ATX_H2.match(line) for line in lines[: index + 1]):
+        return False
+    end = next((i for i in range(index + 1, len(lines)) if _BLANK.match(lines[i])), len(lines))
+    return not any(_SETEXT_H2.match(line) for line in lines[:end])
+
+
+def _lines(body: str) -> list[str]:
+    return body.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+
+
+def _candidate_lines(lines: list[str]) -> list[tuple[int, str]]:
+    """(index, line) of the lines that may hold a summary, skipping front matter, fences, comments."""
+    start = 0
+    if lines and lines[0].lstrip("\ufeff").strip() == "---":  # YAML front matter
         end = next((i for i, ln in enumerate(lines[1:], 1) if ln.strip() in ("---", "...")), None)
         if end is not None:
-            lines = lines[end + 1 :]
-    out: list[str] = []
+            start = end + 1
+    out: list[tuple[int, str]] = []
     fence: str | None = None
     in_comment = False
-    for line in lines:
+    for index in range(start, len(lines)):
+        line = lines[index] if index else lines[0].lstrip("\ufeff")
         m = _FENCE.match(line)
         if fence is not None:
             if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
@@ -69,7 +138,7 @@ def _candidate_lines(body: str) -> list[str]:
             continue
         if _TABLE_RULE.match(line) or _THEMATIC.match(line) or _SETEXT.match(line):
             continue
-        out.append(line)
+        out.append((index, line))
     return out
 
 
