@@ -42,7 +42,17 @@ def matches_keyword(heading: str, keyword: str) -> bool:
 
 def first_match(heading: str, keywords: Iterable[str]) -> str | None:
     """The first keyword of `keywords` that matches `heading`, or None."""
+    keywords = tuple(keywords)
+    if _any_pattern(keywords).search(heading) is None:  # one search rules out the whole list
+        return None
     return next((k for k in keywords if matches_keyword(heading, k)), None)
+
+
+@functools.lru_cache(maxsize=256)
+def _any_pattern(keywords: tuple[str, ...]) -> re.Pattern[str]:
+    if not keywords:
+        return re.compile(r"(?!)")
+    return re.compile("|".join(f"(?:{_keyword_pattern(k).pattern})" for k in keywords), re.IGNORECASE)
 
 
 def classify_heading(heading: str, config: Config) -> Classification:

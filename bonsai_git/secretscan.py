@@ -37,6 +37,7 @@ _RULES: tuple[tuple[str, re.Pattern[str], int], ...] = (
     ),
 )
 
+_ANY_SECRET = re.compile("|".join(f"(?:{p.pattern.removeprefix('(?i)')})" for _k, p, _n in _RULES), re.IGNORECASE)
 _DOCUMENTED_EXAMPLES = frozenset({"AKIAIOSFODNN7EXAMPLE"})
 MASK = "…[masked]"
 
@@ -56,6 +57,8 @@ def find_secrets(text: str) -> tuple[SecretFinding, ...]:
 
     Overlapping findings keep the earliest (then longest) one.  Never raises.
     """
+    if _ANY_SECRET.search(text) is None:  # one pass rules out the common case: no finding
+        return ()
     hits: list[SecretFinding] = []
     for kind, pattern, _keep in _RULES:
         for m in pattern.finditer(text):

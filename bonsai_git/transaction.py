@@ -12,6 +12,7 @@ failure) that every tree-changing command uses; `migrate` is the orchestration f
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import sys
 
 from collections.abc import Callable, Mapping, Sequence
@@ -26,7 +27,7 @@ from .gitrepo import (
 )
 from .plan import MigrationPlan, plan_migration, verify_placements
 from .tokens import estimate_tokens
-from .tree import DOMAINS_DIR, ROOT_INDEX, TRUNK, decode_utf8, is_migrated, write_durably
+from .tree import DOMAINS_DIR, ROOT_INDEX, TRUNK, decode_utf8, is_migrated, sync_barrier, write_durably
 
 PLANNED_AREAS = (DOMAINS_DIR, ROOT_INDEX, "memory/dates.md")
 
@@ -65,6 +66,7 @@ def apply_changes(
     try:
         for path in sorted(changes):
             _apply_one(ctx.abs_path(path), changes[path], created_dirs)
+        sync_barrier()
         verify()
         if message is None:
             return None
@@ -207,12 +209,22 @@ def _verify_on_disk(ctx: RepoContext, original: str, plan: MigrationPlan) -> Non
 
 
 def _verify_committed(ctx: RepoContext, changes: Mapping[str, bytes | None]) -> None:
-    """The commit must hold exactly our bytes (a pre-commit hook may have rewritten them)."""
-    for path, data in changes.items():
-        proc = run_git(ctx.top, "cat-file", "blob", f"HEAD:{ctx.repo_path(path)}", check=False)
-        got = proc.stdout if proc.returncode == 0 else None
-        if got != data:
-            raise Failed(f"{ctx.repo_path(path)}: a commit hook changed it; the commit was undone and the tree restored")
+    """The commit must hold exactly our bytes (a pre-commit hook may have rewritten them).
+
+    One `git ls-tree` for all paths, compared with blob ids hashed here (git's object format).
+    """
+    algo = run_git(ctx.top, "rev-parse", "--show-object-format").stdout.decode().strip() or "sha1"
+    repo_paths = {ctx.repo_path(p): p for p in changes}
+    out = run_git(ctx.top, "ls-tree", "-r", "-z", "--full-tree", "HEAD", "--", *repo_paths).stdout.decode("utf-8")
+    committed = {}
+    for entry in filter(None, out.split("\0")):
+        meta, path = entry.split("\t", 1)
+        committed[path] = meta.split()[2]
+    for repo_path, path in sorted(repo_paths.items()):
+        data = changes[path]
+        expected = None if data is None else hashlib.new(algo, b"blob %d\0" % len(data) + data).hexdigest()
+        if committed.get(repo_path) != expected:
+            raise Failed(f"{repo_path}: a commit hook changed it; the commit was undone and the tree restored")
 
 
 def _apply_one(path: Path, data: bytes | None, created_dirs: list[Path]) -> None:
@@ -228,7 +240,7 @@ def _apply_one(path: Path, data: bytes | None, created_dirs: list[Path]) -> None
     for d in reversed(missing):
         d.mkdir()
         created_dirs.append(d)
-    write_durably(path, data)
+    write_durably(path, data, sync=False)  # one sync_barrier() after the batch
 
 
 def _restore(ctx: RepoContext, before: Mapping[str, bytes | None], created_dirs: Sequence[Path],

@@ -295,11 +295,11 @@ def test_migrate_restores_when_a_write_fails(make_repo: MakeRepo, monkeypatch: p
     real = transaction.write_durably
     calls = {"n": 0}
 
-    def flaky(path: Path, data: bytes) -> None:
+    def flaky(path: Path, data: bytes, **kwargs: bool) -> None:
         calls["n"] += 1
         if calls["n"] == 7:
             raise OSError(28, "No space left on device", str(path))
-        real(path, data)
+        real(path, data, **kwargs)
 
     monkeypatch.setattr(transaction, "write_durably", flaky)
     result = run("migrate", "-C", str(repo))
@@ -315,11 +315,11 @@ def test_migrate_restores_on_ctrl_c_mid_write(make_repo: MakeRepo, monkeypatch: 
     real = transaction.write_durably
     calls = {"n": 0}
 
-    def interrupted(path: Path, data: bytes) -> None:
+    def interrupted(path: Path, data: bytes, **kwargs: bool) -> None:
         calls["n"] += 1
         if calls["n"] == 12:
             raise KeyboardInterrupt
-        real(path, data)
+        real(path, data, **kwargs)
 
     monkeypatch.setattr(transaction, "write_durably", interrupted)
     result = run("migrate", "-C", str(repo))
@@ -333,8 +333,8 @@ def test_migrate_restores_when_verification_from_disk_fails(make_repo: MakeRepo,
     before = snapshot(repo)
     real = transaction.write_durably
 
-    def corrupting(path: Path, data: bytes) -> None:
-        real(path, data.replace(b"Lisbon", b"Lisboa") if path.name == "working-preferences.md" else data)
+    def corrupting(path: Path, data: bytes, **kwargs: bool) -> None:
+        real(path, data.replace(b"Lisbon", b"Lisboa") if path.name == "working-preferences.md" else data, **kwargs)
 
     monkeypatch.setattr(transaction, "write_durably", corrupting)
     result = run("migrate", "-C", str(repo))
