@@ -12,6 +12,7 @@ failure) that every tree-changing command uses; `migrate` is the orchestration f
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import sys
 
@@ -255,16 +256,21 @@ def _restore(ctx: RepoContext, before: Mapping[str, bytes | None], created_dirs:
         if known:
             _try(errors, lambda: run_git(ctx.top, "reset", "-q", old_head or "HEAD", "--", *known))
     for path, data in before.items():
-        target = ctx.abs_path(path)
-        if data is None:
-            _try(errors, lambda t=target: t.unlink() if t.exists() or t.is_symlink() else None)
-        elif _read_or_none(target) != data:
-            _try(errors, lambda t=target, d=data: write_durably(t, d))
+        _try(errors, functools.partial(_put_back, ctx.abs_path(path), data))
     for d in sorted(created_dirs, key=lambda p: len(p.parts), reverse=True):
         with contextlib.suppress(OSError):
             d.rmdir()
     if errors:  # never hide the original error; say what could not be put back
         print(f"bonsai-git: warning: restore incomplete: {'; '.join(errors)}", file=sys.stderr)
+
+
+def _put_back(target: Path, data: bytes | None) -> None:
+    """Make `target` hold `data` again (None: absent), writing only when it differs."""
+    if data is None:
+        if target.exists() or target.is_symlink():
+            target.unlink()
+    elif _read_or_none(target) != data:
+        write_durably(target, data)
 
 
 def _paths_known_to_git(ctx: RepoContext, repo_paths: list[str], head: str | None) -> list[str]:
