@@ -159,11 +159,11 @@ def _check_preconditions(ctx: RepoContext, *, allow_detached: bool) -> tuple[str
     trunk = ctx.repo_path(TRUNK)
     if head_sha(ctx) is None:
         raise Refused("HEAD has no commit yet; commit MEMORY.md first (git add MEMORY.md && git commit)")
-    if ctx.repo.head.is_detached and not allow_detached:
-        raise Refused("HEAD is detached; check out a branch first (or pass --allow-detached)")
-    operation = in_progress_operation(ctx)
+    operation = in_progress_operation(ctx)  # before "detached": a rebase detaches HEAD
     if operation:
         raise Refused(f"a {operation} is in progress; finish or abort it first")
+    if ctx.repo.head.is_detached and not allow_detached:
+        raise Refused("HEAD is detached; check out a branch first (or pass --allow-detached)")
     staged = staged_paths(ctx)
     if staged:
         raise Refused(f"{staged[0]}: staged changes ({len(staged)} path(s)); commit or unstage them first")

@@ -142,6 +142,41 @@ def _merging(make_repo: MakeRepo) -> Path:
     return repo
 
 
+def _conflicting_branch(make_repo: MakeRepo) -> Path:
+    repo = make_repo(SOURCE)
+    (repo / "f.txt").write_text("base\n")
+    git(repo, "add", "f.txt")
+    git(repo, "commit", "-qm", "base")
+    git(repo, "checkout", "-qb", "other")
+    (repo / "f.txt").write_text("other\n")
+    git(repo, "commit", "-qam", "other")
+    git(repo, "checkout", "-q", "main")
+    (repo / "f.txt").write_text("main\n")
+    git(repo, "commit", "-qam", "main")
+    return repo
+
+
+def _cherry_picking(make_repo: MakeRepo) -> Path:
+    repo = _conflicting_branch(make_repo)
+    git(repo, "cherry-pick", "other", check=False)
+    return repo
+
+
+def _reverting(make_repo: MakeRepo) -> Path:
+    repo = _conflicting_branch(make_repo)
+    (repo / "f.txt").write_text("main again\n")
+    git(repo, "commit", "-qam", "main again")
+    git(repo, "revert", "--no-edit", "HEAD~1", check=False)
+    return repo
+
+
+def _rebasing(make_repo: MakeRepo) -> Path:
+    repo = _conflicting_branch(make_repo)
+    git(repo, "checkout", "-q", "other")
+    git(repo, "rebase", "main", check=False)
+    return repo
+
+
 def _staged(make_repo: MakeRepo) -> Path:
     repo = make_repo(SOURCE)
     (repo / "new.txt").write_text("x\n")
@@ -225,6 +260,9 @@ def _small(make_repo: MakeRepo) -> Path:
         (_unborn, "HEAD has no commit yet"),
         (_detached, "HEAD is detached"),
         (_merging, "a merge is in progress"),
+        (_cherry_picking, "a cherry-pick is in progress"),
+        (_reverting, "a revert is in progress"),
+        (_rebasing, "a rebase is in progress"),
         (_staged, "new.txt: staged changes"),
         (_missing, "MEMORY.md: not found"),
         (_untracked, "MEMORY.md: not tracked by git"),
