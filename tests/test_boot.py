@@ -1,0 +1,81 @@
+"""Boot budget: OpenClaw's per-file and total caps, USER.md's own cap, Claude Code's 200 lines / 25,000 bytes."""
+
+from __future__ import annotations
+
+import pytest
+
+from bonsai_git.boot import (
+    DEFAULT_PROFILE, PROFILES, boot_budget, claude_code_fit, profile_named, utf16_len, with_caps,
+)
+
+OC = profile_named(DEFAULT_PROFILE)
+
+
+@pytest.mark.parametrize(("text", "units"), [("", 0), ("abc", 3), ("日本", 2), ("📌", 2), ("a📌b", 4)])
+def test_utf16_len_counts_javascript_units(text: str, units: int) -> None:
+    assert utf16_len(text) == units
+
+
+def test_default_profile_is_openclaw_2026_9_measured_caps() -> None:
+    assert (OC.name, OC.file_cap, OC.total_cap, OC.warn_ratio, OC.head_ratio) == ("openclaw-2026.9", 20_000, 60_000,
+                                                                                  0.85, 0.75)
+    assert OC.cap_for("USER.md") == 4_000
+    assert OC.files[-1] == "MEMORY.md" and "TOOLS.md" not in OC.files
+    assert {"TOOLS.md", "HEARTBEAT.md"} <= set(profile_named("openclaw-2026.2").files)
+
+
+def test_profile_named_unknown_lists_known_names() -> None:
+    with pytest.raises(KeyError, match="openclaw-2026.9"):
+        profile_named("openclaw-1999")
+
+
+@pytest.mark.parametrize(
+    ("chars", "injected", "lost", "near"),
+    [(1_000, 1_000, 0, False), (16_999, 16_999, 0, False), (17_000, 17_000, 0, True), (20_000, 20_000, 0, True),
+     (25_000, 20_000, 5_000, True)],
+)
+def test_boot_budget_per_file_cap(chars: int, injected: int, lost: int, near: bool) -> None:
+    budget = boot_budget({"MEMORY.md": "x" * chars}, OC)
+    (f,) = budget.files
+    assert (f.injected, f.lost, f.truncated, f.near_limit) == (injected, lost, lost > 0, near)
+    assert budget.headroom == 60_000 - injected
+
+
+def test_boot_budget_total_cap_cuts_the_last_file() -> None:
+    files = {name: "y" * 19_000 for name in ("AGENTS.md", "SOUL.md", "IDENTITY.md", "MEMORY.md")}
+    budget = boot_budget(files, OC)
+    assert [f.name for f in budget.files] == ["AGENTS.md", "SOUL.md", "IDENTITY.md", "MEMORY.md"]
+    trunk = budget.files[-1]
+    assert (trunk.injected, trunk.lost) == (60_000 - 3 * 19_000, 19_000 - 3_000)
+    assert budget.headroom == 0 and budget.near_total_limit
+
+
+def test_boot_budget_user_md_has_its_own_cap_and_blank_or_unknown_files_are_skipped() -> None:
+    budget = boot_budget({"USER.md": "u" * 5_000, "SOUL.md": " \n", "TOOLS.md": "t" * 10, "MEMORY.md": "m"}, OC)
+    assert [(f.name, f.cap, f.lost) for f in budget.files] == [("USER.md", 4_000, 1_000), ("MEMORY.md", 20_000, 0)]
+
+
+def test_boot_budget_without_total_cap_has_no_headroom() -> None:
+    budget = boot_budget({"MEMORY.md": "x" * 30_000}, profile_named("openclaw-2026.1"))
+    assert budget.headroom is None and not budget.near_total_limit and budget.files[0].lost == 10_000
+
+
+def test_with_caps_overrides_and_keeps_smaller_file_caps() -> None:
+    p = with_caps(OC, file_cap=3_000, total_cap=10_000)
+    assert (p.file_cap, p.total_cap, p.cap_for("USER.md"), p.cap_for("AGENTS.md")) == (3_000, 10_000, 3_000, 3_000)
+    assert with_caps(OC) == OC
+
+
+@pytest.mark.parametrize(
+    ("text", "lost_lines", "lost_bytes"),
+    [("a\n" * 200, 0, 0), ("a\n" * 201, 1, 2), ("a" * 25_000, 0, 0), ("a" * 25_001, 0, 1),
+     (("b" * 199 + "\n") * 130, 5, 1_000), ("", 0, 0)],
+)
+def test_claude_code_fit_first_200_lines_or_25000_bytes(text: str, lost_lines: int, lost_bytes: int) -> None:
+    fit = claude_code_fit(text)
+    assert (fit.lost_lines, fit.lost_bytes, fit.fits) == (lost_lines, lost_bytes, lost_bytes == 0)
+
+
+def test_profiles_table_is_newest_first_and_names_are_unique() -> None:
+    names = [p.name for p in PROFILES]
+    assert names == sorted(names, reverse=True) and len(set(names)) == len(names)
