@@ -128,5 +128,104 @@ def demo(directory: Path | None) -> None:
     click.echo(run_demo(directory))
 
 
+# --- memory health and lifecycle (status.py, lifecycle.py) -----------------------------------
+
+from .boot import DEFAULT_PROFILE, PROFILES  # noqa: E402 - a small pure table, needed by the option below
+
+DRY_RUN = click.option("--dry-run", is_flag=True, help="Print what would change; write nothing.")
+NO_COMMIT = click.option("--no-commit", is_flag=True, help="Write the changes but do not stage or commit them.")
+NO_VERIFY = click.option("--no-verify", is_flag=True, help="Pass --no-verify to git commit (skip commit hooks).")
+
+
+@main.command()
+@WORKSPACE
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (schema_version 1, see README).")
+@click.option("--profile", default=DEFAULT_PROFILE, show_default=True, type=click.Choice([p.name for p in PROFILES]),
+              help="The runtime release whose boot caps apply.")
+@click.option("--file-cap", type=click.IntRange(min=1), help="Per-file boot cap in chars (overrides the profile).")
+@click.option("--total-cap", type=click.IntRange(min=1), help="Total boot cap in chars (overrides the profile).")
+def status(workspace: Path, as_json: bool, profile: str, file_cap: int | None, total_cap: int | None) -> None:
+    """Boot budget, domains, stale indexes and warnings; writes nothing (exit 0 healthy, 1 warnings)."""
+    import os
+
+    from .boot import profile_named, with_caps
+    from .status import assess, status_json, status_text
+    from .survey import survey_workspace
+
+    report = assess(survey_workspace(workspace), with_caps(profile_named(profile), file_cap, total_cap))
+    if as_json:
+        click.echo(json.dumps(status_json(report), indent=2, ensure_ascii=False))
+    else:
+        color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+        click.echo(status_text(report, color=color), color=color)
+    sys.exit(0 if report.healthy else 1)
+
+
+@main.command()
+@WORKSPACE
+@click.option("--json", "as_json", is_flag=True, help="Print the candidates as JSON.")
+def reflect(workspace: Path, as_json: bool) -> None:
+    """List leaves and domains worth reviewing (old general/ leaves, oversized leaves and domains), with reasons."""
+    from .status import reflect_json, reflect_text, reflection_candidates
+    from .survey import survey_workspace
+
+    survey = survey_workspace(workspace)
+    candidates = reflection_candidates(survey)
+    if as_json:
+        click.echo(json.dumps(reflect_json(candidates, survey.now), indent=2, ensure_ascii=False))
+    else:
+        click.echo(reflect_text(candidates))
+
+
+@main.command()
+@WORKSPACE
+@click.argument("leaf")
+@click.argument("domain")
+@DRY_RUN
+@NO_COMMIT
+@NO_VERIFY
+def move(workspace: Path, leaf: str, domain: str, dry_run: bool, no_commit: bool, no_verify: bool) -> None:
+    """Move LEAF (a path or unique name) to DOMAIN, reindex, commit (exit 3: refused, nothing written)."""
+    from .lifecycle import lifecycle_text, move_leaf
+
+    click.echo(lifecycle_text(move_leaf(workspace, leaf, domain, dry_run=dry_run, no_commit=no_commit,
+                                        no_verify=no_verify)))
+
+
+@main.command()
+@WORKSPACE
+@click.argument("leaves", nargs=-1, required=True)
+@click.option("--reason", help="Why (goes into the commit message).")
+@DRY_RUN
+@NO_COMMIT
+@NO_VERIFY
+def archive(workspace: Path, leaves: tuple[str, ...], reason: str | None, dry_run: bool, no_commit: bool,
+            no_verify: bool) -> None:
+    """Move LEAVES to memory/archive/<domain>/ (out of the indexes, still searchable), reindex, commit."""
+    from .lifecycle import archive_leaves, lifecycle_text
+
+    click.echo(lifecycle_text(archive_leaves(workspace, leaves, reason, dry_run=dry_run, no_commit=no_commit,
+                                             no_verify=no_verify)))
+
+
+@main.command()
+@WORKSPACE
+@click.option("--older-than", default="180d", show_default=True,
+              help="Grace period since the archiving commit: days (180d) or weeks (26w).")
+@DRY_RUN
+@NO_COMMIT
+@NO_VERIFY
+def purge(workspace: Path, older_than: str, dry_run: bool, no_commit: bool, no_verify: bool) -> None:
+    """git rm archived files archived longer ago than --older-than, in one commit (history keeps them)."""
+    from .lifecycle import lifecycle_text, parse_duration, purge_archive
+
+    try:
+        days = parse_duration(older_than)
+    except BonsaiError as exc:
+        raise click.BadParameter(exc.message, param_hint="--older-than") from None
+    click.echo(lifecycle_text(purge_archive(workspace, days, dry_run=dry_run, no_commit=no_commit,
+                                            no_verify=no_verify)))
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

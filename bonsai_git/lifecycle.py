@@ -1,0 +1,394 @@
+"""Leaf lifecycle as reviewable commits: move a leaf to another domain, archive leaves, purge the archive.
+
+Each command is one `transaction.apply_changes` run (lock, write, verify, one commit with a
+`Bonsai-Op` trailer, restore on any failure), so `git revert` of its commit undoes it:
+- **move** relocates a leaf to `memory/domains/<domain>/` (git records a rename: the old path
+  is deleted and the same bytes written at the new one) and regenerates the indexes.  The
+  leaf's bytes never change (the seed's move script rewrote any body line starting with
+  `domain:`, a data-loss bug).  A name already taken in the target domain (compared
+  case-insensitively) is refused.
+- **archive** relocates leaves to `memory/archive/<domain>/<name>`: not a leaf any more (not
+  indexed, not in the trunk) but still in the workspace for grep and memory search.  A name
+  already taken in the archive gets `-2`, `-3`, ... (archiving a second "open-loops" later is normal).
+- **purge** deletes archived files whose archiving commit (the newest commit that added them
+  under `memory/archive/`) is older than the grace period; git history keeps them.
+Generated files come from `indexes.render_tree`, as `reindex` renders them, so `bonsai-git
+reindex --check` is clean afterwards (checked before committing).
+
+Refusals (exit 3, nothing written): no commit yet; a merge/rebase/... in progress; anything
+staged (git commit would take it along); uncommitted changes under the memory tree (the
+trunk, `memory/domains/`, `memory/_index.md`, `memory/dates.md`, `memory/archive/`) or on a
+purged path; a path .gitignore hides; not migrated (move, archive); an unknown or ambiguous
+leaf; a bad domain name; a name collision (move).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from .config import SINGLE_FILE_DOMAINS, Config, load_config
+from .errors import BadInput, Failed, NothingToDo, Refused
+from .gitrepo import (
+    RepoContext, check_identity, head_sha, ignored_paths, in_progress_operation, open_workspace, staged_paths,
+    status_paths, workspace_lock,
+)
+from .indexes import render_tree
+from .reindex import existing_index_paths, reindex_workspace
+from .status import DAY, age_days
+from .survey import ARCHIVE_DIR, archive_dates, now_from_env, tracked_paths
+from .transaction import apply_changes
+from .tree import DOMAINS_DIR, MEMORY_DIR, ROOT_INDEX, TRUNK, Leaf, TrunkParts, decode_utf8, leaf_location, parse_trunk, read_leaves, walk_leaf_paths
+
+TRAILER = "Bonsai-Op"
+MEMORY_AREAS = (TRUNK, DOMAINS_DIR, ROOT_INDEX, *SINGLE_FILE_DOMAINS.values(), ARCHIVE_DIR)
+_DOMAIN = re.compile(r"^[^\W_A-Z][\w-]*$")
+_DURATION = re.compile(r"^(\d+)\s*([dw]?)$")
+
+
+@dataclass(frozen=True, slots=True)
+class LifecyclePlan:
+    """What a lifecycle command changes.
+
+    `changes`: {workspace-relative path: new bytes, or None to delete}, sorted; `moves`:
+    (from, to) leaf relocations; `purged`: (archived path, age in days); `message`: the commit message.
+    """
+
+    op: str
+    changes: tuple[tuple[str, bytes | None], ...]
+    moves: tuple[tuple[str, str], ...]
+    purged: tuple[tuple[str, int], ...]
+    message: str
+
+    @property
+    def generated(self) -> tuple[str, ...]:
+        """The generated files (indexes, trunk) this plan rewrites or deletes."""
+        moved = {p for pair in self.moves for p in pair} | {p for p, _ in self.purged}
+        return tuple(p for p, _ in self.changes if p not in moved)
+
+
+@dataclass(frozen=True, slots=True)
+class LifecycleResult:
+    """A lifecycle run: its plan, the commit (None on --dry-run / --no-commit), and whether it was a dry run."""
+
+    plan: LifecyclePlan
+    commit: str | None
+    dry_run: bool
+
+
+# ----------------------------------------------------------------------------- pure core
+
+
+def parse_duration(text: str) -> int:
+    """Days in a duration like `180d`, `26w` or `180` (days).  Raises BadInput otherwise."""
+    m = _DURATION.match(text.strip().lower())
+    if m is None:
+        raise BadInput(f"--older-than {text!r}: not a duration; use days or weeks, e.g. 180d or 26w")
+    return int(m.group(1)) * (7 if m.group(2) == "w" else 1)
+
+
+def is_domain_name(name: str) -> bool:
+    """True for a usable domain folder name: lowercase letters (any script), digits, `-`; no leading `-`/`_`/`.`."""
+    return bool(_DOMAIN.match(name)) and name == name.lower() and "_" not in name
+
+
+def resolve_leaf(ref: str, leaf_paths: Sequence[str]) -> str:
+    """The leaf path (workspace-relative) that `ref` names: a path, `<domain>/<name>`, or a unique name.
+
+    A name matches a leaf's file name with or without `.md`, exactly, else case-insensitively.
+    Raises Refused when nothing or more than one leaf matches.
+    """
+    want = ref.replace("\\", "/").removeprefix("./").strip("/")
+    for candidate in (want, f"{DOMAINS_DIR}/{want}", f"{DOMAINS_DIR}/{want}.md"):
+        if candidate in leaf_paths:
+            return candidate
+    tail = want if want.endswith(".md") else want + ".md"
+    for fold in (False, True):
+        def norm(s: str, fold: bool = fold) -> str:
+            return s.casefold() if fold else s
+        hits = [p for p in leaf_paths if norm(p).endswith("/" + norm(tail)) or norm(p) == norm(tail)]
+        if len(hits) == 1:
+            return hits[0]
+        if len(hits) > 1:
+            raise Refused(f"{ref}: names {len(hits)} leaves ({', '.join(hits[:4])}); give the path instead")
+    raise Refused(f"{ref}: no such leaf under {DOMAINS_DIR}/ or memory/dates.md; see bonsai-git status")
+
+
+def relocate(leaves: Iterable[Leaf], moves: Mapping[str, str]) -> tuple[Leaf, ...]:
+    """The leaves after `moves` ({old path: new path}): a leaf moved out of `memory/domains/` is gone."""
+    out = []
+    for leaf in leaves:
+        target = moves.get(leaf.path, leaf.path)
+        location = leaf_location(target)
+        if location is not None:
+            out.append(Leaf(location[0], location[1], leaf.text))
+    return tuple(out)
+
+
+def relocation_changes(
+    leaves: Sequence[Leaf], leaf_bytes: Mapping[str, bytes], moves: Mapping[str, str], trunk: TrunkParts,
+    config: Config, existing_indexes: Iterable[str], current: Mapping[str, bytes | None],
+) -> dict[str, bytes | None]:
+    """Every change a relocation makes: old paths deleted, the same bytes at the new paths, and the
+    generated files (`render_tree`) whose bytes differ from `current` ({path: bytes or None})."""
+    changes: dict[str, bytes | None] = {}
+    for old, new in moves.items():
+        changes[old] = None
+        changes[new] = leaf_bytes[old]
+    for path, text in render_tree(relocate(leaves, moves), trunk, config, existing_indexes).items():
+        wanted = None if text is None else text.encode("utf-8")
+        if current.get(path) != wanted:
+            changes[path] = wanted
+    return dict(sorted(changes.items()))
+
+
+def move_target(leaf_path: str, domain: str, taken: Iterable[str]) -> str:
+    """The path `leaf_path` gets in `domain`; raises Refused when the name is taken (case-insensitively) or invalid."""
+    location = leaf_location(leaf_path)
+    assert location is not None
+    if location[0] in SINGLE_FILE_DOMAINS:
+        raise Refused(f"{leaf_path}: the single-file domain {location[0]!r} cannot be moved; move its sections by hand")
+    if not is_domain_name(domain) or domain in SINGLE_FILE_DOMAINS:
+        raise BadInput(f"{domain!r}: not a domain name; use lowercase letters, digits and '-' (not {', '.join(SINGLE_FILE_DOMAINS)})")
+    if location[0] == domain:
+        raise NothingToDo(f"{leaf_path}: already in domain {domain!r}; nothing to move")
+    target = f"{DOMAINS_DIR}/{domain}/{location[1]}"
+    clash = next((p for p in taken if p.casefold() == target.casefold()), None)
+    if clash is not None:
+        raise Refused(f"{clash}: already exists; rename one of the two leaves, then move again")
+    return target
+
+
+def archive_target(leaf_path: str, taken: Iterable[str]) -> str:
+    """`memory/archive/<domain>/<name>` for a leaf, with `-2`, `-3`, ... when that name is taken (case-insensitive)."""
+    location = leaf_location(leaf_path)
+    assert location is not None
+    domain, name = location
+    taken_folded = {p.casefold() for p in taken}
+    stem = name[:-3]
+    for n in range(1, 10_000):
+        target = f"{ARCHIVE_DIR}/{domain}/{stem}{'' if n == 1 else f'-{n}'}.md"
+        if target.casefold() not in taken_folded:
+            return target
+    raise Refused(f"{leaf_path}: too many archived files named {name}; purge some first")  # pragma: no cover
+
+
+def due_for_purge(added: Mapping[str, int], tracked: Iterable[str], now: int, grace_days: int) -> tuple[tuple[str, int], ...]:
+    """(path, age in days) of tracked archived files whose archiving commit is older than `grace_days`, sorted."""
+    out = []
+    for path in sorted(set(tracked)):
+        when = added.get(path)
+        if when is not None and now - when > grace_days * DAY:
+            out.append((path, age_days(when, now) or 0))
+    return tuple(out)
+
+
+def move_message(old: str, new: str) -> str:
+    """The move commit message (subject, the rename, the Bonsai-Op trailer)."""
+    old_loc, new_loc = leaf_location(old), leaf_location(new)
+    assert old_loc is not None and new_loc is not None
+    return (f"bonsai: move {old_loc[1]} from {old_loc[0]} to {new_loc[0]}\n\n{old} -> {new}\n\n"
+            f"{TRAILER}: move\n")
+
+
+def archive_message(moves: Sequence[tuple[str, str]], reason: str | None) -> str:
+    """The archive commit message: subject, the reason, one line per archived leaf, the trailer."""
+    what = PurePosixPath(moves[0][0]).name if len(moves) == 1 else f"{len(moves)} leaves"
+    body = [f"Reason: {' '.join(reason.split())}", ""] if reason and reason.strip() else []
+    body += [f"{old} -> {new}" for old, new in moves]
+    return "\n".join([f"bonsai: archive {what}", "", *body, "", f"{TRAILER}: archive"]) + "\n"
+
+
+def purge_message(purged: Sequence[tuple[str, int]], grace_days: int) -> str:
+    """The purge commit message: subject, one line per file with its age, how to get it back, the trailer."""
+    subject = f"bonsai: purge {len(purged)} archived file{'' if len(purged) == 1 else 's'} older than {grace_days} days"
+    body = [f"{path} (archived {days} days ago)" for path, days in purged]
+    body += ["", "git history keeps them: git revert this commit to bring them back."]
+    return "\n".join([subject, "", *body, "", f"{TRAILER}: purge"]) + "\n"
+
+
+# ----------------------------------------------------------------------------- shell
+
+
+def move_leaf(workspace: Path, ref: str, domain: str, *, dry_run: bool = False, no_commit: bool = False,
+              no_verify: bool = False) -> LifecycleResult:
+    """`bonsai-git move`: relocate one leaf to `domain` and reindex, as one commit.
+
+    `ref` is a leaf path or unique name (see resolve_leaf).  Raises Refused/BadInput (exit 3,
+    nothing written), Failed or Interrupted after a restore.
+    """
+    ctx = open_workspace(workspace)
+    with workspace_lock(ctx):
+        trunk = _check_clean(ctx, MEMORY_AREAS, need_trunk=True)
+        paths = walk_leaf_paths(ctx.workspace)
+        old = resolve_leaf(_workspace_ref(ctx, ref), paths)
+        taken = [*paths, *_files_under(ctx, f"{DOMAINS_DIR}/{domain}")] if is_domain_name(domain) else paths
+        new = move_target(old, domain, [p for p in taken if p != old])
+        plan = _relocation_plan(ctx, trunk, {old: new}, "move", move_message(old, new))
+        return _apply(ctx, plan, dry_run=dry_run, no_commit=no_commit, no_verify=no_verify)
+
+
+def archive_leaves(workspace: Path, refs: Sequence[str], reason: str | None = None, *, dry_run: bool = False,
+                   no_commit: bool = False, no_verify: bool = False) -> LifecycleResult:
+    """`bonsai-git archive`: relocate leaves to `memory/archive/<domain>/` and reindex, as one commit.
+
+    Raises Refused/BadInput (exit 3, nothing written), Failed or Interrupted after a restore.
+    """
+    ctx = open_workspace(workspace)
+    with workspace_lock(ctx):
+        trunk = _check_clean(ctx, MEMORY_AREAS, need_trunk=True)
+        paths = walk_leaf_paths(ctx.workspace)
+        olds = list(dict.fromkeys(resolve_leaf(_workspace_ref(ctx, r), paths) for r in refs))
+        taken = list(_files_under(ctx, ARCHIVE_DIR))
+        moves: dict[str, str] = {}
+        for old in olds:
+            moves[old] = archive_target(old, taken)
+            taken.append(moves[old])
+        plan = _relocation_plan(ctx, trunk, moves, "archive", archive_message(list(moves.items()), reason))
+        return _apply(ctx, plan, dry_run=dry_run, no_commit=no_commit, no_verify=no_verify)
+
+
+def purge_archive(workspace: Path, grace_days: int = 180, *, dry_run: bool = False, no_commit: bool = False,
+                  no_verify: bool = False, now: int | None = None) -> LifecycleResult:
+    """`bonsai-git purge`: delete archived files archived more than `grace_days` ago, as one commit.
+
+    `now` (unix seconds) defaults to BONSAI_NOW or the clock.  Nothing due: a plan with no
+    changes and no commit.  Raises Refused (exit 3) when a due file has uncommitted changes.
+    """
+    ctx = open_workspace(workspace)
+    with workspace_lock(ctx):
+        now = now_from_env() if now is None else now
+        due = due_for_purge(archive_dates(ctx.workspace), tracked_paths(ctx.workspace, ARCHIVE_DIR), now, grace_days)
+        plan = LifecyclePlan("purge", tuple((p, None) for p, _ in due), (), due, purge_message(due, grace_days))
+        if due:
+            _check_clean(ctx, [p for p, _ in due], need_trunk=False)
+        return _apply(ctx, plan, dry_run=dry_run, no_commit=no_commit, no_verify=no_verify)
+
+
+def _workspace_ref(ctx: RepoContext, ref: str) -> str:
+    """A ref given as a path that exists from the current folder becomes workspace-relative."""
+    path = Path(ref)
+    if path.is_file():
+        with contextlib.suppress(ValueError):
+            return path.resolve().relative_to(ctx.workspace).as_posix()
+    return ref
+
+
+def _files_under(ctx: RepoContext, folder: str) -> Iterable[str]:
+    root = ctx.abs_path(folder)
+    if root.is_dir():
+        yield from (p.relative_to(ctx.workspace).as_posix() for p in root.rglob("*") if p.is_file() or p.is_symlink())
+
+
+def _check_clean(ctx: RepoContext, areas: Sequence[str], *, need_trunk: bool) -> TrunkParts | None:
+    """Refuse unless the repository can take a commit of exactly our paths (see the module docstring)."""
+    if head_sha(ctx) is None:
+        raise Refused("HEAD has no commit yet; commit the workspace first")
+    operation = in_progress_operation(ctx)
+    if operation:
+        raise Refused(f"a {operation} is in progress; finish or abort it first")
+    staged = staged_paths(ctx)
+    if staged:
+        raise Refused(f"{staged[0]}: staged changes ({len(staged)} path(s)); commit or unstage them first")
+    dirty = status_paths(ctx, *(ctx.repo_path(a) for a in areas))
+    if dirty:
+        raise Refused(f"{dirty[0][1]}: has uncommitted changes; commit them (the hook reindexes) or discard them first")
+    if not need_trunk:
+        return None
+    trunk_path = ctx.abs_path(TRUNK)
+    if not trunk_path.is_file():
+        raise BadInput(f"{ctx.repo_path(TRUNK)}: not found; run bonsai-git in the workspace that holds MEMORY.md (-C DIR)")
+    parts = parse_trunk(decode_utf8(trunk_path.read_bytes(), ctx.repo_path(TRUNK)))
+    if parts is None:
+        raise Refused(f"{ctx.repo_path(TRUNK)}: not migrated yet; run bonsai-git migrate first")
+    return parts
+
+
+def _relocation_plan(ctx: RepoContext, trunk: TrunkParts | None, moves: dict[str, str], op: str,
+                     message: str) -> LifecyclePlan:
+    assert trunk is not None
+    ignored = ignored_paths(ctx, [ctx.repo_path(p) for p in moves.values()])
+    if ignored:
+        raise Refused(f"{ignored[0]}: ignored by .gitignore; un-ignore {MEMORY_DIR}/ so the change can be committed")
+    paths = walk_leaf_paths(ctx.workspace)
+    leaves = read_leaves(ctx.workspace, paths)
+    leaf_bytes = {old: ctx.abs_path(old).read_bytes() for old in moves}
+    indexes = existing_index_paths(ctx.workspace)
+    rendered_paths = {*indexes, ROOT_INDEX, TRUNK, *(f"{DOMAINS_DIR}/{d}/_index.md" for d in _domains(moves))}
+    current = {p: _read_or_none(ctx.abs_path(p)) for p in rendered_paths}
+    changes = relocation_changes(leaves, leaf_bytes, moves, trunk, load_config(ctx.workspace), indexes, current)
+    return LifecyclePlan(op, tuple(changes.items()), tuple(sorted(moves.items())), (), message)
+
+
+def _domains(moves: Mapping[str, str]) -> set[str]:
+    return {loc[0] for p in moves.values() if (loc := leaf_location(p)) is not None}
+
+
+def _apply(ctx: RepoContext, plan: LifecyclePlan, *, dry_run: bool, no_commit: bool, no_verify: bool) -> LifecycleResult:
+    if dry_run or not plan.changes:
+        return LifecycleResult(plan, None, dry_run)
+    if not no_commit:
+        check_identity(ctx)
+    changes = dict(plan.changes)
+    sources = {old: changes[new] for old, new in plan.moves}
+    sha = apply_changes(ctx, changes, None if no_commit else plan.message,
+                        verify=lambda: _verify(ctx, plan, sources), no_verify=no_verify)
+    _remove_empty_folders(ctx, [p for p, data in plan.changes if data is None])
+    return LifecycleResult(plan, sha, False)
+
+
+def _verify(ctx: RepoContext, plan: LifecyclePlan, sources: Mapping[str, bytes | None]) -> None:
+    """Read back: moved leaves byte-identical at their new paths, old paths gone, indexes fresh."""
+    for old, new in plan.moves:
+        if ctx.abs_path(old).exists() or _read_or_none(ctx.abs_path(new)) != sources[old]:
+            raise Failed(f"{ctx.repo_path(new)}: read back differently from {ctx.repo_path(old)}; the tree was restored")
+    for path, _days in plan.purged:
+        if ctx.abs_path(path).exists():
+            raise Failed(f"{ctx.repo_path(path)}: still there after deleting it; the tree was restored")
+    if plan.moves:
+        stale = reindex_workspace(ctx.workspace, check=True).changed
+        if stale:
+            raise Failed(f"{ctx.repo_path(stale[0])}: still stale after reindexing (a bug); the tree was restored")
+
+
+def _remove_empty_folders(ctx: RepoContext, deleted: Iterable[str]) -> None:
+    """Remove folders a deletion left empty, up to (not including) memory/."""
+    stop = ctx.abs_path(MEMORY_DIR)
+    for path in sorted(deleted, key=lambda p: -p.count("/")):
+        folder = ctx.abs_path(path).parent
+        while folder != stop and stop in folder.parents:
+            try:
+                folder.rmdir()
+            except OSError:
+                break
+            folder = folder.parent
+
+
+def _read_or_none(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes() if path.is_file() and not path.is_symlink() else None
+    except OSError:
+        return None
+
+
+def lifecycle_text(result: LifecycleResult) -> str:
+    """What a lifecycle run did (or, on --dry-run, would do), for the terminal."""
+    plan = result.plan
+    if not plan.changes:
+        return "Nothing to purge: no archived file is older than the grace period." if plan.op == "purge" else "Nothing to do."
+    lines = [f"{'Would ' + plan.op if result.dry_run else plan.op.capitalize() + 'd'}:"]
+    lines += [f"  {old} -> {new}" for old, new in plan.moves]
+    lines += [f"  {path} (archived {days} days ago)" for path, days in plan.purged]
+    if plan.generated:
+        lines.append(f"{'would regenerate' if result.dry_run else 'regenerated'}: {', '.join(plan.generated)}")
+    if result.dry_run:
+        lines.append("Dry run: nothing written. Run without --dry-run to commit it.")
+    elif result.commit:
+        lines.append(f"Commit {result.commit[:12]} ({TRAILER}: {plan.op}). Review: git show --stat HEAD   "
+                     f"Undo: git revert {result.commit[:12]}")
+    else:
+        lines.append("Written, not committed (--no-commit): review with git status, then commit.")
+    return "\n".join(lines)

@@ -1,0 +1,501 @@
+"""Memory health: a Survey of the workspace -> a StatusReport, its JSON and its terminal table.
+
+Pure: `assess` turns the facts `survey.survey_workspace` read into findings; `status_json`
+and `status_text` render them.  Status never writes and never needs a clean tree.
+
+Findings (each a warning; any warning makes `bonsai-git status` exit 1), in this order:
+
+| kind | when |
+|---|---|
+| `no_trunk` | MEMORY.md is missing |
+| `boot_truncated` | a bootstrap file would be cut at session start (per-file or total cap) |
+| `boot_near_limit` | a bootstrap file is at >= 85% of its cap |
+| `boot_total_near_limit` | all bootstrap files together are at >= 85% of the total cap |
+| `claude_code_cut` | Claude Code would not load all of MEMORY.md (200 lines / 25,000 bytes) |
+| `stale_index` | `bonsai-git reindex --check` would rewrite this generated file |
+| `reindex_error` | the indexes could not be checked (a leaf is not UTF-8, ...) |
+| `unreadable_leaf` | a leaf is not UTF-8 or holds merge-conflict markers |
+| `untracked_leaf` | a leaf git does not track yet |
+| `orphan_leaf` | a leaf its branch index does not list |
+| `orphan_entry` | a branch-index entry whose leaf is gone |
+| `oversized_leaf` | a leaf over 500 estimated tokens |
+| `oversized_domain` | a domain over 20 leaves |
+| `old_general_leaf` | a leaf in `general/` last committed more than 30 days ago |
+| `purge_due` | an archived file archived more than 180 days ago |
+| `inbox` | text waiting after the trunk's end marker |
+| `secret` | a secret-looking value (`file:line: kind`; the value is never shown) |
+
+A workspace that is not migrated yet gets its boot budget and the note "not migrated";
+that alone is not a warning.
+
+JSON (`bonsai-git status --json`), schema_version 1; keys are stable, new keys may be added:
+
+    {"schema_version": 1, "healthy": bool, "migrated": bool, "now": "YYYY-MM-DDTHH:MM:SSZ",
+     "boot": {"profile": str, "trunk_tokens": int|null, "tokens": int, "total_chars": int,
+              "total_cap": int|null, "headroom_chars": int|null,
+              "files": [{"name", "chars", "tokens", "cap", "injected_chars", "lost_chars",
+                         "truncated", "near_limit"}],
+              "claude_code": {"lines", "bytes", "max_lines", "max_bytes", "lost_lines",
+                              "lost_bytes", "fits"} | null},
+     "leaves": int, "leaf_tokens": int,
+     "domains": [{"name", "leaves", "tokens", "largest_leaf": {"path", "tokens"}}],
+     "stale": [path] | null,
+     "archive": {"files": int, "grace_days": int, "due_for_purge": [{"path", "age_days"}]},
+     "inbox": {"sections": int, "tokens": int},
+     "warnings": [{"kind", "path", "line": int|null, "message"}],
+     "notes": [str]}
+
+Chars are UTF-16 units (as OpenClaw counts), tokens are estimates (tokens.py), ages are
+whole days between a commit's committer date and "now".  Lists are sorted: files in
+injection order, domains by name, warnings by kind (table order), path, line.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+from .boot import CLAUDE_CODE_MAX_BYTES, CLAUDE_CODE_MAX_LINES, BootBudget, BootProfile, boot_budget
+from .config import FALLBACK_DOMAIN, SINGLE_FILE_DOMAINS, Config
+from .indexes import DomainStats, domain_stats
+from .secretscan import find_secrets
+from .sections import split_sections
+from .tokens import estimate_tokens
+from .tree import TRUNK, Leaf, find_conflict_marker, leaf_location, parse_trunk
+
+SCHEMA_VERSION = 1
+DAY = 86_400
+KINDS = (
+    "no_trunk", "boot_truncated", "boot_near_limit", "boot_total_near_limit", "claude_code_cut", "stale_index",
+    "reindex_error", "unreadable_leaf", "untracked_leaf", "orphan_leaf", "orphan_entry", "oversized_leaf",
+    "oversized_domain", "old_general_leaf", "purge_due", "inbox", "secret",
+)
+_ENTRY = re.compile(r"^### (.+?) \(~[\d,]+ tokens\)\r?$")
+
+
+@dataclass(frozen=True, slots=True)
+class FileFacts:
+    """One file of the workspace: its path, text (None if not UTF-8), tracked or not, age source.
+
+    `committed_at`: unix seconds of the commit that dates it (see the module docstring), or None.
+    """
+
+    path: str
+    text: str | None
+    tracked: bool
+    committed_at: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Survey:
+    """Everything status and reflect need, read at one moment; paths workspace-relative, sorted.
+
+    `boot_files`: {name: text} of the trunk and the sibling bootstrap files present;
+    `leaves`, `archived`: FileFacts; `indexes`: {branch index path: text};
+    `stale`: generated files `reindex --check` would rewrite (None when it could not run,
+    with the reason in `stale_error`); `now`: unix seconds.
+    """
+
+    config: Config
+    now: int
+    boot_files: tuple[tuple[str, str], ...]
+    leaves: tuple[FileFacts, ...]
+    archived: tuple[FileFacts, ...]
+    indexes: tuple[tuple[str, str], ...]
+    stale: tuple[str, ...] | None
+    stale_error: str | None
+    scanned: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Thresholds:
+    """The health rules' limits: tokens per leaf, leaves per domain, ages in days."""
+
+    leaf_tokens: int = 500
+    domain_leaves: int = 20
+    general_days: int = 30
+    purge_days: int = 180
+    reflect_general_days: int = 15
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One warning: its kind (see KINDS), the file, a 1-based line or None, a one-line message."""
+
+    kind: str
+    path: str
+    line: int | None
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class DomainHealth:
+    """A domain's leaves and tokens, and its largest leaf (path, tokens)."""
+
+    name: str
+    leaves: int
+    tokens: int
+    largest: tuple[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class StatusReport:
+    """Everything `bonsai-git status` shows."""
+
+    migrated: bool
+    now: int
+    boot: BootBudget
+    trunk_tokens: int | None
+    domains: tuple[DomainHealth, ...]
+    stale: tuple[str, ...] | None
+    archived: int
+    due_for_purge: tuple[tuple[str, int], ...]
+    inbox_sections: int
+    inbox_tokens: int
+    findings: tuple[Finding, ...]
+    notes: tuple[str, ...]
+    thresholds: Thresholds
+
+    @property
+    def healthy(self) -> bool:
+        """True when there is no warning."""
+        return not self.findings
+
+
+def age_days(committed_at: int | None, now: int) -> int | None:
+    """Whole days from `committed_at` to `now` (unix seconds), or None without a commit."""
+    return None if committed_at is None else max(0, (now - committed_at) // DAY)
+
+
+def readable_leaves(survey: Survey) -> tuple[Leaf, ...]:
+    """The survey's leaves that are UTF-8 and free of conflict markers, as Leaf records."""
+    out = []
+    for facts in survey.leaves:
+        location = leaf_location(facts.path)
+        if facts.text is not None and location is not None and find_conflict_marker(facts.text) is None:
+            out.append(Leaf(location[0], location[1], facts.text))
+    return tuple(out)
+
+
+def assess(survey: Survey, profile: BootProfile, thresholds: Thresholds = Thresholds()) -> StatusReport:
+    """Turn a Survey into a StatusReport under boot `profile` and `thresholds` (pure)."""
+    boot_files = dict(survey.boot_files)
+    trunk = boot_files.get(TRUNK)
+    parts = parse_trunk(trunk) if trunk is not None else None
+    budget = boot_budget(boot_files, profile, survey.config.estimator)
+    stats = domain_stats(readable_leaves(survey), survey.config.estimator)
+    inbox = parts.inbox if parts is not None else ""
+    due = tuple((f.path, d) for f in survey.archived
+                if (d := age_days(f.committed_at, survey.now)) is not None and d > thresholds.purge_days)
+    findings = [
+        *_trunk_findings(trunk, inbox),
+        *_boot_findings(budget),
+        *_index_findings(survey),
+        *_leaf_findings(survey, stats, thresholds),
+        *(Finding("purge_due", p, None, f"archived {d} days ago (grace {thresholds.purge_days} days); "
+                  f"run bonsai-git purge") for p, d in due),
+        *_secret_findings(survey.scanned),
+    ]
+    notes = () if parts is not None or trunk is None else (f"{TRUNK}: not migrated: run bonsai-git migrate --dry-run",)
+    return StatusReport(
+        migrated=parts is not None, now=survey.now, boot=budget,
+        trunk_tokens=None if trunk is None else estimate_tokens(trunk, survey.config.estimator),
+        domains=tuple(_domain_health(s) for s in stats), stale=survey.stale, archived=len(survey.archived),
+        due_for_purge=due, inbox_sections=len(split_sections(inbox).sections) if inbox.strip() else 0,
+        inbox_tokens=estimate_tokens(inbox, survey.config.estimator) if inbox.strip() else 0,
+        findings=tuple(sorted(findings, key=_finding_key)), notes=notes, thresholds=thresholds,
+    )
+
+
+def _finding_key(f: Finding) -> tuple[int, str, int]:
+    return (KINDS.index(f.kind), f.path, f.line or 0)
+
+
+def _domain_health(stats: DomainStats) -> DomainHealth:
+    leaf, tokens = stats.leaves[0]  # largest first (ties by name)
+    return DomainHealth(stats.name, len(stats.leaves), stats.tokens, (leaf.path, tokens))
+
+
+def _trunk_findings(trunk: str | None, inbox: str) -> Iterable[Finding]:
+    if trunk is None:
+        yield Finding("no_trunk", TRUNK, None, "not found; run bonsai-git in the workspace that holds MEMORY.md (-C DIR)")
+    if inbox.strip():
+        count = len(split_sections(inbox).sections)
+        what = f"{count} section(s)" if count else "text"
+        yield Finding("inbox", TRUNK, None, f"{what} waiting after the end marker; run bonsai-git absorb "
+                      "(or commit: the hook absorbs them)")
+
+
+def _boot_findings(budget: BootBudget) -> Iterable[Finding]:
+    profile = budget.profile
+    for f in budget.files:
+        if f.truncated:
+            why = "its cap" if f.injected == f.cap else "the total cap"
+            yield Finding("boot_truncated", f.name, None,
+                          f"{f.chars:,} chars, {profile.label} injects {f.injected:,} ({why}) and loses "
+                          f"{f.lost:,} from the middle")
+        elif f.near_limit:
+            yield Finding("boot_near_limit", f.name, None,
+                          f"{f.chars:,} chars is {100 * f.chars // f.cap}% of the {f.cap:,}-char cap")
+    if budget.near_total_limit and profile.total_cap is not None:
+        yield Finding("boot_total_near_limit", "(boot files)", None,
+                      f"{budget.total_chars:,} chars injected is {100 * budget.total_chars // profile.total_cap}% "
+                      f"of the {profile.total_cap:,}-char total cap")
+    cc = budget.claude_code
+    if cc is not None and not cc.fits:
+        yield Finding("claude_code_cut", TRUNK, None,
+                      f"Claude Code loads only the first {CLAUDE_CODE_MAX_LINES} lines / {CLAUDE_CODE_MAX_BYTES:,} "
+                      f"bytes: {cc.lost_lines:,} lines ({cc.lost_bytes:,} bytes) would not load")
+
+
+def _index_findings(survey: Survey) -> Iterable[Finding]:
+    for path in survey.stale or ():
+        yield Finding("stale_index", path, None, "stale; run bonsai-git reindex")
+    if survey.stale_error is not None:
+        yield Finding("reindex_error", TRUNK, None, f"indexes not checked: {survey.stale_error}")
+    listed = {path: _index_entries(text) for path, text in survey.indexes}
+    on_disk = {f.path for f in survey.leaves}
+    for index_path, entries in sorted(listed.items()):
+        folder = index_path.rsplit("/", 1)[0]
+        for line, name in entries:
+            if f"{folder}/{name}" not in on_disk:
+                yield Finding("orphan_entry", index_path, line, f"lists {name}, which is gone; run bonsai-git reindex")
+    for facts in survey.leaves:
+        location = leaf_location(facts.path)
+        if location is None or location[0] in SINGLE_FILE_DOMAINS:
+            continue
+        index_path = f"{facts.path[: -len(location[1]) - 1]}/_index.md"
+        if location[1] not in {name for _, name in listed.get(index_path, [])}:
+            yield Finding("orphan_leaf", facts.path, None, f"not listed in {index_path}; run bonsai-git reindex")
+
+
+def _index_entries(text: str) -> list[tuple[int, str]]:
+    """(1-based line, leaf name) of each `### <name> (~N tokens)` entry of a branch index."""
+    out = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        m = _ENTRY.match(line)
+        if m:
+            out.append((number, m.group(1)))
+    return out
+
+
+def _leaf_findings(survey: Survey, stats: tuple[DomainStats, ...], limits: Thresholds) -> Iterable[Finding]:
+    for facts in survey.leaves:
+        if facts.text is None:
+            yield Finding("unreadable_leaf", facts.path, None, "not valid UTF-8; save it as UTF-8")
+        elif (line := find_conflict_marker(facts.text)) is not None:
+            yield Finding("unreadable_leaf", facts.path, line, "merge-conflict marker; resolve the conflict")
+        if not facts.tracked:
+            yield Finding("untracked_leaf", facts.path, None, f"not tracked by git; git add {facts.path} and commit")
+    for s in stats:
+        for leaf, tokens in s.leaves:
+            if tokens > limits.leaf_tokens:
+                yield Finding("oversized_leaf", leaf.path, None,
+                              f"~{tokens:,} tokens (over {limits.leaf_tokens}); split it or archive what is done")
+        if len(s.leaves) > limits.domain_leaves:
+            yield Finding("oversized_domain", _domain_folder(s.name), None,
+                          f"{len(s.leaves)} leaves (over {limits.domain_leaves}); move some to a new domain")
+    for facts, days in _general_ages(survey.leaves, survey.now):
+        if days > limits.general_days:
+            yield Finding("old_general_leaf", facts.path, None,
+                          f"in general/ for {days} days (over {limits.general_days}); bonsai-git move it to a "
+                          "domain or bonsai-git archive it")
+
+
+def _general_ages(leaves: Iterable[FileFacts], now: int) -> Iterable[tuple[FileFacts, int]]:
+    for facts in leaves:
+        location = leaf_location(facts.path)
+        days = age_days(facts.committed_at, now)
+        if location is not None and location[0] == FALLBACK_DOMAIN and days is not None:
+            yield facts, days
+
+
+def _domain_folder(domain: str) -> str:
+    return SINGLE_FILE_DOMAINS.get(domain, f"memory/domains/{domain}/")
+
+
+def _secret_findings(scanned: Iterable[tuple[str, str]]) -> Iterable[Finding]:
+    for path, text in scanned:
+        for hit in find_secrets(text):
+            yield Finding("secret", path, hit.line, f"{hit.kind}; move it to a secret store and rewrite this line")
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A leaf or domain worth reviewing: kind, path, the reason, its tokens and age (days) if known."""
+
+    kind: str
+    path: str
+    reason: str
+    tokens: int | None
+    age_days: int | None
+
+
+def reflection_candidates(survey: Survey, limits: Thresholds = Thresholds()) -> tuple[Candidate, ...]:
+    """What an agent or a person should review now (pure; no state file).
+
+    general/ leaves last committed more than `reflect_general_days` ago (placed by no keyword:
+    give them a domain or archive them), leaves over `leaf_tokens`, domains over
+    `domain_leaves`.  Sorted by kind (that order), then path.
+    """
+    stats = domain_stats(readable_leaves(survey), survey.config.estimator)
+    tokens_of = {leaf.path: t for s in stats for leaf, t in s.leaves}
+    out: list[Candidate] = []
+    for facts, days in _general_ages(survey.leaves, survey.now):
+        if days > limits.reflect_general_days:
+            out.append(Candidate("general_leaf", facts.path,
+                                 f"in general/ for {days} days: move it to a domain, or archive it if it is done",
+                                 tokens_of.get(facts.path), days))
+    for s in stats:
+        for leaf, tokens in s.leaves:
+            if tokens > limits.leaf_tokens:
+                out.append(Candidate("oversized_leaf", leaf.path,
+                                     f"~{tokens:,} tokens (over {limits.leaf_tokens}): split it or archive what is done",
+                                     tokens, None))
+    for s in stats:
+        if len(s.leaves) > limits.domain_leaves:
+            out.append(Candidate("oversized_domain", _domain_folder(s.name),
+                                 f"{len(s.leaves)} leaves (over {limits.domain_leaves}): split it into domains",
+                                 s.tokens, None))
+    return tuple(out)
+
+
+# ----------------------------------------------------------------------------- rendering
+
+
+def iso_utc(seconds: int) -> str:
+    """Unix seconds as `YYYY-MM-DDTHH:MM:SSZ`."""
+    return datetime.fromtimestamp(seconds, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def status_json(report: StatusReport) -> dict[str, Any]:
+    """The documented `status --json` object (schema_version 1; see the module docstring)."""
+    boot = report.boot
+    cc = boot.claude_code
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "healthy": report.healthy,
+        "migrated": report.migrated,
+        "now": iso_utc(report.now),
+        "boot": {
+            "profile": boot.profile.name,
+            "trunk_tokens": report.trunk_tokens,
+            "tokens": boot.tokens,
+            "total_chars": boot.total_chars,
+            "total_cap": boot.profile.total_cap,
+            "headroom_chars": boot.headroom,
+            "files": [{"name": f.name, "chars": f.chars, "tokens": f.tokens, "cap": f.cap, "injected_chars": f.injected,
+                       "lost_chars": f.lost, "truncated": f.truncated, "near_limit": f.near_limit} for f in boot.files],
+            "claude_code": None if cc is None else {
+                "lines": cc.lines, "bytes": cc.bytes, "max_lines": CLAUDE_CODE_MAX_LINES,
+                "max_bytes": CLAUDE_CODE_MAX_BYTES, "lost_lines": cc.lost_lines, "lost_bytes": cc.lost_bytes,
+                "fits": cc.fits},
+        },
+        "leaves": sum(d.leaves for d in report.domains),
+        "leaf_tokens": sum(d.tokens for d in report.domains),
+        "domains": [{"name": d.name, "leaves": d.leaves, "tokens": d.tokens,
+                     "largest_leaf": {"path": d.largest[0], "tokens": d.largest[1]}} for d in report.domains],
+        "stale": None if report.stale is None else list(report.stale),
+        "archive": {"files": report.archived, "grace_days": report.thresholds.purge_days,
+                    "due_for_purge": [{"path": p, "age_days": d} for p, d in report.due_for_purge]},
+        "inbox": {"sections": report.inbox_sections, "tokens": report.inbox_tokens},
+        "warnings": [{"kind": f.kind, "path": f.path, "line": f.line, "message": f.message} for f in report.findings],
+        "notes": list(report.notes),
+    }
+
+
+def reflect_json(candidates: Iterable[Candidate], now: int) -> dict[str, Any]:
+    """The documented `reflect --json` object: {schema_version, now, candidates: [{kind, path, reason, tokens, age_days}]}."""
+    return {"schema_version": SCHEMA_VERSION, "now": iso_utc(now),
+            "candidates": [{"kind": c.kind, "path": c.path, "reason": c.reason, "tokens": c.tokens,
+                            "age_days": c.age_days} for c in candidates]}
+
+
+def status_text(report: StatusReport, color: bool = False) -> str:
+    """The terminal report: boot budget table, domains table, warnings, verdict (ANSI colour only if `color`)."""
+    paint = _painter(color)
+    lines = [*_boot_table(report, paint), "", *_domain_table(report)]
+    if report.archived:
+        lines.append(f"  archive: {report.archived} file(s), {len(report.due_for_purge)} due for purge "
+                     f"(older than {report.thresholds.purge_days} days)")
+    if report.inbox_sections or report.inbox_tokens:
+        lines.append(f"  inbox: {report.inbox_sections} section(s), ~{report.inbox_tokens:,} tokens after the end marker")
+    lines += ["", *(f"note: {n}" for n in report.notes)] if report.notes else []
+    if report.findings:
+        lines += ["", paint(f"Warnings ({len(report.findings)})", "yellow")]
+        lines += [f"  {_where(f)}: {f.message}" for f in report.findings]
+    lines += ["", paint("Healthy.", "green") if report.healthy else
+              paint(f"{len(report.findings)} warning(s).", "yellow")]
+    return "\n".join(lines)
+
+
+def reflect_text(candidates: tuple[Candidate, ...]) -> str:
+    """The terminal list of reflection candidates, one per line with its reason."""
+    if not candidates:
+        return "Nothing to review: no old general/ leaves, no oversized leaves or domains."
+    lines = [f"{len(candidates)} candidate(s) to review:"]
+    lines += [f"  {c.path}: {c.reason}" for c in candidates]
+    return "\n".join(lines)
+
+
+def _where(f: Finding) -> str:
+    return f.path if f.line is None else f"{f.path}:{f.line}"
+
+
+def _boot_table(report: StatusReport, paint: Callable[[str, str], str]) -> list[str]:
+    boot = report.boot
+    p = boot.profile
+    cap = f"{p.file_cap:,} chars per file" + (f", {p.total_cap:,} in total" if p.total_cap is not None else "")
+    trunk = "n/a" if report.trunk_tokens is None else f"~{report.trunk_tokens:,}"
+    state = "migrated" if report.migrated else "not migrated"
+    lines = [f"Boot: {trunk} tokens in {TRUNK} ({state}); ~{boot.tokens:,} tokens in all boot files",
+             f"Boot budget ({p.label}: {cap})",
+             f"  {'file':<14}{'chars':>9}{'cap':>9}{'used':>6}{'tokens':>9}  loaded"]
+    for f in boot.files:
+        used = f"{100 * f.chars // f.cap}%" if f.cap else "-"
+        if f.truncated:
+            head = int(f.injected * p.head_ratio)
+            loaded = paint(f"CUT: loses {f.lost:,} chars between char {head:,} and {f.chars - (f.injected - head):,}",
+                           "red")
+        else:
+            loaded = paint("near cap", "yellow") if f.near_limit else "whole"
+        lines.append(f"  {f.name:<14}{f.chars:>9,}{f.cap:>9,}{used:>6}{f.tokens:>9,}  {loaded}")
+    if p.total_cap is not None and boot.headroom is not None:
+        used = f"{100 * boot.total_chars // p.total_cap}%"
+        lines.append(f"  {'total':<14}{boot.total_chars:>9,}{p.total_cap:>9,}{used:>6}{boot.tokens:>9,}  "
+                     f"headroom {boot.headroom:,} chars")
+    cc = boot.claude_code
+    if cc is not None:
+        fit = "loads whole" if cc.fits else paint(f"{cc.lost_lines:,} lines ({cc.lost_bytes:,} bytes) would not load",
+                                                  "red")
+        lines.append(f"  Claude Code: {cc.lines:,} of {CLAUDE_CODE_MAX_LINES} lines, {cc.bytes:,} of "
+                     f"{CLAUDE_CODE_MAX_BYTES:,} bytes: {fit}")
+    return lines
+
+
+def _domain_table(report: StatusReport) -> list[str]:
+    if not report.domains:
+        return ["Domains: none (no leaves under memory/domains/)"]
+    total_leaves = sum(d.leaves for d in report.domains)
+    total_tokens = sum(d.tokens for d in report.domains)
+    lines = [f"Domains ({len(report.domains)}, {total_leaves} leaves, ~{total_tokens:,} tokens)",
+             f"  {'domain':<16}{'leaves':>7}{'tokens':>9}  largest leaf"]
+    for d in report.domains:
+        name = d.largest[0].rsplit("/", 1)[-1]
+        lines.append(f"  {d.name:<16}{d.leaves:>7}{d.tokens:>9,}  {name} (~{d.largest[1]:,})")
+    stale = "not checked" if report.stale is None else (f"{len(report.stale)} stale" if report.stale else "fresh")
+    lines.append(f"  indexes: {stale}")
+    return lines
+
+
+_COLORS = {"red": "31", "green": "32", "yellow": "33"}
+
+
+def _painter(color: bool) -> Callable[[str, str], str]:
+    def paint(text: str, name: str) -> str:
+        return f"\x1b[{_COLORS[name]}m{text}\x1b[0m" if color else text
+
+    return paint

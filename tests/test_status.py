@@ -1,0 +1,240 @@
+"""`bonsai-git status` and `reflect`: golden JSON, ages from commit history, never writing, exit codes."""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import subprocess
+import sys
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from bonsai_git.boot import profile_named
+from bonsai_git.status import KINDS, assess, status_json, status_text
+from bonsai_git.survey import parse_now, survey_workspace
+from conftest import git, snapshot
+from memory_samples import CRON, DAY0, READING, SAMPLE, TRAVEL, MakeRepo, at, commit_all, migrated, run
+
+GOLDEN = Path(__file__).parent / "golden" / "status"
+README = Path(__file__).parent.parent / "README.md"
+BONSAI = str(Path(sys.executable).with_name("bonsai-git"))
+
+
+def _plus_days(n: int) -> str:
+    return (datetime.fromisoformat(DAY0) + timedelta(days=n)).isoformat()
+
+
+def _aged(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Migrated at day 0; travel-notes edited at day 20; AGENTS.md near its cap, USER.md over its own."""
+    repo = migrated(make_repo)
+    at(monkeypatch, _plus_days(20))
+    (repo / TRAVEL).write_text((repo / TRAVEL).read_text() + "Window seat on night trains.\n")
+    (repo / "AGENTS.md").write_text("Follow the rules.\n" * 1000)  # 18,000 chars: 90% of 20,000
+    (repo / "USER.md").write_text("Mari, ceramicist.\n" * 230)  # 4,140 chars: over USER.md's 4,000
+    assert run("reindex", "-C", str(repo)).exit_code == 0
+    commit_all(repo, "edit travel notes; add bootstrap files")
+    monkeypatch.setenv("BONSAI_NOW", _plus_days(45))
+    return repo
+
+
+def _flat(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Not migrated: a flat MEMORY.md of 250 lines and ~22,000 chars."""
+    body = "".join(f"- fact {i:03d}: the kiln at the studio runs hot on humid days, so vent it before every glaze firing.\n" for i in range(250))
+    monkeypatch.setenv("BONSAI_NOW", _plus_days(1))
+    return make_repo("# Memory\n\n## Facts\n\n" + body)
+
+
+def _untidy(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Migrated; reading-list archived at day 1; then uncommitted: a new leaf, a deleted leaf, an inbox section."""
+    repo = migrated(make_repo)
+    at(monkeypatch, _plus_days(1))
+    assert run("archive", "-C", str(repo), "reading-list", "--reason", "read", ok=True).exit_code == 0
+    (repo / "memory/domains/general/new-idea.md").write_text("## New Idea\n\nGlaze test tiles for every batch.\n")
+    (repo / "memory/domains/business/pricing.md").unlink()
+    with open(repo / "MEMORY.md", "a", encoding="utf-8") as fh:
+        fh.write("\n## Kiln Schedule\n\nFiring every Thursday.\n")
+    monkeypatch.setenv("BONSAI_NOW", _plus_days(200))
+    return repo
+
+
+CASES = {"aged": _aged, "flat": _flat, "untidy": _untidy}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_status_json_matches_golden(case: str, make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch,
+                                    request: pytest.FixtureRequest) -> None:
+    repo = CASES[case](make_repo, monkeypatch)
+    result = run("status", "-C", str(repo), "--json", ok=True)
+    got = json.loads(result.stdout)
+    path = GOLDEN / f"{case}.json"
+    if request.config.getoption("--update-goldens"):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(got, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    assert got == json.loads(path.read_text(encoding="utf-8"))
+    assert result.exit_code == (0 if got["healthy"] else 1)
+    assert result.stderr == ""
+
+
+def test_status_aged_warns_by_last_commit_date_not_mtime(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = _aged(make_repo, monkeypatch)
+    got = json.loads(run("status", "-C", str(repo), "--json").stdout)
+    old = [w["path"] for w in got["warnings"] if w["kind"] == "old_general_leaf"]
+    assert old == [READING]  # 45 days; travel-notes was committed 25 days ago, whatever its mtime
+    assert {w["kind"] for w in got["warnings"]} >= {"oversized_leaf", "secret", "boot_truncated", "boot_near_limit"}
+    user = next(f for f in got["boot"]["files"] if f["name"] == "USER.md")
+    assert (user["cap"], user["lost_chars"], user["truncated"]) == (4_000, 140, True)
+
+
+def test_status_secret_warning_names_file_line_kind_never_the_value(make_repo: MakeRepo) -> None:
+    repo = migrated(make_repo)
+    result = run("status", "-C", str(repo))
+    assert "memory/domains/infrastructure/services.md:3: password assignment" in result.stdout
+    assert "Zx9-not-real" not in result.stdout + run("status", "-C", str(repo), "--json").stdout
+
+
+def test_status_healthy_workspace_exits_0(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    memory = SAMPLE.split("## Cron Jobs")[0]  # no oversized leaf, no secret
+    repo = migrated(make_repo, memory)
+    monkeypatch.setenv("BONSAI_NOW", _plus_days(30))  # general/ leaves exactly 30 days old: not over
+    result = run("status", "-C", str(repo), ok=True)
+    assert (result.exit_code, result.stderr) == (0, "")
+    assert result.stdout.rstrip().endswith("Healthy.")
+    assert "headroom" in result.stdout and "indexes: fresh" in result.stdout and "\x1b[" not in result.stdout
+
+
+def test_status_not_migrated_still_reports_the_boot_budget(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = _flat(make_repo, monkeypatch)
+    out = run("status", "-C", str(repo)).stdout
+    assert "note: MEMORY.md: not migrated: run bonsai-git migrate --dry-run" in out
+    assert "CUT: loses" in out and "would not load" in out
+
+
+def test_status_small_unmigrated_file_is_healthy(make_repo: MakeRepo) -> None:
+    repo = make_repo("# Memory\n\nShort.\n")
+    result = run("status", "-C", str(repo))
+    assert result.exit_code == 0 and "not migrated" in result.stdout
+
+
+def test_status_never_writes_even_on_an_untidy_tree(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = _untidy(make_repo, monkeypatch)
+    before, git_before = snapshot(repo), _git_dir_digest(repo)
+    assert run("status", "-C", str(repo)).exit_code == 1
+    assert run("status", "-C", str(repo), "--json").exit_code == 1
+    assert run("reflect", "-C", str(repo)).exit_code == 0
+    assert snapshot(repo) == before and _git_dir_digest(repo) == git_before
+
+
+def test_status_untidy_lists_each_problem_kind(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = _untidy(make_repo, monkeypatch)
+    out = run("status", "-C", str(repo)).stdout
+    for line in (
+        "memory/domains/general/new-idea.md: not tracked by git",
+        "memory/domains/general/new-idea.md: not listed in memory/domains/general/_index.md",
+        "memory/domains/business/_index.md:",  # the entry of the deleted pricing.md
+        "memory/archive/general/reading-list.md: archived 199 days ago",
+        "MEMORY.md: 1 section(s) waiting after the end marker",
+        "memory/_index.md: stale; run bonsai-git reindex",
+    ):
+        assert line in out
+
+
+def test_status_outside_a_repository_is_refused(tmp_path: Path) -> None:
+    result = run("status", "-C", str(tmp_path))
+    assert result.exit_code == 3 and "not inside a git work tree" in result.stderr and result.stdout == ""
+
+
+def test_status_profile_and_cap_options(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = _flat(make_repo, monkeypatch)
+    old = json.loads(run("status", "-C", str(repo), "--json", "--profile", "openclaw-2026.1").stdout)
+    assert old["boot"]["profile"] == "openclaw-2026.1" and old["boot"]["total_cap"] is None
+    roomy = json.loads(run("status", "-C", str(repo), "--json", "--file-cap", "100000").stdout)
+    assert not roomy["boot"]["files"][0]["truncated"] and roomy["boot"]["headroom_chars"] > 0
+    assert run("status", "-C", str(repo), "--profile", "nope").exit_code == 2
+
+
+def test_status_text_colours_only_when_asked(make_repo: MakeRepo) -> None:
+    report = assess(survey_workspace(migrated(make_repo)), profile_named("openclaw-2026.9"))
+    assert "\x1b[33m" in status_text(report, color=True)
+    assert "\x1b[" not in status_text(report, color=False)
+
+
+def test_status_warning_kinds_are_documented_in_order() -> None:
+    doc = (Path(__file__).parent.parent / "bonsai_git" / "status.py").read_text(encoding="utf-8")
+    positions = [doc.index(f"| `{kind}` |") for kind in KINDS]
+    assert positions == sorted(positions)
+
+
+def test_status_json_top_level_keys_are_documented_in_readme(make_repo: MakeRepo) -> None:
+    data = status_json(assess(survey_workspace(migrated(make_repo)), profile_named("openclaw-2026.9")))
+    readme = README.read_text(encoding="utf-8")
+    assert data["schema_version"] == 1
+    for key in data:
+        assert f"`{key}`" in readme or f'"{key}"' in readme, f"README does not document status --json key {key!r}"
+
+
+@pytest.mark.parametrize(
+    ("value", "seconds"),
+    [("2026-03-01", 1772323200), ("2026-03-01T12:00:00+00:00", 1772366400), ("@1772366400", 1772366400)],
+)
+def test_parse_now_accepts_dates_and_unix_seconds(value: str, seconds: int) -> None:
+    assert parse_now(value) == seconds
+
+
+def test_parse_now_rejects_garbage_with_the_variable_name(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BONSAI_NOW", "yesterday")
+    result = run("status", "-C", str(make_repo("# M\n")))
+    assert result.exit_code == 3 and "BONSAI_NOW='yesterday'" in result.stderr
+
+
+def test_reflect_lists_general_leaves_older_than_15_days_with_reasons(make_repo: MakeRepo,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = migrated(make_repo)
+    monkeypatch.setenv("BONSAI_NOW", _plus_days(10))
+    assert [c["path"] for c in json.loads(run("reflect", "-C", str(repo), "--json").stdout)["candidates"]] == [CRON]
+    monkeypatch.setenv("BONSAI_NOW", _plus_days(16))
+    data = json.loads(run("reflect", "-C", str(repo), "--json", ok=True).stdout)
+    assert [(c["kind"], c["path"], c["age_days"]) for c in data["candidates"]] == [
+        ("general_leaf", READING, 16), ("general_leaf", TRAVEL, 16), ("oversized_leaf", CRON, None)]
+    assert all(c["reason"] for c in data["candidates"]) and data["now"] == "2026-03-17T12:00:00Z"
+    text = run("reflect", "-C", str(repo)).stdout
+    assert text.startswith("3 candidate(s) to review:") and f"{READING}: in general/ for 16 days" in text
+
+
+def test_status_and_reflect_run_as_real_processes(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = _aged(make_repo, monkeypatch)
+    proc = subprocess.run([BONSAI, "status", "-C", str(repo), "--json"], capture_output=True, text=True)
+    assert proc.returncode == 1 and json.loads(proc.stdout)["schema_version"] == 1
+    proc = subprocess.run([BONSAI, "reflect", "-C", str(repo)], capture_output=True, text=True)
+    assert proc.returncode == 0 and READING in proc.stdout
+
+
+@pytest.mark.parametrize("module", ["boot", "status"])
+def test_boot_and_status_are_pure(module: str) -> None:
+    source = (Path(__file__).parent.parent / "bonsai_git" / f"{module}.py").read_text(encoding="utf-8")
+    imported = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            imported |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            imported.add(("." if node.level else "") + (node.module or ""))
+    assert not imported & {"os", "subprocess", "click", "git", ".gitrepo", ".transaction", ".survey", ".lifecycle"}
+
+
+def _git_dir_digest(repo: Path) -> str:
+    digest = hashlib.sha256()
+    for path in sorted((repo / ".git").rglob("*")):
+        if path.is_file():
+            digest.update(path.relative_to(repo).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def test_git_log_dates_follow_the_commit_not_the_clock(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = migrated(make_repo)
+    monkeypatch.setenv("BONSAI_NOW", _plus_days(31))
+    (repo / READING).touch()  # a fresh mtime changes nothing
+    survey = survey_workspace(repo)
+    dates = {f.path: f.committed_at for f in survey.leaves}
+    assert dates[READING] == parse_now(DAY0) and git(repo, "status", "--porcelain") == ""
