@@ -53,6 +53,7 @@ injection order, domains by name, warnings by kind (table order), path, line.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -485,10 +486,16 @@ def _domain_table(report: StatusReport) -> list[str]:
              f"  {'domain':<16}{'leaves':>7}{'tokens':>9}  largest leaf"]
     for d in report.domains:
         name = d.largest[0].rsplit("/", 1)[-1]
-        lines.append(f"  {d.name:<16}{d.leaves:>7}{d.tokens:>9,}  {name} (~{d.largest[1]:,})")
+        lines.append(f"  {_pad(d.name, 16)}{d.leaves:>7}{d.tokens:>9,}  {name} (~{d.largest[1]:,})")
     stale = "not checked" if report.stale is None else (f"{len(report.stale)} stale" if report.stale else "fresh")
     lines.append(f"  indexes: {stale}")
     return lines
+
+
+def _pad(text: str, width: int) -> str:
+    """`text` left-aligned in `width` terminal columns (wide CJK characters take two)."""
+    columns = sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+    return text + " " * max(0, width - columns)
 
 
 _COLORS = {"red": "31", "green": "32", "yellow": "33"}

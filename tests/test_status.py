@@ -238,3 +238,10 @@ def test_git_log_dates_follow_the_commit_not_the_clock(make_repo: MakeRepo, monk
     survey = survey_workspace(repo)
     dates = {f.path: f.committed_at for f in survey.leaves}
     assert dates[READING] == parse_now(DAY0) and git(repo, "status", "--porcelain") == ""
+
+
+@pytest.mark.parametrize(("name", "padded"), [("agents", "agents    "), ("项目", "项目      "), ("longer-than-ten", "longer-than-ten")])
+def test_domain_column_pads_by_terminal_width(name: str, padded: str) -> None:
+    from bonsai_git.status import _pad
+
+    assert _pad(name, 10) == padded
