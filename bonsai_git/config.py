@@ -18,7 +18,6 @@ Parsing is pure (`parse_config(text)`); `load_config(path)` only reads the file.
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -66,6 +65,8 @@ def parse_config(text: str, source: str = CONFIG_FILE) -> Config:
 
     Raises BadInput naming `source` and the key when the TOML or a value is invalid.
     """
+    import tomllib  # not at import time: most workspaces have no .bonsai.toml (the hook's path)
+
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

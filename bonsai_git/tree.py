@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -163,6 +162,8 @@ def write_durably(path: Path, data: bytes, *, sync: bool = True) -> None:
     passes sync=False and makes one `sync_barrier()` after the last (352 fsyncs cost 1.1 s on
     the 25k-token corpus file; one barrier costs ~25 ms).
     """
+    import tempfile  # not at import time: a no-op pre-commit hook run never writes
+
     fd, tmp = tempfile.mkstemp(prefix=".bonsai-", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
