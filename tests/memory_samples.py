@@ -21,7 +21,7 @@ SAMPLE = (
     "## Travel Notes\n\nAisle seat, never basic economy. Prefers driving under 6 hours.\n\n"
     "## Reading List\n\nThe Unhurried Workshop (chapter 7).\n\n"
     "## Cron Jobs\n\n" + "".join(f"- job {i:02d}: nightly kiln temperature export to the shared sheet\n" for i in range(40))
-    + "\n## Services\n\nThe shop API uses api_key = Zx9-not-real-but-long-2026 for the sandbox.\n"
+    + "\n## Services\n\nThe sandbox AWS key is AKIABONSAITESTKEY123 (fake, for the secret scan).\n"
 )
 TRAVEL = "memory/domains/general/travel-notes.md"
 READING = "memory/domains/general/reading-list.md"

@@ -91,8 +91,8 @@ def test_status_aged_warns_by_last_commit_date_not_mtime(make_repo: MakeRepo, mo
 def test_status_secret_warning_names_file_line_kind_never_the_value(make_repo: MakeRepo) -> None:
     repo = migrated(make_repo)
     result = run("status", "-C", str(repo))
-    assert "memory/domains/infrastructure/services.md:3: password assignment" in result.stdout
-    assert "Zx9-not-real" not in result.stdout + run("status", "-C", str(repo), "--json").stdout
+    assert "memory/domains/infrastructure/services.md:3: aws access key" in result.stdout
+    assert "BONSAITESTKEY" not in result.stdout + run("status", "-C", str(repo), "--json").stdout
 
 
 def test_status_healthy_workspace_exits_0(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch) -> None:
