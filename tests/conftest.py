@@ -2,35 +2,19 @@
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
 
-CORPUS = Path(__file__).parent / "corpus"
-EXPECTED = json.loads((CORPUS / "expected.json").read_text(encoding="utf-8"))
-CORPUS_FILES = sorted(p.name for p in CORPUS.glob("[0-9]*.md"))
+from support import CORPUS, CORPUS_FILES, EXPECTED, GIT_ENV, corpus_bytes, git, snapshot  # noqa: F401 (re-exported)
 
 settings.register_profile("ci", derandomize=True, max_examples=60, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("dev", max_examples=100, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
-
-GIT_ENV = {
-    "GIT_AUTHOR_NAME": "Test Author",
-    "GIT_AUTHOR_EMAIL": "author@example.com",
-    "GIT_COMMITTER_NAME": "Test Committer",
-    "GIT_COMMITTER_EMAIL": "committer@example.com",
-    "GIT_AUTHOR_DATE": "2026-03-01T12:00:00+00:00",
-    "GIT_COMMITTER_DATE": "2026-03-01T12:00:00+00:00",
-    "GIT_CONFIG_GLOBAL": "/dev/null",
-    "GIT_CONFIG_NOSYSTEM": "1",
-    "NO_COLOR": "1",
-}
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -45,29 +29,6 @@ def git_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
     for key in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"):
         monkeypatch.delenv(key, raising=False)
     yield
-
-
-def git(cwd: Path, *args: str, check: bool = True) -> str:
-    """Run git in `cwd`; return stdout as text."""
-    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True)
-    if check and proc.returncode != 0:
-        raise AssertionError(f"git {' '.join(args)} failed: {proc.stderr}")
-    return proc.stdout
-
-
-def snapshot(repo: Path) -> dict[str, object]:
-    """Everything a failed run must leave unchanged: HEAD, index, status and every file's bytes."""
-    files = {
-        p.relative_to(repo).as_posix(): p.read_bytes()
-        for p in sorted(repo.rglob("*"))
-        if p.is_file() and ".git" not in p.relative_to(repo).parts
-    }
-    return {
-        "head": git(repo, "rev-parse", "HEAD", check=False),
-        "index": git(repo, "ls-files", "-s"),
-        "status": git(repo, "status", "--porcelain", "--untracked-files=all"),
-        "files": files,
-    }
 
 
 @pytest.fixture
@@ -88,8 +49,3 @@ def make_repo(tmp_path: Path) -> Callable[..., Path]:
         return repo
 
     return _make
-
-
-def corpus_bytes(name: str) -> bytes:
-    """The bytes of one shared corpus file."""
-    return (CORPUS / name).read_bytes()

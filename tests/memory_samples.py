@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from bonsai_git.cli import main
-from conftest import git
+from support import git
 
 MakeRepo = Callable[..., Path]
 DAY0 = "2026-03-01T12:00:00+00:00"  # conftest's pinned commit date

@@ -13,7 +13,7 @@ from click.testing import CliRunner, Result
 
 from bonsai_git import cli
 from bonsai_git.cli import main
-from conftest import corpus_bytes, git
+from support import corpus_bytes, git
 
 MakeRepo = Callable[..., Path]
 BONSAI = str(Path(sys.executable).with_name("bonsai-git"))

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from bonsai_git.cli import main
 from bonsai_git.tokens import estimate_tokens
-from conftest import CORPUS_FILES, EXPECTED, corpus_bytes, git
+from support import CORPUS_FILES, EXPECTED, corpus_bytes, git
 
 MakeRepo = Callable[..., Path]
 

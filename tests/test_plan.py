@@ -6,7 +6,7 @@ from bonsai_git.config import Config, parse_config
 from bonsai_git.errors import Failed
 from bonsai_git.plan import Placement, plan_migration, verify_placements
 from bonsai_git.tree import BEGIN, END, parse_trunk
-from conftest import CORPUS_FILES, EXPECTED, corpus_bytes
+from support import CORPUS_FILES, EXPECTED, corpus_bytes
 
 LONG_PREAMBLE = "# Memory\n\n" + "An introduction that goes on for a while. " * 10 + "\n\n"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from click.testing import CliRunner, Result
 
 from bonsai_git.cli import main
-from conftest import corpus_bytes, git, snapshot
+from support import corpus_bytes, git, snapshot
 
 SOURCE = corpus_bytes("17-crlf-line-endings.md")
 MakeRepo = Callable[..., Path]

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from bonsai_git.sections import heading_of, line_starts, split_sections
-from conftest import CORPUS_FILES, EXPECTED, corpus_bytes
+from support import CORPUS_FILES, EXPECTED, corpus_bytes
 
 
 @pytest.mark.parametrize("name", CORPUS_FILES)

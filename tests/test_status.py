@@ -15,7 +15,7 @@ import pytest
 from bonsai_git.boot import profile_named
 from bonsai_git.status import KINDS, assess, status_json, status_text
 from bonsai_git.survey import parse_now, survey_workspace
-from conftest import git, snapshot
+from support import git, snapshot
 from memory_samples import CRON, DAY0, READING, SAMPLE, TRAVEL, MakeRepo, at, commit_all, migrated, run
 
 GOLDEN = Path(__file__).parent / "golden" / "status"

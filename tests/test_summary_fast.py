@@ -10,7 +10,7 @@ from bonsai_git.config import Config
 from bonsai_git.plan import plan_migration
 from bonsai_git.summary import _summary_without_parser, summarize, summarize_parsed
 
-from conftest import CORPUS_FILES, corpus_bytes
+from support import CORPUS_FILES, corpus_bytes
 
 # Line shapes that move section boundaries, fences, comments and front matter around.
 LINES = st.sampled_from([

@@ -5,7 +5,7 @@ import math
 import pytest
 
 from bonsai_git.tokens import estimate_tokens, format_tokens
-from conftest import CORPUS_FILES, EXPECTED, corpus_bytes
+from support import CORPUS_FILES, EXPECTED, corpus_bytes
 
 
 @pytest.mark.parametrize(

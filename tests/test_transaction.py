@@ -16,7 +16,7 @@ from bonsai_git import transaction
 from bonsai_git.cli import main
 from bonsai_git.plan import plan_migration
 from bonsai_git.config import Config
-from conftest import corpus_bytes, git, snapshot
+from support import corpus_bytes, git, snapshot
 
 SOURCE = corpus_bytes("03-chief-of-staff-6k.md")
 MakeRepo = Callable[..., Path]

@@ -1,0 +1,55 @@
+"""Helpers shared by the tests (imported as `support`, a name no other folder's module shadows).
+
+Fixtures live in conftest.py; plain functions and constants live here so that test modules can
+import them by a unique module name (tests/openclaw has a conftest.py of its own).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+CORPUS = Path(__file__).parent / "corpus"
+EXPECTED = json.loads((CORPUS / "expected.json").read_text(encoding="utf-8"))
+CORPUS_FILES = sorted(p.name for p in CORPUS.glob("[0-9]*.md"))
+
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "Test Author",
+    "GIT_AUTHOR_EMAIL": "author@example.com",
+    "GIT_COMMITTER_NAME": "Test Committer",
+    "GIT_COMMITTER_EMAIL": "committer@example.com",
+    "GIT_AUTHOR_DATE": "2026-03-01T12:00:00+00:00",
+    "GIT_COMMITTER_DATE": "2026-03-01T12:00:00+00:00",
+    "GIT_CONFIG_GLOBAL": "/dev/null",
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "NO_COLOR": "1",
+}
+
+
+def git(cwd: Path, *args: str, check: bool = True) -> str:
+    """Run git in `cwd`; return stdout as text."""
+    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"git {' '.join(args)} failed: {proc.stderr}")
+    return proc.stdout
+
+
+def snapshot(repo: Path) -> dict[str, object]:
+    """Everything a failed run must leave unchanged: HEAD, index, status and every file's bytes."""
+    files = {
+        p.relative_to(repo).as_posix(): p.read_bytes()
+        for p in sorted(repo.rglob("*"))
+        if p.is_file() and ".git" not in p.relative_to(repo).parts
+    }
+    return {
+        "head": git(repo, "rev-parse", "HEAD", check=False),
+        "index": git(repo, "ls-files", "-s"),
+        "status": git(repo, "status", "--porcelain", "--untracked-files=all"),
+        "files": files,
+    }
+
+
+def corpus_bytes(name: str) -> bytes:
+    """The bytes of one shared corpus file."""
+    return (CORPUS / name).read_bytes()
