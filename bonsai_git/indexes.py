@@ -19,7 +19,7 @@ are folded into a "+N more domains" line.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from .config import SINGLE_FILE_DOMAINS, Config
@@ -35,6 +35,28 @@ _LEVELS = ((5, True), (3, True), (3, False), (1, False), (0, False))
 
 
 @dataclass(frozen=True, slots=True)
+class LeafFacts:
+    """What the indexes say about one leaf, all derived from its text alone.
+
+    `tokens` (estimated, for the configured estimator), `summary` (branch index, <= 120 chars)
+    and `root_summary` (root index, <= 80 chars).  The renderers compute them from the leaf's
+    text unless a caller passes a `facts` function (the hook's cache of unchanged leaves).
+    """
+
+    tokens: int
+    summary: str
+    root_summary: str
+
+
+FactsOf = Callable[[Leaf], LeafFacts]
+
+
+def leaf_facts(text: str, estimator: str) -> LeafFacts:
+    """The LeafFacts of a leaf's text (str) for `estimator` ("script-aware" or "chars4")."""
+    return LeafFacts(estimate_tokens(text, estimator), summarize(text), summarize(text, ROOT_SUMMARY_CHARS))
+
+
+@dataclass(frozen=True, slots=True)
 class DomainStats:
     """A domain's leaves with their token estimates, largest first (ties by name)."""
 
@@ -47,11 +69,15 @@ class DomainStats:
         return sum(t for _, t in self.leaves)
 
 
-def domain_stats(leaves: Iterable[Leaf], estimator: str) -> tuple[DomainStats, ...]:
-    """Group leaves by domain (sorted by domain name), each with per-leaf token estimates."""
+def domain_stats(leaves: Iterable[Leaf], estimator: str, facts: FactsOf | None = None) -> tuple[DomainStats, ...]:
+    """Group leaves by domain (sorted by domain name), each with per-leaf token estimates.
+
+    `facts`, when given, supplies each leaf's tokens (it must agree with `leaf_facts`).
+    """
     by_domain: dict[str, list[tuple[Leaf, int]]] = {}
     for leaf in leaves:
-        by_domain.setdefault(leaf.domain, []).append((leaf, estimate_tokens(leaf.text, estimator)))
+        tokens = estimate_tokens(leaf.text, estimator) if facts is None else facts(leaf).tokens
+        by_domain.setdefault(leaf.domain, []).append((leaf, tokens))
     return tuple(
         DomainStats(name, tuple(sorted(items, key=lambda lt: (-lt[1], lt[0].name))))
         for name, items in sorted(by_domain.items())
@@ -63,8 +89,11 @@ def branch_index_path(domain: str) -> str:
     return f"{DOMAINS_DIR}/{domain}/{INDEX_NAME}"
 
 
-def render_branch_index(stats: DomainStats, estimator: str = "script-aware") -> str:
-    """Render one branch index (str, LF line endings) for a domain's leaves."""
+def render_branch_index(stats: DomainStats, estimator: str = "script-aware", facts: FactsOf | None = None) -> str:
+    """Render one branch index (str, LF line endings) for a domain's leaves.
+
+    `facts`, when given, supplies each leaf's summary (it must agree with `leaf_facts`).
+    """
     count = len(stats.leaves)
     lines = [
         f"# {_title(stats.name)} Index",
@@ -72,13 +101,13 @@ def render_branch_index(stats: DomainStats, estimator: str = "script-aware") -> 
     ]
     for leaf, tokens in sorted(stats.leaves, key=lambda lt: lt[0].name):
         lines += ["", f"### {leaf.name} ({format_tokens(tokens)} tokens)"]
-        summary = summarize(leaf.text)
+        summary = summarize(leaf.text) if facts is None else facts(leaf).summary
         if summary:
             lines.append(summary)
     return "\n".join(lines) + "\n"
 
 
-def render_root_index(stats: tuple[DomainStats, ...], newline: str = "\n") -> str:
+def render_root_index(stats: tuple[DomainStats, ...], newline: str = "\n", facts: FactsOf | None = None) -> str:
     """Render the root index content (no markers) within the block budget; ends with `newline`.
 
     Tries the levels of detail from richest to plainest and keeps the first that fits the
@@ -87,7 +116,9 @@ def render_root_index(stats: tuple[DomainStats, ...], newline: str = "\n") -> st
     """
     total = sum(s.tokens for s in stats)
     budget = min(BLOCK_CAP_TOKENS, math.ceil(total * BLOCK_SHARE))
-    summaries: dict[str, str] = {}
+    summaries: dict[str, str] = {} if facts is None else {
+        s.name: facts(s.leaves[0][0]).root_summary for s in stats if s.leaves
+    }
     for names, with_summary in _LEVELS:
         text = _root_text(stats, stats, names, with_summary, newline, summaries)
         if _block_tokens(text, newline) <= budget:
@@ -106,33 +137,38 @@ def render_root_index(stats: tuple[DomainStats, ...], newline: str = "\n") -> st
     return _root_text(sorted(by_size[:low], key=lambda s: s.name), stats, 0, False, newline, summaries)
 
 
-def render_block(stats: tuple[DomainStats, ...], newline: str = "\n") -> str:
+def render_block(stats: tuple[DomainStats, ...], newline: str = "\n", facts: FactsOf | None = None) -> str:
     """The trunk's generated block: begin marker, root index, end marker, each line `newline`-ended."""
-    return _wrap(render_root_index(stats, newline), newline)
+    return _wrap(render_root_index(stats, newline, facts), newline)
 
 
-def render_trunk(parts: TrunkParts, stats: tuple[DomainStats, ...]) -> str:
+def render_trunk(parts: TrunkParts, stats: tuple[DomainStats, ...], facts: FactsOf | None = None) -> str:
     """The trunk with its block regenerated; the user's text before and after is kept as is."""
-    return parts.pinned + render_block(stats, parts.newline) + parts.inbox
+    return parts.pinned + render_block(stats, parts.newline, facts) + parts.inbox
 
 
 def render_tree(
-    leaves: Iterable[Leaf], trunk: TrunkParts, config: Config, existing_indexes: Iterable[str] = ()
+    leaves: Iterable[Leaf],
+    trunk: TrunkParts,
+    config: Config,
+    existing_indexes: Iterable[str] = (),
+    facts: FactsOf | None = None,
 ) -> dict[str, str | None]:
     """Every generated file of the tree: {workspace-relative path: text, or None to delete}.
 
     `existing_indexes` are branch index paths present now; one whose domain has no leaf left
-    maps to None.  The trunk maps to its full new text.
+    maps to None.  The trunk maps to its full new text.  `facts` (optional) supplies each
+    leaf's LeafFacts, e.g. from a cache; the bytes are the same as without it.
     """
-    stats = domain_stats(leaves, config.estimator)
+    stats = domain_stats(leaves, config.estimator, facts)
     files: dict[str, str | None] = {}
     for s in stats:
         if s.name not in SINGLE_FILE_DOMAINS:
-            files[branch_index_path(s.name)] = render_branch_index(s, config.estimator)
+            files[branch_index_path(s.name)] = render_branch_index(s, config.estimator, facts)
     for path in sorted(existing_indexes):
         files.setdefault(path, None)
-    files[ROOT_INDEX] = render_root_index(stats)
-    files[TRUNK] = render_trunk(trunk, stats)
+    files[ROOT_INDEX] = render_root_index(stats, facts=facts)
+    files[TRUNK] = render_trunk(trunk, stats, facts)
     return dict(sorted(files.items()))
 
 

@@ -17,8 +17,7 @@ line; both paths give the same bytes (tests/test_summary_fast.py checks it with 
 from __future__ import annotations
 
 import re
-
-from .secretscan import mask_secrets
+from collections.abc import Iterator
 
 MAX_SUMMARY_CHARS = 120
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
@@ -43,7 +42,7 @@ def summarize(text: str, max_chars: int = MAX_SUMMARY_CHARS) -> str:
     """
     fast = _summary_without_parser(text)
     if fast is not None:
-        return "" if not fast else _cut(mask_secrets(fast), max_chars)
+        return "" if not fast else _cut(_mask(fast), max_chars)
     return summarize_parsed(text, max_chars)
 
 
@@ -58,8 +57,16 @@ def summarize_parsed(text: str, max_chars: int = MAX_SUMMARY_CHARS) -> str:
     for _index, line in _candidate_lines(_lines(body)):
         cleaned = _clean(line)
         if cleaned:
-            return _cut(mask_secrets(cleaned), max_chars)
+            return _cut(_mask(cleaned), max_chars)
     return ""
+
+
+def _mask(line: str) -> str:
+    # Imported here: compiling the secret rules costs ~6 ms, and the hook's cached no-op run
+    # never summarizes (factcache.py).
+    from .secretscan import mask_secrets
+
+    return mask_secrets(line)
 
 
 def _summary_without_parser(text: str) -> str | None:
@@ -93,7 +100,7 @@ def _summary_of_headingless(text: str) -> str | None:
     if text.startswith("\ufeff"):
         return None
     lines = _lines(text)
-    if any(_ATX_H2.match(line) or _SETEXT_H2.match(line) for line in lines):
+    if any(_ATX_H2.match(line) for line in lines) or _could_underline(lines, len(lines)):
         return None
     return next((cleaned for _i, line in _candidate_lines(lines) if (cleaned := _clean(line))), "")
 
@@ -103,21 +110,28 @@ def _no_heading_through(lines: list[str], index: int) -> bool:
     if any(_ATX_H2.match(line) for line in lines[: index + 1]):
         return False
     end = next((i for i in range(index + 1, len(lines)) if _BLANK.match(lines[i])), len(lines))
-    return not any(_SETEXT_H2.match(line) for line in lines[:end])
+    return not _could_underline(lines, end)
+
+
+def _could_underline(lines: list[str], end: int) -> bool:
+    """True when one of `lines[:end]` could be a setext `---` underline (a non-blank line above it)."""
+    return any(_SETEXT_H2.match(lines[i]) and not _BLANK.match(lines[i - 1]) for i in range(1, min(end, len(lines))))
 
 
 def _lines(body: str) -> list[str]:
     return body.replace("\r\n", "\n").replace("\r", "\n").split("\n")
 
 
-def _candidate_lines(lines: list[str]) -> list[tuple[int, str]]:
-    """(index, line) of the lines that may hold a summary, skipping front matter, fences, comments."""
+def _candidate_lines(lines: list[str]) -> Iterator[tuple[int, str]]:
+    """(index, line) of the lines that may hold a summary, skipping front matter, fences, comments.
+
+    A generator: callers stop at the first meaningful line, so long leaves cost no more.
+    """
     start = 0
     if lines and lines[0].lstrip("\ufeff").strip() == "---":  # YAML front matter
         end = next((i for i, ln in enumerate(lines[1:], 1) if ln.strip() in ("---", "...")), None)
         if end is not None:
             start = end + 1
-    out: list[tuple[int, str]] = []
     fence: str | None = None
     in_comment = False
     for index in range(start, len(lines)):
@@ -138,8 +152,7 @@ def _candidate_lines(lines: list[str]) -> list[tuple[int, str]]:
             continue
         if _TABLE_RULE.match(line) or _THEMATIC.match(line) or _SETEXT.match(line):
             continue
-        out.append((index, line))
-    return out
+        yield index, line
 
 
 def _clean(line: str) -> str:

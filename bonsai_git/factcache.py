@@ -1,0 +1,117 @@
+"""A cache of leaf facts (token estimate, summaries) keyed by the leaf's bytes, for the hook.
+
+The pre-commit hook re-renders every index at every commit, and summarizing 1,000 unchanged
+leaves costs more than everything else in a run.  A leaf's LeafFacts depend only on its text,
+the estimator and the code that derives them, so they are cached under
+`blake2b(estimator, text)` in `<git common dir>/bonsai-git/leaf-facts.json`: content-addressed,
+so an edited leaf simply misses, and no stat or clock is trusted.  The cache file also records
+a fingerprint of the deriving code (the source of tokens.py, summary.py, secretscan.py,
+sections.py and indexes.py, and the Python version): after an upgrade, or another engineer's
+change to a rule, every entry misses and the cache is rebuilt.  Nothing generated depends on
+the cache: with it or without it (`BONSAI_GIT_NO_CACHE=1`) the indexes are the same bytes.
+
+On save only the entries used in this run are kept, so the file stays the size of the tree.
+A missing, unreadable or corrupt cache is ignored; a cache that cannot be written is skipped.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+from .indexes import FactsOf, LeafFacts, leaf_facts
+from .tree import Leaf, write_durably
+
+try:  # hashlib's own blake2 backend: importing hashlib would load OpenSSL (~3 ms per hook run)
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - other Python implementations
+    from hashlib import blake2b
+
+CACHE_PATH = "bonsai-git/leaf-facts.json"
+FORMAT = 1
+_DERIVING_MODULES = ("tokens.py", "summary.py", "secretscan.py", "sections.py", "indexes.py")
+
+
+class FactsCache:
+    """LeafFacts by content digest: loaded once per hook run, saved once if anything changed."""
+
+    def __init__(self, path: Path | None) -> None:
+        """Open the cache at `path` (None: an in-memory cache that is never saved)."""
+        self.path = path
+        self.fingerprint = _code_fingerprint()
+        self._stored: dict[str, list[object]] = self._load() if path is not None else {}
+        self._used: dict[str, list[object]] = {}
+        self.misses = 0
+
+    def facts_of(self, estimator: str) -> FactsOf:
+        """A function Leaf -> LeafFacts for `estimator` that reads and fills this cache."""
+        memo: dict[Leaf, LeafFacts] = {}
+
+        def facts(leaf: Leaf) -> LeafFacts:
+            found = memo.get(leaf)
+            if found is None:
+                found = memo[leaf] = self._lookup(leaf.text, estimator)
+            return found
+
+        return facts
+
+    def save(self) -> None:
+        """Write the used entries back when the run added or dropped any; never raises OSError."""
+        if self.path is None or (not self.misses and len(self._used) == len(self._stored)):
+            return
+        data = json.dumps({"format": FORMAT, "code": self.fingerprint, "facts": self._used},
+                          ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            write_durably(self.path, data.encode("utf-8"), sync=False)
+        except OSError:
+            pass  # a read-only git dir: the next run recomputes, nothing else changes
+
+    def _lookup(self, text: str, estimator: str) -> LeafFacts:
+        key = blake2b(f"{estimator}\0{text}".encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+        entry = self._stored.get(key)
+        if not _is_entry(entry):
+            facts = leaf_facts(text, estimator)
+            entry = [facts.tokens, facts.summary, facts.root_summary]
+            self.misses += 1
+        assert entry is not None
+        self._used[key] = entry
+        tokens, summary, root_summary = entry
+        return LeafFacts(tokens, summary, root_summary)  # type: ignore[arg-type]
+
+    def _load(self) -> dict[str, list[object]]:
+        assert self.path is not None
+        try:
+            data = json.loads(self.path.read_bytes())
+        except (OSError, ValueError):
+            return {}
+        if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("code") != self.fingerprint:
+            return {}
+        facts = data.get("facts")
+        return facts if isinstance(facts, dict) else {}
+
+
+def open_cache(git_common_dir: Path | None) -> FactsCache:
+    """The hook's cache under `git_common_dir`, or an unsaved one when None or disabled by env."""
+    if git_common_dir is None or os.environ.get("BONSAI_GIT_NO_CACHE"):
+        return FactsCache(None)
+    return FactsCache(git_common_dir / CACHE_PATH)
+
+
+def _code_fingerprint() -> str:
+    h = blake2b(digest_size=16)
+    h.update(sys.version.encode())
+    here = Path(__file__).parent
+    for name in _DERIVING_MODULES:
+        try:
+            h.update((here / name).read_bytes())
+        except OSError:
+            h.update(b"missing " + name.encode())
+    return h.hexdigest()
+
+
+def _is_entry(entry: object) -> bool:
+    return (isinstance(entry, list) and len(entry) == 3 and isinstance(entry[0], int)
+            and isinstance(entry[1], str) and isinstance(entry[2], str))
