@@ -363,7 +363,14 @@ class Sandbox:
         ``core:memory-artifact-provenance``, key ``sha256(realpath(ws)):sha256(path)``);
         read-only, on a copy-free path: sqlite in read-only URI mode.
         """
-        return read_memory_provenance(self.home / ".openclaw" / "state" / "openclaw.sqlite", self.workspace, relative_path)
+        return read_memory_provenance(self.state_db, self.workspace, relative_path)
+
+    @property
+    def state_db(self) -> Path:
+        return self.home / ".openclaw" / "state" / "openclaw.sqlite"
+
+    def provenance_state(self, relative_path: str = "MEMORY.md") -> str:
+        return provenance_state(self.state_db, self.workspace, relative_path)
 
 
 def read_memory_provenance(db: Path, workspace: Path, relative_path: str) -> dict[str, Any] | None:
@@ -382,6 +389,26 @@ def read_memory_provenance(db: Path, workspace: Path, relative_path: str) -> dic
     finally:
         con.close()
     return json.loads(row[0]) if row else None
+
+
+def provenance_state(db: Path, workspace: Path, relative_path: str = "MEMORY.md") -> str:
+    """Classify OpenClaw's write-provenance record of a memory file (read-only).
+
+    - ``none``: no record; OpenClaw treats the file as agent-written (injected).
+    - ``agent``: recorded by the agent's own tools and the file still has those bytes.
+    - ``armed``: recorded as agent-written, but the file changed outside the agent's
+      tools since (a migration, reindex, absorb, git revert, an editor). Still injected,
+      but the agent's next write through its tools records it ``untrusted``.
+    - ``untrusted``: OpenClaw no longer injects the file at boot, in every later session.
+    OpenClaw 2026.9.6: extensions/memory-core memory-path-provenance + src/memory/memory-artifact-provenance.
+    """
+    record = read_memory_provenance(db, workspace, relative_path)
+    if record is None:
+        return "none"
+    if record.get("originClass") != "agent":
+        return str(record.get("originClass"))
+    current = hashlib.sha256((workspace / relative_path).read_bytes()).hexdigest()
+    return "agent" if record.get("fileHash") == current else "armed"
 
 
 def _collect_tool_results(mock_dir: Path, turn: Turn) -> None:
