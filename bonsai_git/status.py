@@ -24,6 +24,7 @@ Findings (each a warning; any warning makes `bonsai-git status` exit 1), in this
 | `purge_due` | an archived file archived more than 180 days ago |
 | `inbox` | text waiting after the trunk's end marker |
 | `secret` | a secret-looking value (`file:line: kind`; the value is never shown) |
+| `openclaw_provenance` | OpenClaw's record makes MEMORY.md `armed` (the agent's next write drops it from boot) or `untrusted` (not loaded at boot now); see provenance.py |
 
 A workspace that is not migrated yet gets its boot budget and the note "not migrated";
 that alone is not a warning.
@@ -43,7 +44,8 @@ JSON (`bonsai-git status --json`), schema_version 1; keys are stable, new keys m
      "archive": {"files": int, "grace_days": int, "due_for_purge": [{"path", "age_days"}]},
      "inbox": {"sections": int, "tokens": int},
      "warnings": [{"kind", "path", "line": int|null, "message"}],
-     "notes": [str]}
+     "notes": [str],
+     "openclaw_provenance": "none"|"agent"|"armed"|"untrusted"|"unknown"}
 
 Chars are UTF-16 units (as OpenClaw counts), tokens are estimates (tokens.py), ages are
 whole days between a commit's committer date and "now".  Lists are sorted: files in
@@ -64,6 +66,7 @@ from .config import FALLBACK_DOMAIN, SINGLE_FILE_DOMAINS, Config
 from .indexes import DomainStats, domain_stats
 from .secretscan import find_secrets
 from .sections import split_sections
+from .provenance import provenance_warning
 from .tokens import estimate_tokens
 from .tree import TRUNK, Leaf, find_conflict_marker, leaf_location, parse_trunk
 
@@ -72,7 +75,7 @@ DAY = 86_400
 KINDS = (
     "no_trunk", "boot_truncated", "boot_near_limit", "boot_total_near_limit", "claude_code_cut", "stale_index",
     "reindex_error", "unreadable_leaf", "untracked_leaf", "orphan_leaf", "orphan_entry", "oversized_leaf",
-    "oversized_domain", "old_general_leaf", "purge_due", "inbox", "secret",
+    "oversized_domain", "old_general_leaf", "purge_due", "inbox", "secret", "openclaw_provenance",
 )
 _ENTRY = re.compile(r"^### (.+?) \(~[\d,]+ tokens\)\r?$")
 
@@ -109,6 +112,7 @@ class Survey:
     stale: tuple[str, ...] | None
     stale_error: str | None
     scanned: tuple[tuple[str, str], ...]
+    provenance: str = "none"
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,6 +163,7 @@ class StatusReport:
     findings: tuple[Finding, ...]
     notes: tuple[str, ...]
     thresholds: Thresholds
+    provenance: str = "none"
 
     @property
     def healthy(self) -> bool:
@@ -199,6 +204,7 @@ def assess(survey: Survey, profile: BootProfile, thresholds: Thresholds = Thresh
         *(Finding("purge_due", p, None, f"archived {d} days ago (grace {thresholds.purge_days} days); "
                   f"run bonsai-git purge") for p, d in due),
         *_secret_findings(survey.scanned),
+        *_provenance_findings(survey.provenance),
     ]
     notes = () if parts is not None or trunk is None else (f"{TRUNK}: not migrated: run bonsai-git migrate --dry-run",)
     return StatusReport(
@@ -208,7 +214,13 @@ def assess(survey: Survey, profile: BootProfile, thresholds: Thresholds = Thresh
         due_for_purge=due, inbox_sections=len(split_sections(inbox).sections) if inbox.strip() else 0,
         inbox_tokens=estimate_tokens(inbox, survey.config.estimator) if inbox.strip() else 0,
         findings=tuple(sorted(findings, key=_finding_key)), notes=notes, thresholds=thresholds,
+        provenance=survey.provenance,
     )
+
+
+def _provenance_findings(state: str) -> Iterable[Finding]:
+    if state in ("armed", "untrusted"):
+        yield Finding("openclaw_provenance", TRUNK, None, f"OpenClaw provenance {state}: {provenance_warning(state)}")
 
 
 def _finding_key(f: Finding) -> tuple[int, str, int]:
@@ -405,6 +417,7 @@ def status_json(report: StatusReport) -> dict[str, Any]:
         "inbox": {"sections": report.inbox_sections, "tokens": report.inbox_tokens},
         "warnings": [{"kind": f.kind, "path": f.path, "line": f.line, "message": f.message} for f in report.findings],
         "notes": list(report.notes),
+        "openclaw_provenance": report.provenance,
     }
 
 

@@ -28,6 +28,7 @@ from .config import Config, load_config
 from .errors import BadInput, BonsaiError, NotARepository
 from .reindex import existing_index_paths, reindex_workspace
 from .status import FileFacts, Survey
+from .provenance import read_provenance
 from .tree import MEMORY_DIR, TRUNK, is_migrated, walk_leaf_paths
 
 ARCHIVE_DIR = "memory/archive"
@@ -77,7 +78,7 @@ def survey_workspace(workspace: Path, now: int | None = None) -> Survey:
     archived = tuple(_facts(workspace, p, p in tracked, added.get(p)) for p in _archive_paths(workspace))
     stale, stale_error = _stale(workspace, config)
     return Survey(config, now, _boot_files(workspace), leaves, archived, _indexes(workspace), stale, stale_error,
-                  _scanned(workspace))
+                  _scanned(workspace), read_provenance(workspace))
 
 
 def _check_work_tree(workspace: Path) -> None:
