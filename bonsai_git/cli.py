@@ -24,8 +24,26 @@ WORKSPACE = click.option(
 )
 
 
+class WorkspaceCommand(click.Command):
+    """A subcommand: one with a `-C` workspace refuses (exit 3) while a crash journal is present.
+
+    An interrupted run's journal (journal.py) must be settled first: only `migrate --recover`
+    runs then.  The check is one `git rev-parse`, made after parsing and before the body.
+    """
+
+    def invoke(self, ctx: click.Context) -> Any:
+        workspace = ctx.params.get("workspace")
+        if isinstance(workspace, Path) and not ctx.params.get("recover"):
+            from .journal import refuse_if_journaled
+
+            refuse_if_journaled(workspace)
+        return super().invoke(ctx)
+
+
 class BonsaiGroup(click.Group):
     """A click group that maps BonsaiError, Ctrl-C and bugs to the documented exit codes."""
+
+    command_class = WorkspaceCommand
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -58,20 +76,43 @@ def main() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.option("--allow-detached", is_flag=True, help="Allow a detached HEAD.")
 @click.option("--no-verify", is_flag=True, help="Pass --no-verify to git commit (skip commit hooks).")
+@click.option("--recover", is_flag=True,
+              help="After a crash: restore the state before the interrupted run (or keep its finished commit).")
 def migrate(workspace: Path, dry_run: bool, no_commit: bool, force: bool, as_json: bool,
-            allow_detached: bool, no_verify: bool) -> None:
+            allow_detached: bool, no_verify: bool, recover: bool) -> None:
     """Migrate MEMORY.md into a memory tree in one commit (exit 0 done, 3 refused, 1 restored)."""
     from .report import migration_json, migration_text
     from .transaction import migrate as run_migration
 
+    if recover:
+        _recover(workspace)
+        return
     result = run_migration(workspace, dry_run=dry_run, no_commit=no_commit, force=force,
                            allow_detached=allow_detached, no_verify=no_verify)
     for note in result.notes:
         click.echo(f"note: {note}", err=True)
+    for warning in result.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    if result.warnings:
+        click.echo(f"note: {len(result.warnings)} secret-looking value(s) (kinds shown, never values): the leaves keep "
+                   "your text verbatim, the indexes and MEMORY.md's block mask them", err=True)
     if as_json:
         click.echo(json.dumps(migration_json(result), indent=2, ensure_ascii=False))
     else:
         click.echo(migration_text(result))
+
+
+def _recover(workspace: Path) -> None:
+    from .transaction import recover_workspace
+
+    result = recover_workspace(workspace)
+    texts = {
+        "nothing": "No interrupted run to recover; nothing changed.",
+        "restored": f"Restored {result.paths} path(s) to their state before the interrupted run; the journal is removed.",
+        "completed": "The interrupted run had finished its commit; kept it and removed the journal.",
+        "undone": f"Undid the interrupted run's commit and restored {result.paths} path(s); the journal is removed.",
+    }
+    click.echo(texts[result.outcome])
 
 
 @main.command()

@@ -40,6 +40,18 @@ class NothingToDo(Refused):
     """Nothing to revert, or the revert would conflict (exit 3)."""
 
 
+class JournalPresent(Refused):
+    """An interrupted run left its crash journal; only `migrate --recover` may run (exit 3)."""
+
+
+class IndexLocked(Refused):
+    """git's index.lock stayed held by another process past the short wait (exit 3; never deleted)."""
+
+
+class RecoveryRefused(Refused):
+    """`migrate --recover` cannot tell what happened since the crash, so it changes nothing (exit 3)."""
+
+
 class Failed(BonsaiError):
     """A step failed after writing began; the tree was restored (exit 1)."""
 

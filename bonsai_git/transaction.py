@@ -5,28 +5,33 @@ after the first write (an exception, a rejecting hook, Ctrl-C) restores every to
 the index to what they were, removes what was created, releases the lock, and reports the cause.
 Only the paths the plan lists are ever touched: no stash, no `reset --hard`, no `clean`.
 
+Crashes (SIGKILL, power loss) are covered by a journal (journal.py) recorded durably before the
+first write and removed after the last step; `recover_workspace` (`migrate --recover`) restores
+the journaled paths, or keeps the run's commit when it already exists whole.
+
 `apply_changes` is the reusable core (write files durably, verify, stage, commit, restore on
 failure) that every tree-changing command uses; `migrate` is the orchestration for MEMORY.md.
 """
 
 from __future__ import annotations
 
-import contextlib
-import functools
-import hashlib
+import os
+import stat
 import sys
-
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .config import Config, load_config
-from .errors import BadInput, BonsaiError, Failed, Interrupted, Refused
+from . import journal
+from .errors import BadInput, BonsaiError, Failed, IndexLocked, Interrupted, RecoveryRefused, Refused
 from .gitrepo import (
-    GitFailed, RepoContext, check_identity, head_sha, ignored_paths, in_progress_operation, is_tracked,
+    GitFailed, RepoContext, check_identity, git_path, head_sha, ignored_paths, in_progress_operation, is_tracked,
     open_workspace, run_git, staged_paths, status_paths, workspace_lock,
 )
+from .journal import Journal, JournalEntry, crash_point
 from .plan import MigrationPlan, plan_migration, verify_placements
+from .secretscan import has_secret, secret_warnings
 from .tokens import estimate_tokens
 from .tree import DOMAINS_DIR, ROOT_INDEX, TRUNK, decode_utf8, is_migrated, sync_barrier, write_durably
 
@@ -35,7 +40,8 @@ PLANNED_AREAS = (DOMAINS_DIR, ROOT_INDEX, "memory/dates.md")
 
 @dataclass
 class MigrationResult:
-    """What a migrate run did: the plan (None if already migrated), the commit sha, notes."""
+    """What a migrate run did: the plan (None if already migrated), the commit sha, notes, and
+    `warnings`: one `path:line: kind` per secret-looking value in the planned files (never the value)."""
 
     plan: MigrationPlan | None
     commit: str | None = None
@@ -43,6 +49,18 @@ class MigrationResult:
     dry_run: bool = False
     notes: list[str] = field(default_factory=list)
     message: str = ""
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class RecoveryResult:
+    """What `migrate --recover` did: `outcome` is "nothing" (no journal), "restored" (the
+    pre-run state is back), "completed" (the run's commit existed whole; kept) or "undone" (the
+    run's commit held other bytes than planned: HEAD moved back, paths restored)."""
+
+    outcome: str
+    paths: int
+    head: str | None
 
 
 def apply_changes(
@@ -55,44 +73,46 @@ def apply_changes(
 ) -> str | None:
     """Write (bytes) or delete (None) workspace-relative paths, verify, stage them, and commit.
 
-    `message` None means write and stage nothing more: the changes stay in the work tree
-    (`--no-commit`).  Returns the new commit sha (or None).  On any failure, Ctrl-C included,
-    every path and its index entry is restored exactly and the error re-raised as a
-    BonsaiError (Failed, exit 1; Interrupted, exit 130).
+    `changes` maps workspace-relative posix paths to their new bytes.  `message` None means
+    write and stage nothing more: the changes stay in the work tree (`--no-commit`).  Returns
+    the new commit sha (or None).  Before the first write a crash journal is recorded
+    (journal.py) and removed after the last step.  Refuses, writing nothing: IndexLocked (git's
+    index.lock held for ~2 s), JournalPresent, Refused (a symlink or folder at a path).  On any
+    failure after that, Ctrl-C included, HEAD, every path and its index entry are restored
+    exactly and the error re-raised as a BonsaiError (Failed, exit 1; Interrupted, exit 130).
     """
-    old_head = head_sha(ctx)
-    before = {p: _read_or_none(ctx.abs_path(p)) for p in changes}
-    created_dirs: list[Path] = []
-    staged = False
+    if not changes:
+        return None
+    folder = _journal_folder(ctx)
+    _wait_for_index_lock(ctx)
+    before = _prior_bytes(ctx, changes)
+    record = _journal_record(ctx, changes, before, message)
     try:
-        for path in sorted(changes):
-            _apply_one(ctx.abs_path(path), changes[path], created_dirs)
+        journal.write_journal(folder, record, {p: d for p, d in before.items() if d is not None})
+    except OSError as exc:
+        raise Failed(f"{_shown(ctx, folder)}: could not record the crash journal ({exc.strerror or exc}); "
+                     f"nothing was written") from None
+    crash_point("journal")
+    commit: str | None = None
+    try:
+        made: set[Path] = set()
+        for n, path in enumerate(_write_order(changes), 1):
+            _apply_one(ctx.abs_path(path), changes[path], new=before[path] is None, folders=made)
+            crash_point(f"write:{n}")
         sync_barrier()
         verify()
-        if message is None:
-            return None
-        repo_paths = [ctx.repo_path(p) for p in sorted(changes)]
-        staged = True
-        run_git(ctx.top, "add", "-A", "--", *repo_paths)
-        args = ["commit", "-q", "--file=-"] + (["--no-verify"] if no_verify else [])
-        commit = run_git(ctx.top, *args, input=message.encode(), check=False)
-        if commit.returncode != 0:
-            out = (commit.stdout + commit.stderr).decode("utf-8", "replace").strip()
-            raise Failed(f"git commit failed (a hook or signing rejected it); nothing was committed: {_one_line(out)}")
-        new_head = head_sha(ctx)
-        _verify_committed(ctx, changes)
-        return new_head
+        crash_point("verified")
+        if message is not None:
+            _stage(ctx, changes)
+            crash_point("staged")
+            commit = _commit(ctx, message, no_verify)
+            crash_point("committed")
+            _verify_committed(ctx, changes)
     except BaseException as exc:
-        _restore(ctx, before, created_dirs, old_head, staged)
-        if isinstance(exc, KeyboardInterrupt):
-            raise Interrupted("interrupted; the tree, the index and MEMORY.md were restored") from None
-        if isinstance(exc, BonsaiError):
-            if isinstance(exc, GitFailed):
-                raise Failed(f"{exc.message}; the tree was restored") from None
-            raise
-        if isinstance(exc, OSError):
-            raise Failed(f"{exc.filename or 'write'}: {exc.strerror or exc}; the tree was restored") from None
-        raise
+        _restore(ctx, folder, record, before, commit)
+        raise _reported(exc) from None
+    journal.remove_journal(folder)
+    return commit
 
 
 def migrate(
@@ -110,6 +130,7 @@ def migrate(
     or Interrupted (exit 130) after a restore.  Already migrated returns `already_migrated`.
     """
     ctx = open_workspace(workspace)
+    journal.refuse_if_journaled(ctx.top)
     with workspace_lock(ctx):
         config = load_config(ctx.workspace)
         original, notes = _check_preconditions(ctx, allow_detached=allow_detached)
@@ -123,8 +144,9 @@ def migrate(
             )
         plan = plan_migration(original, config)
         message = commit_message(plan, config, ctx.repo.head.commit.tree[ctx.repo_path(TRUNK)].hexsha)
+        warnings = _secret_warnings(ctx, original, plan)
         if dry_run:
-            return MigrationResult(plan, dry_run=True, notes=notes, message=message)
+            return MigrationResult(plan, dry_run=True, notes=notes, message=message, warnings=warnings)
         _check_planned_paths(ctx, plan)
         check_identity(ctx)
         changes = {path: text.encode("utf-8") for path, text in plan.files}
@@ -132,7 +154,7 @@ def migrate(
             ctx, changes, None if no_commit else message,
             verify=lambda: _verify_on_disk(ctx, original, plan), no_verify=no_verify,
         )
-        return MigrationResult(plan, commit=sha, notes=notes, message=message)
+        return MigrationResult(plan, commit=sha, notes=notes, message=message, warnings=warnings)
 
 
 def commit_message(plan: MigrationPlan, config: Config, source_blob: str) -> str:
@@ -178,14 +200,52 @@ def _check_preconditions(ctx: RepoContext, *, allow_detached: bool) -> tuple[str
         raise BadInput(f"{trunk}: not tracked by git; commit it first (git add MEMORY.md && git commit)")
     if status_paths(ctx, trunk):
         raise BadInput(f"{trunk}: has uncommitted changes; commit or discard them first")
-    original = decode_utf8(path.read_bytes(), trunk)
+    original = _memory_text(path.read_bytes(), trunk)
+    superproject = _superproject(ctx)
+    if superproject is not None:
+        raise BadInput(
+            f"{trunk}: lives in a git submodule of {superproject.name}; a migration commit there would leave the "
+            f"superproject pointing at the old one. Migrate it in a clone of the submodule's own repository"
+        )
     others = [p for _xy, p in status_paths(ctx)]
     notes = [f"{len(others)} unrelated uncommitted path(s) left alone, e.g. {others[0]}"] if others else []
     return original, notes
 
 
+def _secret_warnings(ctx: RepoContext, original: str, plan: MigrationPlan) -> list[str]:
+    """`path:line: kind` for each secret-looking value, named where the plan puts it (leaf or trunk)."""
+    if not has_secret(original):  # one scan of the original rules out the usual case
+        return []
+    return [w for path, text in plan.files for w in secret_warnings(ctx.repo_path(path), text)]
+
+
+def _memory_text(data: bytes, name: str) -> str:
+    """MEMORY.md's bytes as text; BadInput for bytes that are not memory text.
+
+    Not UTF-8 (the byte offset is named), a NUL byte (binary data: git and every editor would
+    treat the file as binary, and the leaves could not be diffed), or nothing but whitespace.
+    """
+    text = decode_utf8(data, name)
+    nul = data.find(b"\0")
+    if nul >= 0:
+        raise BadInput(f"{name}: holds a NUL byte at byte offset {nul} (binary data, not Markdown); remove it and retry")
+    if not text.strip():
+        raise BadInput(f"{name}: is empty or only whitespace; there is nothing to migrate")
+    return text
+
+
+def _superproject(ctx: RepoContext) -> Path | None:
+    """The superproject's work tree when this repository is a submodule checkout, else None."""
+    out = run_git(ctx.top, "rev-parse", "--show-superproject-working-tree").stdout.decode().strip()
+    return Path(out) if out else None
+
+
 def _check_planned_paths(ctx: RepoContext, plan: MigrationPlan) -> None:
-    """Refuse if anything already sits where the plan writes, or if .gitignore would hide it."""
+    """Refuse if anything already sits where the plan writes, or if git could not commit it there.
+
+    Already there: a file, a symlink, a non-empty folder, a submodule.  Not committable: a path
+    that .gitignore hides, or that a sparse checkout leaves out (git add would refuse it).
+    """
     for area in PLANNED_AREAS:
         target = ctx.abs_path(area)
         if target.is_symlink() or target.is_file() or (target.is_dir() and any(target.iterdir())):
@@ -194,9 +254,54 @@ def _check_planned_paths(ctx: RepoContext, plan: MigrationPlan) -> None:
         target = ctx.abs_path(parent)
         if target.is_symlink() or (target.exists() and not target.is_dir()):
             raise Refused(f"{ctx.repo_path(parent)}: is not a plain folder; bonsai-git writes its leaves there")
-    ignored = ignored_paths(ctx, [ctx.repo_path(p) for p, _ in plan.files if p != TRUNK])
+    gitlinks = _submodules_at(ctx, ["memory", DOMAINS_DIR])
+    if gitlinks:
+        raise Refused(f"{gitlinks[0]}: is a git submodule; bonsai-git writes its leaves there. Move it away first")
+    planned = [ctx.repo_path(p) for p, _ in plan.files if p != TRUNK]
+    ignored = ignored_paths(ctx, planned)
     if ignored:
         raise Refused(f"{ignored[0]}: ignored by .gitignore; un-ignore memory/ so the tree can be committed")
+    outside = _outside_sparse_checkout(ctx, [ctx.repo_path(p) for p, _ in plan.files])
+    if outside:
+        raise Refused(
+            f"{outside[0]}: outside the sparse checkout; add its folder first "
+            f"(git sparse-checkout add {ctx.repo_path('memory')})"
+        )
+
+
+def _submodules_at(ctx: RepoContext, paths: list[str]) -> list[str]:
+    """Those of the workspace-relative `paths` that the index holds as submodules (gitlinks)."""
+    entries = journal.index_entries(ctx.top, [ctx.repo_path(p) for p in paths])
+    return sorted(p for p, meta in entries.items() if meta.startswith("160000 "))
+
+
+def _outside_sparse_checkout(ctx: RepoContext, repo_paths: list[str]) -> list[str]:
+    """The repo paths a sparse checkout leaves out (sorted), or [] when there is none.
+
+    Cone mode (git's default): a file is in when its folder is the root, a listed folder or
+    inside one, or a parent of one.  Non-cone mode: the patterns are gitignore-style "include"
+    rules; `git check-ignore` evaluates them (a pattern match means included).
+    """
+    def flag(name: str) -> bool:
+        return run_git(ctx.top, "config", "--bool", name, check=False).stdout.decode().strip() == "true"
+
+    if not flag("core.sparseCheckout"):
+        return []
+    if flag("core.sparseCheckoutCone"):
+        listed = run_git(ctx.top, "sparse-checkout", "list", check=False).stdout.decode("utf-8", "surrogateescape")
+        cones = [d.strip().strip("/") for d in listed.splitlines() if d.strip()]
+
+        def included(path: str) -> bool:
+            folder = path.rpartition("/")[0]
+            return folder == "" or any(folder == c or folder.startswith(c + "/") or c.startswith(folder + "/")
+                                       for c in cones)
+
+        return sorted(p for p in repo_paths if not included(p))
+    patterns = git_path(ctx, "info/sparse-checkout")
+    proc = run_git(ctx.top, "-c", f"core.excludesFile={patterns}", "check-ignore", "--no-index", "--stdin", "-z",
+                   input="\0".join(repo_paths).encode(), check=False)
+    matched = set(filter(None, proc.stdout.decode("utf-8", "surrogateescape").split("\0")))
+    return sorted(p for p in repo_paths if p not in matched)
 
 
 def _verify_on_disk(ctx: RepoContext, original: str, plan: MigrationPlan) -> None:
@@ -212,88 +317,207 @@ def _verify_on_disk(ctx: RepoContext, original: str, plan: MigrationPlan) -> Non
 def _verify_committed(ctx: RepoContext, changes: Mapping[str, bytes | None]) -> None:
     """The commit must hold exactly our bytes (a pre-commit hook may have rewritten them).
 
-    One `git ls-tree` for all paths, compared with blob ids hashed here (git's object format).
+    One `git ls-tree` for all paths, compared with blob ids hashed here (git's object format);
+    a mismatch is checked again through git's filters (core.autocrlf may store LF for our CRLF).
     """
-    algo = run_git(ctx.top, "rev-parse", "--show-object-format").stdout.decode().strip() or "sha1"
+    algo = journal.object_format(ctx.top)
     repo_paths = {ctx.repo_path(p): p for p in changes}
-    out = run_git(ctx.top, "ls-tree", "-r", "-z", "--full-tree", "HEAD", "--", *repo_paths).stdout.decode("utf-8")
-    committed = {}
-    for entry in filter(None, out.split("\0")):
-        meta, path = entry.split("\t", 1)
-        committed[path] = meta.split()[2]
+    committed = journal.committed_blobs(ctx.top, "HEAD", repo_paths)
     for repo_path, path in sorted(repo_paths.items()):
         data = changes[path]
-        expected = None if data is None else hashlib.new(algo, b"blob %d\0" % len(data) + data).hexdigest()
-        if committed.get(repo_path) != expected:
+        expected = None if data is None else journal.blob_id(data, algo)
+        got = committed.get(repo_path)
+        if got != expected and not (data is not None and got == _filtered_blob_id(ctx, repo_path, data)):
             raise Failed(f"{repo_path}: a commit hook changed it; the commit was undone and the tree restored")
 
 
-def _apply_one(path: Path, data: bytes | None, created_dirs: list[Path]) -> None:
+def _filtered_blob_id(ctx: RepoContext, repo_path: str, data: bytes) -> str:
+    """The blob id git makes of `data` at `repo_path` after its filters (core.autocrlf, eol attributes)."""
+    return run_git(ctx.top, "hash-object", f"--path={repo_path}", "--stdin", input=data).stdout.decode().strip()
+
+
+def recover_workspace(workspace: Path) -> RecoveryResult:
+    """Restore (or finish) the run a crash interrupted, from its journal, then remove the journal.
+
+    HEAD still at the journal's HEAD: every journaled path and index entry is put back (the
+    original MEMORY.md included).  HEAD moved to a child of it whose tree holds exactly the
+    planned bytes (the run's commit was made): the commit is kept.  HEAD at a child with the
+    run's subject but other bytes (a hook rewrote them): HEAD is moved back and the paths restored.
+    Anything else means someone committed since the crash: RecoveryRefused (exit 3), nothing changed.
+    """
+    ctx = open_workspace(workspace)
+    with workspace_lock(ctx):
+        folder = _journal_folder(ctx)
+        record = journal.read_journal(folder)
+        if record is None:
+            return RecoveryResult("nothing", 0, journal.head_commit(ctx.top))
+        head = journal.head_commit(ctx.top)
+        outcome, undo = _recovery_outcome(ctx, record, head)
+        if outcome == "completed":
+            journal.remove_journal(folder)
+            return RecoveryResult(outcome, len(record.entries), head)
+        errors = journal.restore(ctx.top, record, lambda path: journal.read_prior(folder, path), undo_commit=undo)
+        if errors:
+            raise Failed(f"{_shown(ctx, folder)}: could not restore {'; '.join(errors)}; fix that and run "
+                         f"`{journal.RECOVER_COMMAND}` again (the journal is kept)")
+        journal.remove_journal(folder)
+        return RecoveryResult(outcome, len(record.entries), record.head)
+
+
+def _recovery_outcome(ctx: RepoContext, record: Journal, head: str | None) -> tuple[str, str | None]:
+    """("restored" | "completed" | "undone", the commit to undo) for the journal and today's HEAD."""
+    if head == record.head:
+        return "restored", None
+    if head is not None and record.head is not None:
+        parents, subject = journal.commit_parents_and_subject(ctx.top, head)
+        if parents == (record.head,):
+            if journal.committed_as_planned(ctx.top, record, head):
+                return "completed", None
+            if record.subject is not None and subject == record.subject:
+                return "undone", head
+    raise RecoveryRefused(
+        f"{_shown(ctx, _journal_folder(ctx))}: HEAD moved since the interrupted run (was "
+        f"{(record.head or 'unborn')[:12]}, now {(head or 'unborn')[:12]}), so bonsai-git will not guess; the "
+        f"original bytes are under {_shown(ctx, _journal_folder(ctx) / journal.PRIOR_DIR)}. Check the tree, "
+        f"then delete that journal folder"
+    )
+
+
+# --- apply_changes' steps ----------------------------------------------------------------------
+
+def _journal_folder(ctx: RepoContext) -> Path:
+    return git_path(ctx, journal.JOURNAL_DIR)
+
+
+def _wait_for_index_lock(ctx: RepoContext) -> None:
+    """Refuse (IndexLocked, exit 3) when git's index.lock stays held for ~2 s; never delete it."""
+    lock = journal.wait_for_index_lock(ctx.top)
+    if lock is not None:
+        raise IndexLocked(
+            f"{_shown(ctx, lock)}: another git process holds the index; wait for it and retry (if no git "
+            f"process is running, a crashed one left this file: check, then remove it yourself)"
+        )
+
+
+def _prior_bytes(ctx: RepoContext, changes: Mapping[str, bytes | None]) -> dict[str, bytes | None]:
+    """{path: bytes before the run, or None when absent}; refuses a symlink or folder at a path."""
+    before: dict[str, bytes | None] = {}
+    for path in sorted(changes):
+        target = ctx.abs_path(path)
+        try:
+            mode = os.lstat(target).st_mode
+        except (FileNotFoundError, NotADirectoryError):
+            before[path] = None
+            continue
+        if not stat.S_ISREG(mode):
+            raise Refused(f"{ctx.repo_path(path)}: is a symlink or a folder; bonsai-git replaces regular files only")
+        before[path] = target.read_bytes()
+    return before
+
+
+def _journal_record(ctx: RepoContext, changes: Mapping[str, bytes | None], before: Mapping[str, bytes | None],
+                    message: str | None) -> Journal:
+    algo = journal.object_format(ctx.top)
+    index = journal.index_entries(ctx.top, [ctx.repo_path(p) for p in changes])
+    entries = tuple(
+        JournalEntry(path, before[path] is not None, index.get(ctx.repo_path(path)),
+                     None if changes[path] is None else journal.blob_id(changes[path] or b"", algo))
+        for path in sorted(changes)
+    )
+    created: set[str] = set()
+    for folder in {path.rpartition("/")[0] for path, data in changes.items() if data is not None}:
+        while folder and folder not in created and not ctx.abs_path(folder).exists():
+            created.add(folder)
+            folder = folder.rpartition("/")[0]
+    subject = None if message is None else message.split("\n", 1)[0]
+    return Journal(head_sha(ctx), ctx.prefix, subject, algo, entries,
+                   tuple(sorted(created, key=lambda d: (d.count("/"), d))))
+
+
+def _write_order(changes: Mapping[str, bytes | None]) -> list[str]:
+    """New and changed files first, then MEMORY.md, then deletions (each group sorted).
+
+    An agent may read the workspace at any moment: MEMORY.md changes only once every file it
+    points to is there, and nothing is deleted before its new copy exists.
+    """
+    return sorted(changes, key=lambda p: (changes[p] is None, p == TRUNK, p))
+
+
+def _apply_one(path: Path, data: bytes | None, *, new: bool, folders: set[Path]) -> None:
+    """Delete `path` (data None) or write it; `new`: it did not exist (created in place, see
+    tree.write_durably's `exclusive`); `folders`: parent folders already made in this run."""
     if data is None:
         if path.exists() or path.is_symlink():
             path.unlink()
         return
-    missing = []
-    parent = path.parent
-    while not parent.exists():
-        missing.append(parent)
-        parent = parent.parent
-    for d in reversed(missing):
-        d.mkdir()
-        created_dirs.append(d)
-    write_durably(path, data, sync=False)  # one sync_barrier() after the batch
+    if path.parent not in folders:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        folders.add(path.parent)
+    write_durably(path, data, sync=False, exclusive=new)  # one sync_barrier() after the batch
 
 
-def _restore(ctx: RepoContext, before: Mapping[str, bytes | None], created_dirs: Sequence[Path],
-             old_head: str | None, staged: bool) -> None:
-    """Put back HEAD, the index entries and the bytes of exactly the touched paths."""
-    errors: list[str] = []
-    if old_head is not None and head_sha(ctx) != old_head:
-        _try(errors, lambda: run_git(ctx.top, "update-ref", "-m", "bonsai-git: undo failed run", "HEAD", old_head))
-    if staged:
-        repo_paths = [ctx.repo_path(p) for p in sorted(before)]
-        known = _paths_known_to_git(ctx, repo_paths, old_head)
-        if known:
-            _try(errors, lambda: run_git(ctx.top, "reset", "-q", old_head or "HEAD", "--", *known))
-    for path, data in before.items():
-        _try(errors, functools.partial(_put_back, ctx.abs_path(path), data))
-    for d in sorted(created_dirs, key=lambda p: len(p.parts), reverse=True):
-        with contextlib.suppress(OSError):
-            d.rmdir()
-    if errors:  # never hide the original error; say what could not be put back
-        print(f"bonsai-git: warning: restore incomplete: {'; '.join(errors)}", file=sys.stderr)
+def _stage(ctx: RepoContext, changes: Mapping[str, bytes | None]) -> None:
+    """Stage exactly the changed paths (deleted ones leave the index), as `git add` would.
+
+    `git update-index --add --remove --stdin` takes literal paths: no pathspec matching, which
+    made `git add -A -- <10,000 paths>` cost 3 s on a 10,000-section file (0.9 s this way).
+    """
+    paths = "\0".join(ctx.repo_path(p) for p in sorted(changes)) + "\0"
+    proc = journal.run_git_retrying(ctx.top, "update-index", "--add", "--remove", "-z", "--stdin",
+                                    input=paths.encode("utf-8", "surrogateescape"))
+    if proc.returncode != 0:
+        raise Failed(f"git add failed: {_one_line(proc.stderr.decode('utf-8', 'replace'))}; the tree was restored")
 
 
-def _put_back(target: Path, data: bytes | None) -> None:
-    """Make `target` hold `data` again (None: absent), writing only when it differs."""
-    if data is None:
-        if target.exists() or target.is_symlink():
-            target.unlink()
-    elif _read_or_none(target) != data:
-        write_durably(target, data)
+def _commit(ctx: RepoContext, message: str, no_verify: bool) -> str | None:
+    """Run the real `git commit`; return the new HEAD (None if the commit failed before a ref moved)."""
+    args = ["commit", "-q", "--file=-"] + (["--no-verify"] if no_verify else [])
+    proc = journal.run_git_retrying(ctx.top, *args, input=message.encode())
+    if proc.returncode != 0:
+        out = (proc.stdout + proc.stderr).decode("utf-8", "replace").strip()
+        raise Failed(f"git commit failed (a hook or signing rejected it); nothing was committed: {_one_line(out)}")
+    return head_sha(ctx)
 
 
-def _paths_known_to_git(ctx: RepoContext, repo_paths: list[str], head: str | None) -> list[str]:
-    in_index = set(run_git(ctx.top, "ls-files", "-z", "--", *repo_paths).stdout.decode().split("\0"))
-    in_head: set[str] = set()
-    if head:
-        in_head = set(run_git(ctx.top, "ls-tree", "-r", "-z", "--name-only", head, "--", *repo_paths)
-                      .stdout.decode().split("\0"))
-    return sorted((in_index | in_head) - {""})
+def _restore(ctx: RepoContext, folder: Path, record: Journal, before: Mapping[str, bytes | None],
+             commit: str | None) -> None:
+    """Put back HEAD, the index entries and the bytes of exactly the journaled paths; drop the journal.
+
+    If something could not be put back, the journal stays (so `migrate --recover` can finish the
+    job) and a warning says what; the original error is never hidden.
+    """
+    head = head_sha(ctx)
+    undo = None
+    if head is not None and head != record.head:  # our commit was made (maybe as Ctrl-C arrived)
+        parents, subject = journal.commit_parents_and_subject(ctx.top, head)
+        if head == commit or (parents == (record.head,) and subject == record.subject):
+            undo = head
+    errors = journal.restore(ctx.top, record, lambda path: before[path] or b"", undo_commit=undo)
+    if errors:
+        print(f"bonsai-git: warning: restore incomplete: {'; '.join(errors)}; run `{journal.RECOVER_COMMAND}`",
+              file=sys.stderr)
+        return
+    journal.remove_journal(folder)
 
 
-def _try(errors: list[str], action: Callable[[], object]) -> None:
+def _reported(exc: BaseException) -> BaseException:
+    """The BonsaiError to report for a failure after the restore (a bug's exception stays as it is)."""
+    if isinstance(exc, KeyboardInterrupt):
+        return Interrupted("interrupted; the tree, the index and MEMORY.md were restored")
+    if isinstance(exc, GitFailed):
+        return Failed(f"{exc.message}; the tree was restored")
+    if isinstance(exc, BonsaiError):
+        return exc
+    if isinstance(exc, OSError):
+        return Failed(f"{exc.filename or 'write'}: {exc.strerror or exc}; the tree was restored")
+    return exc
+
+
+def _shown(ctx: RepoContext, path: Path) -> str:
     try:
-        action()
-    except Exception as exc:  # noqa: BLE001 - collected and reported after the restore
-        errors.append(str(exc))
-
-
-def _read_or_none(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes() if path.is_file() and not path.is_symlink() else None
-    except OSError:
-        return None
+        return path.relative_to(ctx.top).as_posix()
+    except ValueError:
+        return str(path)
 
 
 def _one_line(text: str) -> str:

@@ -1,0 +1,438 @@
+"""The crash journal: what a killed run needs so `bonsai-git migrate --recover` can undo or finish it.
+
+A tree-changing run (transaction.apply_changes) records, before its first write, a journal at
+`$(git rev-parse --git-path bonsai)/` (`.git/bonsai/` in a plain clone):
+
+- `prior/<path>`: the bytes every listed path held before the run (so the original MEMORY.md
+  is always among them when a migration rewrites it);
+- `journal.json`: HEAD, the workspace folder, the commit subject, and per path whether it
+  existed, its index entry (`mode sha stage`) and the blob id of the bytes the run will write
+  (none for a deletion), plus the folders the run will create.
+
+`journal.json` is written last and durably (temp file, fsync, rename, fsync folder): a journal
+exists exactly when that file does, and it is complete.  It is removed first when the run ends,
+so a crash at any instant leaves either no journal (nothing written yet, or everything done) or
+a complete one.  While it exists every command refuses (JournalPresent, exit 3) and points to
+`bonsai-git migrate --recover`, which restores the listed paths (or, when the run's commit
+already exists, keeps it) and removes the journal.
+
+Only paths the journal lists are ever touched, plus the temp files `tree.write_durably` may have
+left next to them (`.bonsai-XXXXXXXX`): never `git clean`, `reset --hard` or `stash`.
+
+Light on purpose: the hook path calls `refuse_if_journaled`, so git runs through subprocess and
+GitPython is never imported here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from .errors import JournalPresent, LockHeld
+from .tree import write_durably
+
+JOURNAL_DIR = "bonsai"
+LOCK_NAME = "bonsai.lock"  # gitrepo.workspace_lock's file, next to the journal folder
+JOURNAL_FILE = "journal.json"
+PRIOR_DIR = "prior"
+JOURNAL_FORMAT = 1
+RECOVER_COMMAND = "bonsai-git migrate --recover"
+# tree.write_durably's temp files: tempfile.mkstemp(prefix=".bonsai-") adds 8 chars of this alphabet.
+_TEMP_FILE = re.compile(r"^\.bonsai-[a-z0-9_]{8}$")
+_INDEX_LOCK_WAIT = 2.0  # seconds: another git process usually lets go of index.lock within this
+_POLL = 0.05
+
+
+@dataclass(frozen=True, slots=True)
+class JournalEntry:
+    """One path a run writes: workspace-relative posix `path`; `existed` (a regular file before);
+    `index` its index entry before ("mode sha stage", None: not in the index); `planned` the blob
+    id of the bytes the run writes (None: the run deletes it)."""
+
+    path: str
+    existed: bool
+    index: str | None
+    planned: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Journal:
+    """A run's journal: HEAD before it (None: unborn), the workspace's folder from the work tree
+    root (`prefix`, "" or "sub/"), the commit subject (None: --no-commit), git's object format,
+    the entries (sorted by path) and the folders the run creates (workspace-relative, parents first)."""
+
+    head: str | None
+    prefix: str
+    subject: str | None
+    object_format: str
+    entries: tuple[JournalEntry, ...]
+    created_dirs: tuple[str, ...]
+
+    def repo_path(self, path: str) -> str:
+        """A workspace-relative path as a path from the work tree root."""
+        return self.prefix + path
+
+
+# --- finding the journal (the light check every command runs) ---------------------------------
+
+def journal_dir(cwd: Path) -> Path | None:
+    """`$(git rev-parse --git-path bonsai)` as an absolute path, or None when `cwd` is in no repository."""
+    proc = subprocess.run(["git", "rev-parse", "--git-path", JOURNAL_DIR], cwd=cwd, capture_output=True)
+    if proc.returncode != 0:
+        return None
+    return (cwd / proc.stdout.decode("utf-8", "surrogateescape").strip()).resolve()
+
+
+def find_journal(cwd: Path) -> Path | None:
+    """The journal folder of the repository holding `cwd` when a complete journal is there, else None."""
+    folder = journal_dir(cwd) if cwd.is_dir() else None
+    return folder if folder is not None and (folder / JOURNAL_FILE).is_file() else None
+
+
+def refuse_if_journaled(cwd: Path) -> None:
+    """Raise JournalPresent (exit 3) when an interrupted run left its journal in `cwd`'s repository.
+
+    Every command but `migrate --recover` calls this before doing anything.  A journal whose
+    run is still alive (it holds `bonsai.lock`) is not interrupted: LockHeld (exit 3) says to
+    wait instead.  Costs one `git rev-parse`; imports nothing heavy (filelock only when a
+    journal is there).  Outside a repository it returns (others report that).
+    """
+    folder = find_journal(cwd)
+    if folder is not None:
+        if _lock_is_held(folder.with_name(LOCK_NAME)):
+            raise LockHeld(f"{_shown(folder.with_name(LOCK_NAME), cwd)}: another bonsai-git run is in progress and "
+                           f"holds this lock; wait for it to finish")
+        raise JournalPresent(
+            f"{_shown(folder, cwd)}: an interrupted bonsai-git run left its journal here; run "
+            f"`{RECOVER_COMMAND}` to restore (or finish) it before anything else"
+        )
+
+
+# --- writing, reading and removing it ---------------------------------------------------------
+
+def write_journal(folder: Path, journal: Journal, prior: Mapping[str, bytes]) -> None:
+    """Record `journal` and the prior bytes of the paths that existed, durably, in `folder`.
+
+    `prior` maps workspace-relative paths to their bytes.  A leftover folder without
+    `journal.json` (a crash while recording, before any write) is replaced.  Raises
+    JournalPresent when a complete journal is already there; OSError when the disk refuses.
+    """
+    if (folder / JOURNAL_FILE).is_file():
+        raise JournalPresent(f"{folder.name}: a journal is already present; run `{RECOVER_COMMAND}` first")
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir()
+    for path in sorted(prior):
+        target = folder / PRIOR_DIR / _safe_relative(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_durably(target, prior[path])
+    for sub in sorted({p for p in folder.rglob("*") if p.is_dir()}, key=lambda p: len(p.parts), reverse=True):
+        _fsync_dir(sub)
+    write_durably(folder / JOURNAL_FILE, _encode(journal))
+    _fsync_dir(folder.parent)
+
+
+def read_journal(folder: Path) -> Journal | None:
+    """The journal recorded in `folder`, or None when there is no complete one."""
+    try:
+        raw = json.loads((folder / JOURNAL_FILE).read_bytes())
+    except FileNotFoundError:
+        return None
+    entries = tuple(JournalEntry(e["path"], e["existed"], e["index"], e["planned"]) for e in raw["entries"])
+    return Journal(raw["head"], raw["prefix"], raw["subject"], raw["object_format"], entries,
+                   tuple(raw["created_dirs"]))
+
+
+def read_prior(folder: Path, path: str) -> bytes:
+    """The bytes `path` (workspace-relative) held before the journaled run."""
+    return (folder / PRIOR_DIR / _safe_relative(path)).read_bytes()
+
+
+def remove_journal(folder: Path) -> None:
+    """Remove the journal: `journal.json` first (atomically: from then on there is no journal), then the rest."""
+    marker = folder / JOURNAL_FILE
+    if marker.exists():
+        marker.unlink()
+        _fsync_dir(folder)
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def _encode(journal: Journal) -> bytes:
+    data = {
+        "format": JOURNAL_FORMAT,
+        "tool": "bonsai-git",
+        "head": journal.head,
+        "prefix": journal.prefix,
+        "subject": journal.subject,
+        "object_format": journal.object_format,
+        "created_dirs": list(journal.created_dirs),
+        "entries": [{"path": e.path, "existed": e.existed, "index": e.index, "planned": e.planned}
+                    for e in journal.entries],
+        "recover": RECOVER_COMMAND,
+    }
+    return (json.dumps(data, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+# --- git facts (subprocess only) ---------------------------------------------------------------
+
+def blob_id(data: bytes, object_format: str = "sha1") -> str:
+    """The id git gives a blob holding `data` (`git hash-object`), in `object_format` (sha1 or sha256)."""
+    return hashlib.new(object_format, b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def object_format(top: Path) -> str:
+    """The repository's object format: "sha1" (usual) or "sha256"."""
+    out = _git(top, "rev-parse", "--show-object-format").stdout.decode().strip()
+    return out or "sha1"
+
+
+def index_entries(top: Path, repo_paths: Iterable[str]) -> dict[str, str]:
+    """{repo path: "mode sha stage"} for those of `repo_paths` that are in the index (literal paths)."""
+    wanted = set(repo_paths)
+    if not wanted:
+        return {}
+    specs = sorted({p.rpartition("/")[0] or p for p in wanted})  # folders: see committed_blobs
+    out = _git(top, "ls-files", "-s", "-z", "--", *specs, literal=True).stdout.decode("utf-8", "surrogateescape")
+    found: dict[str, str] = {}
+    for entry in filter(None, out.split("\0")):
+        meta, path = entry.split("\t", 1)
+        if path in wanted:
+            found[path] = meta
+    return found
+
+
+def head_commit(top: Path) -> str | None:
+    """The commit HEAD points to, or None when HEAD is unborn."""
+    proc = _git(top, "rev-parse", "-q", "--verify", "HEAD^{commit}", check=False)
+    sha = proc.stdout.decode().strip()
+    return sha if proc.returncode == 0 and sha else None
+
+
+def commit_parents_and_subject(top: Path, commit: str) -> tuple[tuple[str, ...], str]:
+    """(parent shas, subject line) of `commit`."""
+    out = _git(top, "log", "-1", "--format=%P%n%s", commit).stdout.decode("utf-8", "replace")
+    parents, _, subject = out.partition("\n")
+    return tuple(parents.split()), subject.rstrip("\n")
+
+
+def committed_blobs(top: Path, commit: str, repo_paths: Iterable[str]) -> dict[str, str]:
+    """{repo path: blob id} in `commit` for those of `repo_paths` it holds (one `git ls-tree`).
+
+    Asks for the paths' folders, not the paths: 10,000 pathspecs made ls-tree match every
+    entry against every spec.
+    """
+    wanted = set(repo_paths)
+    specs = sorted({p.rpartition("/")[0] or p for p in wanted})
+    if not specs:
+        return {}
+    out = _git(top, "ls-tree", "-r", "-z", "--full-tree", commit, "--", *specs, literal=True)
+    found = {}
+    for entry in filter(None, out.stdout.decode("utf-8", "surrogateescape").split("\0")):
+        meta, path = entry.split("\t", 1)
+        if path in wanted:
+            found[path] = meta.split()[2]
+    return found
+
+
+def committed_as_planned(top: Path, journal: Journal, commit: str) -> bool:
+    """True when `commit` holds exactly the planned bytes of every journaled path."""
+    repo_paths = {journal.repo_path(e.path): e for e in journal.entries}
+    found = committed_blobs(top, commit, repo_paths)
+    return all(found.get(p) == e.planned for p, e in repo_paths.items())
+
+
+def wait_for_index_lock(top: Path, timeout: float = _INDEX_LOCK_WAIT) -> Path | None:
+    """Wait up to `timeout` seconds for git's `index.lock` to go; return its path if it stays.
+
+    Another git process (an editor, a GUI, a hook) holds it briefly; a crashed git leaves it
+    behind.  It is never deleted here: only its owner, or the user, may do that.
+    """
+    out = _git(top, "rev-parse", "--git-path", "index.lock").stdout.decode("utf-8", "surrogateescape").strip()
+    lock = (top / out).resolve()
+    deadline = time.monotonic() + timeout
+    while lock.exists():
+        if time.monotonic() >= deadline:
+            return lock
+        time.sleep(_POLL)
+    return None
+
+
+def run_git_retrying(top: Path, *args: str, input: bytes | None = None,
+                     timeout: float = _INDEX_LOCK_WAIT) -> subprocess.CompletedProcess[bytes]:
+    """Run `git <args>` in `top`; while it fails only because index.lock exists, retry for up to `timeout` s.
+
+    Returns the last CompletedProcess (the caller checks returncode).
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        proc = _git(top, *args, input=input, check=False)
+        if proc.returncode == 0 or not is_index_lock_error(proc.stderr) or time.monotonic() >= deadline:
+            return proc
+        time.sleep(_POLL)
+
+
+def is_index_lock_error(stderr: bytes) -> bool:
+    """True when git's stderr says it could not take index.lock because the file exists."""
+    return b"index.lock" in stderr and b"File exists" in stderr
+
+
+# --- restoring ----------------------------------------------------------------------------------
+
+def restore(top: Path, journal: Journal, prior: Callable[[str], bytes], *,
+            undo_commit: str | None = None) -> list[str]:
+    """Put HEAD, the index entries and the bytes of exactly the journaled paths back as they were.
+
+    `prior(path)` gives a path's prior bytes.  `undo_commit`: the run's own commit, to be undone
+    by moving HEAD back to the journal's HEAD (only if HEAD still points to it).  Idempotent:
+    running it twice (a crash during a restore) gives the same result.  Returns what could not
+    be put back (empty when all was restored); never raises for one path's failure.
+    """
+    errors: list[str] = []
+    if undo_commit is not None and journal.head is not None:
+        proc = _git(top, "update-ref", "-m", "bonsai-git: undo the interrupted run", "HEAD", journal.head,
+                    undo_commit, check=False)
+        if proc.returncode != 0:
+            errors.append(f"HEAD: {_first_line(proc.stderr)}")
+    errors += _restore_index(top, journal)
+    workspace = top / journal.prefix if journal.prefix else top
+    for n, entry in enumerate(journal.entries, 1):
+        target = workspace / _safe_relative(entry.path)
+        try:
+            _restore_path(target, prior(entry.path) if entry.existed else None)
+        except OSError as exc:
+            errors.append(f"{journal.repo_path(entry.path)}: {exc.strerror or exc}")
+        if n == 1:
+            crash_point("restore")
+    _remove_temp_files(workspace, journal)
+    for folder in sorted(journal.created_dirs, key=lambda d: d.count("/"), reverse=True):
+        try:
+            (workspace / _safe_relative(folder)).rmdir()
+        except OSError:
+            pass  # not empty (the user put something there) or already gone: leave it
+    return errors
+
+
+def _restore_index(top: Path, journal: Journal) -> list[str]:
+    wanted = {journal.repo_path(e.path): e.index for e in journal.entries}
+    current = index_entries(top, wanted)
+    zero = "0" * (64 if journal.object_format == "sha256" else 40)
+    lines = []
+    for path, entry in sorted(wanted.items()):
+        if current.get(path) == entry:
+            continue
+        lines.append(f"{entry}\t{path}" if entry is not None else f"0 {zero}\t{path}")
+    if not lines:
+        return []
+    proc = run_git_retrying(top, "update-index", "-z", "--index-info", input="\0".join(lines).encode() + b"\0")
+    if proc.returncode != 0:
+        return [f"the index: {_first_line(proc.stderr)}"]
+    run_git_retrying(top, "update-index", "-q", "--refresh")  # stat data only, so `git diff` stays quiet
+    return []
+
+
+def _restore_path(target: Path, data: bytes | None) -> None:
+    if data is None:
+        if target.is_symlink() or target.is_file():
+            target.unlink()
+        return
+    try:
+        if not target.is_symlink() and target.is_file() and target.read_bytes() == data:
+            return
+    except OSError:
+        pass
+    target.parent.mkdir(parents=True, exist_ok=True)
+    write_durably(target, data)
+
+
+def _remove_temp_files(workspace: Path, journal: Journal) -> None:
+    """Delete temp files a killed `write_durably` left next to the journaled paths (ours by name)."""
+    folders = {(workspace / _safe_relative(e.path)).parent for e in journal.entries}
+    for folder in sorted(folders):
+        if not folder.is_dir():
+            continue
+        for child in folder.iterdir():
+            if _TEMP_FILE.match(child.name) and child.is_file() and not child.is_symlink():
+                child.unlink()
+
+
+# --- test-only crash points ---------------------------------------------------------------------
+
+def crash_point(name: str) -> None:
+    """TEST ONLY: die (SIGKILL) or pause at the named point when BONSAI_TEST_CRASH_AT names it.
+
+    Points: "journal" (journal written, nothing else), "write:N" (after the N-th file written),
+    "verified", "staged", "committed" (the commit exists, the journal not yet removed),
+    "restore" (a failed run restored its first path).  BONSAI_TEST_CRASH_MODE="pause" prints
+    "bonsai-git: test pause at NAME" on stderr and sleeps 60 s so a test can kill the process
+    from outside; any other value (default "kill") sends SIGKILL to this process, as a power cut
+    would stop it: no cleanup, no finally blocks.  Unset (always, in real use) this does nothing.
+    """
+    if os.environ.get("BONSAI_TEST_CRASH_AT") != name:
+        return
+    if os.environ.get("BONSAI_TEST_CRASH_MODE") == "pause":
+        print(f"bonsai-git: test pause at {name}", file=sys.stderr, flush=True)
+        time.sleep(60)
+        return
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+# --- small helpers ------------------------------------------------------------------------------
+
+def _git(top: Path, *args: str, input: bytes | None = None, check: bool = True,
+         literal: bool = False) -> subprocess.CompletedProcess[bytes]:
+    env = dict(os.environ, GIT_LITERAL_PATHSPECS="1") if literal else None
+    proc = subprocess.run(["git", *args], cwd=top, input=input, capture_output=True, env=env)
+    if check and proc.returncode != 0:
+        raise OSError(f"git {' '.join(args[:2])} failed: {_first_line(proc.stderr)}")
+    return proc
+
+
+def _safe_relative(path: str) -> str:
+    """`path` checked to be a relative posix path that stays inside its root (no `..`, not absolute)."""
+    pure = PurePosixPath(path)
+    if pure.is_absolute() or ".." in pure.parts or not pure.parts:
+        raise ValueError(f"{path!r}: not a workspace-relative path")
+    return path
+
+
+def _lock_is_held(lock: Path) -> bool:
+    """True when another process holds the flock on `lock` (probed without waiting, then released)."""
+    import filelock  # only when a journal exists: keeps the usual check light
+
+    probe = filelock.FileLock(str(lock), timeout=0)
+    try:
+        probe.acquire()
+    except filelock.Timeout:
+        return True
+    probe.release()
+    return False
+
+
+def _fsync_dir(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _first_line(stderr: bytes) -> str:
+    text = stderr.decode("utf-8", "replace")
+    return next((ln.strip() for ln in text.splitlines() if ln.strip()), "no output")
+
+
+def _shown(path: Path, cwd: Path) -> str:
+    try:
+        return os.path.relpath(path, cwd)
+    except ValueError:  # pragma: no cover - another drive on Windows
+        return os.fspath(path)
