@@ -1,0 +1,99 @@
+"""The `bonsai-secrets` pre-commit hook: refuse a commit that adds a new secret-looking value to memory.
+
+Scope: `MEMORY.md` and the `.md` files under a `memory/` folder (leaves, indexes, daily notes),
+at any depth.  The pre-commit framework passes the staged file names (its `files:` pattern
+selects them); run by hand with no names, every staged file in scope is checked.
+
+For each file the staged bytes (`:path`) are compared with HEAD's (`HEAD:path`): only findings
+HEAD does not already hold count (`secretscan.new_secret_findings`), so a secret committed before
+the hook was installed does not block every later edit of that file, while a new key, or a new
+copy of an old one, does.  Findings print as `path:line: kind`, never the value.
+
+Exit 0: nothing new; 1: new secret-looking values (the commit stops); 3: not in a git work tree.
+Light: no GitPython, no markdown-it; git runs through subprocess, one `git cat-file --batch`
+for all files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import subprocess
+import sys
+from collections.abc import Sequence
+
+from .secretscan import new_secret_findings
+
+IN_SCOPE = re.compile(r"(?:^|/)(?:MEMORY\.md|memory/.+\.md)$")
+HOOK_ID = "bonsai-secrets"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of `bonsai-git-secrets [FILES...]` (the `bonsai-secrets` hook); returns the exit code."""
+    parser = argparse.ArgumentParser(prog="bonsai-git-secrets", description=__doc__.split("\n\n")[0])
+    parser.add_argument("files", nargs="*", help="staged files (default: every staged MEMORY.md and memory/**.md)")
+    args = parser.parse_args(argv)
+    probe = subprocess.run(["git", "rev-parse", "--is-inside-work-tree", "--show-prefix"], capture_output=True)
+    lines = probe.stdout.decode("utf-8", "surrogateescape").splitlines()
+    if probe.returncode != 0 or not lines or lines[0] != "true":
+        print("bonsai-git-secrets: not inside a git work tree; run it from the workspace's repository", file=sys.stderr)
+        return 3
+    prefix = lines[1] if len(lines) > 1 else ""  # the current folder from the work tree root: scope is by repo path
+    paths = [p for p in (args.files or _staged_paths()) if IN_SCOPE.search(prefix + p.replace("\\", "/"))]
+    problems = new_findings(paths)
+    for line in problems:
+        print(line)
+    if problems:
+        print(f"bonsai-git-secrets: {len(problems)} new secret-looking value(s) staged in memory (kinds shown, never "
+              f"values); move them to a secret store and rewrite those lines. Not a secret? Commit with "
+              f"SKIP={HOOK_ID} git commit ...", file=sys.stderr)
+        return 1
+    return 0
+
+
+def new_findings(paths: Sequence[str]) -> list[str]:
+    """`path:line: kind` for each secret-looking value the index adds to `paths` (cwd-relative), sorted by path."""
+    if not paths:
+        return []
+    staged = _read_blobs([f":./{p}" for p in paths])
+    committed = _read_blobs([f"HEAD:./{p}" for p in paths])
+    out = []
+    for path, new, old in sorted(zip(paths, staged, committed)):
+        if new is None:  # deleted or not staged: nothing is added
+            continue
+        for f in new_secret_findings(_text(old or b""), _text(new)):
+            out.append(f"{path}:{f.line}: {f.kind}")
+    return out
+
+
+def _staged_paths() -> list[str]:
+    out = subprocess.run(["git", "diff", "--cached", "--name-only", "-z", "--diff-filter=ACMR", "--relative"],
+                         capture_output=True).stdout
+    return [p for p in out.decode("utf-8", "surrogateescape").split("\0") if p]
+
+
+def _read_blobs(names: Sequence[str]) -> list[bytes | None]:
+    """The contents of the objects `names` (e.g. `:./MEMORY.md`), None for a missing one, in order."""
+    usable = [n for n in names if "\n" not in n]
+    proc = subprocess.run(["git", "cat-file", "--batch"], input="".join(f"{n}\n" for n in usable).encode(),
+                          capture_output=True)
+    data, pos, found = proc.stdout, 0, {}
+    for name in usable:
+        end = data.index(b"\n", pos)
+        header = data[pos:end].split()
+        pos = end + 1
+        if len(header) == 3 and header[1] == b"blob":
+            size = int(header[2])
+            found[name] = data[pos : pos + size]
+            pos += size + 1
+        elif len(header) == 3:  # a tree or commit: skip its bytes
+            pos += int(header[2]) + 1
+    return [found.get(n) for n in names]
+
+
+def _text(data: bytes) -> str:
+    return data.decode("utf-8", "replace")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

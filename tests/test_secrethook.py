@@ -1,0 +1,165 @@
+"""The `bonsai-secrets` hook: a commit that adds a new secret-looking value to memory stops.
+
+Direct runs of `secrethook.main` in real repositories (staged vs HEAD, only new findings count),
+then the real pre-commit framework against this checkout's `.pre-commit-hooks.yaml`.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from bonsai_git import secrethook
+from support import GIT_ENV, corpus_bytes, git
+from test_secretscan import KEYS
+
+MakeRepo = Callable[..., Path]
+GITHUB = KEYS["github token"]
+STRIPE = KEYS["stripe key"]
+LEAF = "memory/domains/infrastructure/services.md"
+
+
+def leaf_repo(make_repo: MakeRepo, text: str = "## Services\nThe cron runner restarts nightly.\n") -> Path:
+    repo = make_repo(corpus_bytes("03-chief-of-staff-6k.md"))
+    (repo / LEAF).parent.mkdir(parents=True)
+    (repo / LEAF).write_text(text)
+    git(repo, "add", LEAF)
+    git(repo, "commit", "-qm", "leaf")
+    return repo
+
+
+def check(repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+          *files: str) -> tuple[int, str, str]:
+    monkeypatch.chdir(repo)
+    code = secrethook.main(list(files))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def stage(repo: Path, path: str, text: str) -> None:
+    (repo / path).parent.mkdir(parents=True, exist_ok=True)
+    (repo / path).write_text(text)
+    git(repo, "add", path)
+
+
+def test_a_new_key_in_a_leaf_stops_the_commit_without_showing_it(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    repo = leaf_repo(make_repo)
+    stage(repo, LEAF, "## Services\nThe cron runner restarts nightly.\n" + GITHUB[1] + "\n")
+    code, out, err = check(repo, monkeypatch, capsys, LEAF)
+    assert code == 1
+    assert out == f"{LEAF}:3: github token\n"
+    assert "1 new secret-looking value(s) staged in memory" in err and "SKIP=bonsai-secrets" in err
+    assert GITHUB[0] not in out + err and GITHUB[0][4:14] not in out + err
+
+
+def test_a_key_already_committed_does_not_block_other_edits(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    repo = leaf_repo(make_repo, "## Services\n" + GITHUB[1] + "\n")
+    stage(repo, LEAF, "## Services\nA new line above.\n" + GITHUB[1] + "\n")
+    assert check(repo, monkeypatch, capsys, LEAF)[0] == 0
+    stage(repo, LEAF, "## Services\n" + GITHUB[1] + "\n" + GITHUB[1] + "\n")  # a second copy is new
+    code, out, _err = check(repo, monkeypatch, capsys, LEAF)
+    assert code == 1 and out == f"{LEAF}:3: github token\n"
+
+
+def test_only_staged_bytes_count(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch,
+                                 capsys: pytest.CaptureFixture[str]) -> None:
+    repo = leaf_repo(make_repo)
+    stage(repo, LEAF, "## Services\nclean edit\n")
+    (repo / LEAF).write_text("## Services\n" + STRIPE[1] + "\n")  # in the work tree, not staged
+    assert check(repo, monkeypatch, capsys, LEAF)[0] == 0
+
+
+def test_without_names_every_staged_memory_file_is_checked(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    repo = leaf_repo(make_repo)
+    stage(repo, "memory/2026-03-01.md", "daily note " + STRIPE[1] + "\n")
+    stage(repo, "MEMORY.md", (repo / "MEMORY.md").read_text() + "\n" + GITHUB[1] + "\n")
+    stage(repo, "docs/notes.md", GITHUB[1] + "\n")  # not memory: out of scope
+    code, out, _err = check(repo, monkeypatch, capsys)
+    lines = (repo / "MEMORY.md").read_text().count("\n")
+    assert code == 1
+    assert out.splitlines() == [f"MEMORY.md:{lines}: github token", "memory/2026-03-01.md:1: stripe key"]
+
+
+def test_paths_are_taken_relative_to_the_current_folder(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    repo = leaf_repo(make_repo)
+    stage(repo, LEAF, "## Services\n" + STRIPE[1] + "\n")
+    code, out, _err = check(repo / "memory", monkeypatch, capsys, "domains/infrastructure/services.md")
+    assert code == 1 and out == "domains/infrastructure/services.md:2: stripe key\n"
+
+
+def test_look_alikes_new_files_and_deletions_pass(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    from test_secretscan import LOOKALIKES
+
+    repo = leaf_repo(make_repo)
+    stage(repo, "memory/domains/general/look.md", "## Look\n" + LOOKALIKES)
+    git(repo, "rm", "-q", LEAF)
+    assert check(repo, monkeypatch, capsys, "memory/domains/general/look.md", LEAF)[:2] == (0, "")
+
+
+def test_outside_a_repository_exits_3(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    code, _out, err = check(tmp_path, monkeypatch, capsys, "MEMORY.md")
+    assert code == 3 and "not inside a git work tree" in err
+
+
+def test_the_console_script_is_installed(make_repo: MakeRepo) -> None:
+    repo = leaf_repo(make_repo)
+    stage(repo, LEAF, "## Services\n" + STRIPE[1] + "\n")
+    exe = Path(sys.executable).with_name("bonsai-git-secrets")
+    proc = subprocess.run([str(exe), LEAF], cwd=repo, capture_output=True, text=True)
+    assert proc.returncode == 1 and proc.stdout == f"{LEAF}:2: stripe key\n"
+
+
+# --- the real pre-commit framework ----------------------------------------------------------------------
+
+ROOT = Path(__file__).parent.parent
+PRE_COMMIT = Path(sys.executable).with_name("pre-commit")
+
+
+@pytest.fixture(scope="module")
+def hook_source(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, Path]:
+    """A snapshot commit of this checkout (what `repo:` needs) and a PRE_COMMIT_HOME for the module."""
+    if not PRE_COMMIT.exists():
+        pytest.skip("the pre-commit framework is not installed (pip install -e '.[test]')")
+    source = tmp_path_factory.mktemp("bonsai-git-source")
+    for name in ("pyproject.toml", "README.md", ".pre-commit-hooks.yaml", "bonsai_git"):
+        if (ROOT / name).is_dir():
+            shutil.copytree(ROOT / name, source / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        else:
+            shutil.copy2(ROOT / name, source / name)
+    env = dict(os.environ, **GIT_ENV)
+    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-qm", "snapshot"]):
+        subprocess.run(["git", *args], cwd=source, env=env, check=True, capture_output=True)
+    rev = git(source, "rev-parse", "HEAD").strip()
+    return source, rev, tmp_path_factory.mktemp("pre-commit-home")
+
+
+def test_the_framework_runs_bonsai_secrets_on_commit(make_repo: MakeRepo, hook_source: tuple[Path, str, Path]) -> None:
+    source, rev, home = hook_source
+    repo = leaf_repo(make_repo)
+    (repo / ".pre-commit-config.yaml").write_text(
+        f"repos:\n  - repo: {source}\n    rev: {rev}\n    hooks:\n      - id: bonsai-secrets\n")
+    git(repo, "add", ".pre-commit-config.yaml")
+    git(repo, "commit", "-qm", "hooks")
+    env = dict(os.environ, PRE_COMMIT_HOME=str(home), PRE_COMMIT_COLOR="never")
+    install = subprocess.run([str(PRE_COMMIT), "install"], cwd=repo, env=env, capture_output=True, text=True)
+    assert install.returncode == 0, install.stderr
+    stage(repo, LEAF, "## Services\n" + GITHUB[1] + "\n")
+    proc = subprocess.run(["git", "commit", "-qm", "add a key"], cwd=repo, env=env, capture_output=True, text=True)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert f"{LEAF}:2: github token" in proc.stdout + proc.stderr  # git shows hook output on stderr
+    assert GITHUB[0] not in proc.stdout + proc.stderr
+    stage(repo, LEAF, "## Services\nThe token lives in the vault now.\n")
+    proc = subprocess.run(["git", "commit", "-qm", "no key"], cwd=repo, env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
