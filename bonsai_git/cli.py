@@ -268,5 +268,54 @@ def purge(workspace: Path, older_than: str, dry_run: bool, no_commit: bool, no_v
                                             no_verify=no_verify)))
 
 
+# --- the living tree: absorb, the pre-commit hook, the plain git hook (absorb.py, hook.py, githook.py) ---
+
+@main.command()
+@WORKSPACE
+@click.option("--dry-run", is_flag=True, help="Print where each new section would go; write nothing.")
+def absorb(workspace: Path, dry_run: bool) -> None:
+    """Move the ## sections appended after MEMORY.md's end marker into new leaves, then reindex."""
+    from .reindex import reindex_workspace
+
+    result = reindex_workspace(workspace, check=dry_run, absorb=True)
+    for s in result.absorbed:
+        click.echo(f"{'would absorb' if dry_run else 'absorbed'} {s.heading!r} -> {s.path}")
+    if not result.absorbed:
+        click.echo("MEMORY.md: nothing to absorb (no ## section after the end marker)")
+    for path in result.changed:
+        click.echo(f"{'would write' if dry_run else 'wrote'} {path}")
+
+
+@main.command(context_settings={"ignore_unknown_options": True})
+@click.argument("files", nargs=-1, type=click.UNPROCESSED)
+@click.option("--check", is_flag=True, help="Write nothing; exit 1 when anything is stale (pre-push, CI).")
+def hook(files: tuple[str, ...], check: bool) -> None:
+    """Pre-commit entry: rewrite stale indexes, absorb new sections (exit 0 nothing changed, 1 rewritten).
+
+    FILES are accepted and ignored: the whole tree is checked.  Same as the bonsai-git-hook script.
+    """
+    from .hook import run_hook
+
+    sys.exit(run_hook(Path("."), check=check))
+
+
+@main.command("install-hook")
+@WORKSPACE
+@click.option("--uninstall", is_flag=True, help="Remove the hook and put back the one it chained.")
+def install_hook(workspace: Path, uninstall: bool) -> None:
+    """Install the plain git pre-commit hook (hooks/pre-commit), chaining any existing hook (exit 3: refused)."""
+    from .errors import FrameworkHookFound
+    from .githook import PRE_COMMIT_SNIPPET, install_hook as install, uninstall_hook
+
+    try:
+        change = uninstall_hook(workspace) if uninstall else install(workspace)
+    except FrameworkHookFound:
+        click.echo(PRE_COMMIT_SNIPPET, nl=False)
+        raise
+    click.echo(f"{change.action}: {change.hook}")
+    if change.chained is not None:
+        click.echo(f"chained: {change.chained} runs first")
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -52,6 +52,10 @@ class RecoveryRefused(Refused):
     """`migrate --recover` cannot tell what happened since the crash, so it changes nothing (exit 3)."""
 
 
+class FrameworkHookFound(Refused):
+    """install-hook: the pre-commit framework owns the git hook; list bonsai-reindex in its config (exit 3)."""
+
+
 class Failed(BonsaiError):
     """A step failed after writing began; the tree was restored (exit 1)."""
 

@@ -1,65 +1,120 @@
 """Reindex a migrated workspace: regenerate stale indexes and the trunk block from the leaves.
 
 Light on purpose: this is the pre-commit hook's path, so it never imports GitPython (leaf
-lists come from `git ls-files` through a subprocess, or from a walk of the disk).  A file is
-written only when its bytes change (mdformat's rule), so a second run writes nothing.
-Text outside the trunk's markers and the leaves themselves are never changed here.
+lists come from `git ls-files` through a subprocess, or from a walk of the disk), and
+markdown-it is imported only when the trunk has an inbox to absorb.  A file is written only
+when its bytes change (mdformat's rule), so a second run writes nothing.  Text outside the
+trunk's markers and the leaves themselves are never changed here, except by absorbing.
+
+Every shape the tree takes is derived from the leaves alone: a leaf edited, added, deleted or
+moved between domain folders; a new domain folder (it gets its `_index.md` and a root entry);
+nested folders inside a domain (their leaves belong to that domain); a domain left with no
+leaf (its `_index.md` is deleted, and its folder if that leaves it empty).  Files under
+`memory/archive/`, non-`.md` files and `_`/`.` names are not leaves (`tree.leaf_location`).
+
+Absorbing (`absorb=True`, see absorb.py) writes the new leaves first, reads them back and proves
+the inbox's bytes are all there, and only then rewrites MEMORY.md; if MEMORY.md changed on disk
+meanwhile (the agent wrote to it), the new leaves are removed again and nothing is lost.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import contextlib
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from .config import Config, load_config
-from .errors import BadInput
-from .indexes import render_tree
-from .tree import DOMAINS_DIR, INDEX_NAME, TRUNK, decode_utf8, parse_trunk, read_leaves, walk_leaf_paths, write_durably
+from .config import SINGLE_FILE_DOMAINS, Config, load_config
+from .errors import BadInput, Failed
+from .indexes import FactsOf, render_tree
+from .tree import (
+    DOMAINS_DIR, INDEX_NAME, TRUNK, Leaf, TrunkParts, decode_utf8, find_conflict_marker, leaf_location, parse_trunk,
+    read_leaves, walk_leaf_paths, write_durably,
+)
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms per hook run)
+if TYPE_CHECKING:
+    from .absorb import AbsorbedSection, AbsorbPlan
 
 
 @dataclass(frozen=True, slots=True)
 class ReindexResult:
-    """Workspace-relative paths that were (or, under --check, would be) written or deleted."""
+    """What a run did (or, under check, would do).
+
+    `changed`: workspace-relative paths written, created or deleted, sorted (new leaves included).
+    `absorbed`: the inbox sections moved into leaves, in document order.
+    `inbox_sections`: sections waiting in the inbox that were not absorbed (absorb was off).
+    """
 
     changed: tuple[str, ...]
+    absorbed: tuple[AbsorbedSection, ...] = ()
+    inbox_sections: int = 0
 
 
 def reindex_workspace(
-    workspace: Path, *, check: bool = False, leaf_paths: Iterable[str] | None = None, config: Config | None = None
+    workspace: Path,
+    *,
+    check: bool = False,
+    leaf_paths: Iterable[str] | None = None,
+    config: Config | None = None,
+    absorb: bool = False,
+    facts: FactsOf | None = None,
 ) -> ReindexResult:
     """Regenerate every branch index, `memory/_index.md` and the trunk block of `workspace`.
 
     `leaf_paths` (workspace-relative) defaults to every leaf on disk; the hook passes the
-    leaves git tracks.  `check=True` writes nothing and only reports.  Raises BadInput when
-    MEMORY.md is missing, not UTF-8 or has no bonsai markers, or a leaf is unreadable.
+    leaves git tracks.  `absorb=True` first moves the inbox's `##` sections into leaves.
+    `check=True` writes nothing and only reports.  `facts` (the hook's cache) supplies leaf
+    facts without changing a byte of the output.  Raises BadInput (exit 3) when MEMORY.md is
+    missing, not UTF-8, has no bonsai markers or a merge-conflict marker outside its block, or
+    a leaf is unreadable; Failed (exit 1) when MEMORY.md changed while absorbing.
     """
     config = config or load_config(workspace)
+    trunk_bytes, parts = read_trunk(workspace)
+    paths = walk_leaf_paths(workspace) if leaf_paths is None else tuple(leaf_paths)
+    plan = _plan_absorb(workspace, parts, config) if absorb and parts.inbox.strip() else None
+    if plan is None or not plan.sections:
+        leaves = read_leaves(workspace, paths)
+        pending = _count_inbox_sections(parts.inbox) if not absorb and parts.inbox.strip() else 0
+        rendered = render_tree(leaves, parts, config, existing_index_paths(workspace), facts)
+        return ReindexResult(_sync(workspace, rendered, trunk_bytes, check), (), pending)
+    planned = dict(plan.files)
+    leaves = read_leaves(workspace, [p for p in paths if p not in planned]) + _planned_leaves(planned)
+    new_parts = TrunkParts(parts.pinned, parts.block, plan.inbox, parts.newline)
+    rendered = render_tree(leaves, new_parts, config, existing_index_paths(workspace), facts)
+    if check:
+        stale = _sync(workspace, rendered, trunk_bytes, check=True)
+        return ReindexResult(tuple(sorted({*planned, *stale})), plan.sections)
+    undo = _write_absorbed(workspace, plan, parts.inbox)
+    new_trunk = rendered[TRUNK]
+    assert new_trunk is not None
+    try:
+        changed = _sync(workspace, {TRUNK: new_trunk}, trunk_bytes, check=False)
+    except BaseException:
+        if not _file_is(workspace / TRUNK, new_trunk.encode("utf-8")):  # the sections are still in MEMORY.md
+            _undo(workspace, undo)
+        raise
+    changed += _sync(workspace, {p: t for p, t in rendered.items() if p != TRUNK}, trunk_bytes, check=False)
+    return ReindexResult(tuple(sorted({*undo, *changed})), plan.sections)
+
+
+def read_trunk(workspace: Path) -> tuple[bytes, TrunkParts]:
+    """MEMORY.md's bytes and its parts; BadInput when missing, not UTF-8, unmigrated or conflicted."""
     trunk_path = workspace / TRUNK
     if not trunk_path.is_file():
         raise BadInput(f"{TRUNK}: not found; run bonsai-git migrate first")
-    parts = parse_trunk(decode_utf8(trunk_path.read_bytes(), TRUNK))
+    data = trunk_path.read_bytes()
+    text = decode_utf8(data, TRUNK)
+    parts = parse_trunk(text)
     if parts is None:
         raise BadInput(f"{TRUNK}: no bonsai markers (not migrated yet); run bonsai-git migrate first")
-    paths = walk_leaf_paths(workspace) if leaf_paths is None else tuple(leaf_paths)
-    leaves = read_leaves(workspace, paths)
-    rendered = render_tree(leaves, parts, config, existing_index_paths(workspace))
-    changed = []
-    for path, text in rendered.items():
-        target = workspace / path
-        current = target.read_bytes() if target.is_file() else None
-        wanted = None if text is None else text.encode("utf-8")
-        if current == wanted:
-            continue
-        changed.append(path)
-        if check:
-            continue
-        if wanted is None:
-            target.unlink()
-        else:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            write_durably(target, wanted)
-    return ReindexResult(tuple(changed))
+    # The block is ours and is regenerated whole, conflicts included; the user's text is not.
+    for start, region in ((0, parts.pinned), (len(text) - len(parts.inbox), parts.inbox)):
+        line = find_conflict_marker(region)
+        if line is not None:
+            line += text.count("\n", 0, start)
+            raise BadInput(f"{TRUNK}:{line}: merge-conflict marker; resolve the conflict, then commit again")
+    return data, parts
 
 
 def existing_index_paths(workspace: Path) -> tuple[str, ...]:
@@ -68,3 +123,120 @@ def existing_index_paths(workspace: Path) -> tuple[str, ...]:
     if not root.is_dir():
         return ()
     return tuple(sorted(f"{DOMAINS_DIR}/{d.name}/{INDEX_NAME}" for d in root.iterdir() if (d / INDEX_NAME).is_file()))
+
+
+def taken_leaf_names(workspace: Path) -> dict[str, tuple[str, ...]]:
+    """{domain: names of the `.md` files (any, tracked or not) directly in its folder, without `.md`}."""
+    root = workspace / DOMAINS_DIR
+    if not root.is_dir():
+        return {}
+    return {
+        d.name: tuple(sorted(f.name[:-3] for f in d.iterdir() if f.name.endswith(".md")))
+        for d in sorted(root.iterdir()) if d.is_dir()
+    }
+
+
+def _plan_absorb(workspace: Path, parts: TrunkParts, config: Config) -> AbsorbPlan:
+    from .absorb import plan_absorb  # markdown-it and slugify: only when there is an inbox
+
+    singles = {}
+    for path in SINGLE_FILE_DOMAINS.values():
+        target = workspace / path
+        singles[path] = decode_utf8(target.read_bytes(), path) if target.is_file() else None
+    return plan_absorb(parts.inbox, config, taken_leaf_names(workspace), singles)
+
+
+def _count_inbox_sections(inbox: str) -> int:
+    from .sections import split_sections
+
+    return len(split_sections(inbox).sections)
+
+
+def _planned_leaves(planned: Mapping[str, str]) -> tuple[Leaf, ...]:
+    out = []
+    for path, text in planned.items():
+        location = leaf_location(path)
+        assert location is not None, path  # plan_absorb only names leaf paths
+        out.append(Leaf(location[0], location[1], text))
+    return tuple(out)
+
+
+def _write_absorbed(workspace: Path, plan: AbsorbPlan, old_inbox: str) -> dict[str, bytes | None]:
+    """Write the plan's leaves, read them back, verify the inbox is all there; return the undo map.
+
+    The undo map holds each written path's previous bytes (None: it did not exist).  On any
+    failure the leaves are put back as they were and the error re-raised.
+    """
+    from .absorb import verify_absorbed
+
+    undo: dict[str, bytes | None] = {}
+    try:
+        for path, text in plan.files:
+            target = workspace / path
+            undo[path] = target.read_bytes() if target.is_file() else None
+            target.parent.mkdir(parents=True, exist_ok=True)
+            write_durably(target, text.encode("utf-8"))
+        read_back = {path: decode_utf8((workspace / path).read_bytes(), path) for path, _ in plan.files}
+        verify_absorbed(old_inbox, plan, read_back)
+    except BaseException:
+        _undo(workspace, undo)
+        raise
+    return undo
+
+
+def _undo(workspace: Path, undo: Mapping[str, bytes | None]) -> None:
+    for path, data in undo.items():
+        target = workspace / path
+        with contextlib.suppress(OSError):
+            if data is None:
+                target.unlink(missing_ok=True)
+                _remove_empty_folders(workspace, target.parent)
+            else:
+                write_durably(target, data)
+
+
+def _file_is(path: Path, data: bytes) -> bool:
+    try:
+        return path.read_bytes() == data
+    except OSError:
+        return False
+
+
+def _sync(workspace: Path, rendered: Mapping[str, str | None], trunk_bytes: bytes, check: bool) -> tuple[str, ...]:
+    """Write (or under check, only list) the rendered files whose bytes differ; the trunk first.
+
+    Raises Failed when MEMORY.md changed on disk since `trunk_bytes` were read.
+    """
+    changed = []
+    for path in sorted(rendered, key=lambda p: (p != TRUNK, p)):
+        target = workspace / path
+        text = rendered[path]
+        current = target.read_bytes() if target.is_file() else None
+        wanted = None if text is None else text.encode("utf-8")
+        if current == wanted:
+            continue
+        changed.append(path)
+        if check:
+            continue
+        if path == TRUNK and current != trunk_bytes:
+            raise Failed(f"{TRUNK}: changed while bonsai-git was running; nothing in it was lost, run it again")
+        if wanted is None:
+            target.unlink()
+            _remove_empty_folders(workspace, target.parent)
+        else:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            # fsync only the trunk (it holds the user's text); an index is regenerated from the
+            # leaves at any time, and an fsync per index cost more than the rest of a hook run.
+            write_durably(target, wanted, sync=path == TRUNK)
+    return tuple(sorted(changed))
+
+
+def _remove_empty_folders(workspace: Path, folder: Path) -> None:
+    """Remove `folder` and its parents while empty, stopping at `memory/domains` (kept)."""
+    stop = workspace / DOMAINS_DIR
+    while folder != stop and stop in folder.parents:
+        try:
+            folder.rmdir()
+        except OSError:
+            return
+        folder = folder.parent

@@ -1,0 +1,165 @@
+"""Absorb new memories: `##` sections the agent appended to MEMORY.md after the end marker.
+
+After a migration the trunk is `pinned text + generated block + inbox`: whatever follows the
+`<!-- bonsai:end -->` line is the inbox.  Each level-2 section there (the same CommonMark split
+as migrate) is a new memory, and absorbing it moves it out of the trunk into the tree:
+
+- it is classified by its heading exactly as migrate classifies (`classify_heading`);
+- it becomes a NEW leaf `memory/domains/<domain>/<name>.md`, named by `leaf_name` and made
+  unique against the names already in that domain folder (case-insensitive, `-2`, `-3`...):
+  an existing leaf is never appended to or overwritten, so a new memory never changes the
+  bytes of an old one;
+- except in a single-file domain (`dates`), whose sections are appended, in document order,
+  to that one file (`memory/dates.md`), as migrate does.  When that file does not end with a
+  line break, one (the file's own style) is inserted first so the heading stays a heading:
+  the only byte absorb ever adds to a leaf;
+- a section whose heading matches a pin rule stays in the inbox (it is loaded at every
+  session start, like the pinned text above the block); so does text before the inbox's
+  first `##` heading.  Text before the begin marker is never touched.
+
+Pure: `plan_absorb` maps the inbox text and the names already taken to the files to write and
+the new inbox; `verify_absorbed` proves, from the files read back from disk, that the old inbox
+is exactly the kept text and the absorbed sections interleaved in document order.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+
+from .classify import classify_heading, is_pinned
+from .config import SINGLE_FILE_DOMAINS, Config
+from .errors import Failed
+from .sections import split_sections
+from .slugs import unique_leaf_names
+from .tree import DOMAINS_DIR, TRUNK
+
+# A line that could open a level-2 section (ATX `##`, or a setext `---` underline).
+_MAYBE_SECTION = re.compile(r"^ {0,3}(?:##(?:[ \t]|\r?$)|-+[ \t]*\r?$)", re.M)
+
+
+@dataclass(frozen=True, slots=True)
+class AbsorbedSection:
+    """One absorbed section: its heading, domain, the leaf file it went to, and where in that file.
+
+    `offset` and `length` are in chars of the leaf file's new text.
+    """
+
+    heading: str
+    domain: str
+    path: str
+    offset: int
+    length: int
+
+
+@dataclass(frozen=True, slots=True)
+class AbsorbPlan:
+    """What absorbing writes: leaf files ({path: full new text}, sorted), the sections, the new inbox.
+
+    `pieces` lists the old inbox in document order as ("keep", start, length) slices of the new
+    inbox or ("leaf", index into `sections`) entries, for `verify_absorbed`.
+    """
+
+    files: tuple[tuple[str, str], ...]
+    sections: tuple[AbsorbedSection, ...]
+    inbox: str
+    pieces: tuple[tuple[str, int, int], ...]
+
+    @property
+    def new_leaf_paths(self) -> tuple[str, ...]:
+        """Every leaf path the plan writes (new leaves and appended single-file domains), sorted."""
+        return tuple(path for path, _ in self.files)
+
+
+def may_hold_sections(inbox: str) -> bool:
+    """True when the inbox text could hold a `##` section (a cheap test that needs no parser)."""
+    return _MAYBE_SECTION.search(inbox) is not None
+
+
+def plan_absorb(
+    inbox: str,
+    config: Config,
+    taken: Mapping[str, Collection[str]],
+    single_files: Mapping[str, str | None],
+) -> AbsorbPlan:
+    """Plan the absorption of the inbox's `##` sections (the rules are in the module docstring).
+
+    `inbox` is the trunk text after the end marker line (str).  `taken` maps a domain to the
+    leaf names already in its folder (without `.md`, any case; include untracked files so
+    nothing on disk is overwritten).  `single_files` maps a single-file domain's path (e.g.
+    `memory/dates.md`) to its current text, or None when it does not exist.  An inbox without
+    sections gives a plan with no files and the inbox unchanged.  Never raises.
+    """
+    doc = split_sections(inbox)
+    kept: list[str] = [doc.preamble]
+    pieces: list[tuple[str, int, int]] = [("keep", 0, len(doc.preamble))] if doc.preamble else []
+    moving: list[tuple[str, str, str]] = []  # (domain, heading, text) in document order
+    kept_len = len(doc.preamble)
+    for section in doc.sections:
+        if is_pinned(section.heading, config):
+            kept.append(section.text)
+            pieces.append(("keep", kept_len, len(section.text)))
+            kept_len += len(section.text)
+            continue
+        pieces.append(("leaf", len(moving), 0))
+        moving.append((classify_heading(section.heading, config).domain, section.heading, section.text))
+    files, sections = _place(moving, taken, single_files)
+    return AbsorbPlan(tuple(sorted(files.items())), sections, "".join(kept), tuple(pieces))
+
+
+def verify_absorbed(old_inbox: str, plan: AbsorbPlan, files: Mapping[str, str]) -> None:
+    """Prove nothing was lost: the old inbox is the kept text and the absorbed leaves' pieces.
+
+    `files` maps each leaf path of the plan to its text read back from disk.  Raises Failed
+    naming the first section that is missing or differs, before MEMORY.md is rewritten.
+    """
+    joined: list[str] = []
+    for kind, start, length in plan.pieces:
+        if kind == "keep":
+            joined.append(plan.inbox[start : start + length])
+            continue
+        s = plan.sections[start]
+        text = files.get(s.path)
+        piece = None if text is None else text[s.offset : s.offset + s.length]
+        if piece is None or len(piece) != s.length:
+            raise Failed(f"{s.path}: the absorbed section {s.heading!r} is not there; {TRUNK} was left unchanged")
+        joined.append(piece)
+    if "".join(joined) != old_inbox:
+        raise Failed(f"{TRUNK}: the absorbed sections do not reproduce the inbox; {TRUNK} was left unchanged")
+
+
+def _place(
+    moving: list[tuple[str, str, str]],
+    taken: Mapping[str, Collection[str]],
+    single_files: Mapping[str, str | None],
+) -> tuple[dict[str, str], tuple[AbsorbedSection, ...]]:
+    """Name each moving section's leaf (or append it to its single file); keep document order."""
+    by_domain: dict[str, list[int]] = {}
+    for i, (domain, _h, _t) in enumerate(moving):
+        by_domain.setdefault(domain, []).append(i)
+    files: dict[str, str] = {}
+    placed: list[AbsorbedSection | None] = [None] * len(moving)
+    for domain, indices in sorted(by_domain.items()):
+        single = SINGLE_FILE_DOMAINS.get(domain)
+        if single is not None:
+            text = single_files.get(single) or ""
+            for i in indices:
+                text += _line_break_before(text)
+                placed[i] = AbsorbedSection(moving[i][1], domain, single, len(text), len(moving[i][2]))
+                text += moving[i][2]
+            files[single] = text
+            continue
+        names = unique_leaf_names((moving[i][1] for i in indices), taken=taken.get(domain, ()))
+        for i, name in zip(indices, names):
+            path = f"{DOMAINS_DIR}/{domain}/{name}.md"
+            files[path] = moving[i][2]
+            placed[i] = AbsorbedSection(moving[i][1], domain, path, 0, len(moving[i][2]))
+    return files, tuple(s for s in placed if s is not None)
+
+
+def _line_break_before(text: str) -> str:
+    """"" when `text` is empty or ends a line; else its own line break (CRLF if it uses CRLF)."""
+    if not text or text.endswith(("\n", "\r")):
+        return ""
+    return "\r\n" if "\r\n" in text else "\n"

@@ -1,0 +1,208 @@
+"""The pre-commit hook: keep every memory tree in the repository true at every commit, fast.
+
+Entry points: the console script `bonsai-git-hook` (this module's `main`, argparse: no click,
+no GitPython on this path, so a no-op run costs little more than the interpreter's start-up),
+`python -m bonsai_git.hook`, and `bonsai-git hook` (cli.py); all three call `run_hook`.
+
+What a run does, for the repository that holds the current folder:
+1. One `git ls-files` lists the tracked and untracked paths named `MEMORY.md` or under a
+   `memory/` folder.  Each tracked `MEMORY.md` with bonsai markers is a workspace (a repository
+   may hold several); none ⇒ exit 0 at once.
+2. Per workspace, the leaves are the tracked leaf paths (`tree.leaf_location`), so what is
+   indexed is what is committed: untracked `.md` files under `memory/domains/` are not indexed
+   (a warning names them), tracked leaves deleted from disk but not from the index are left
+   out (a warning says `git rm`).  pre-commit never passes deleted files to a hook and only
+   notices changes to tracked files, so the hook reads the whole tree instead of its arguments.
+3. With `absorb = true` (the default), `##` sections appended after the trunk's end marker are
+   moved into new leaves first (absorb.py).  Then every stale generated file is rewritten.
+4. Exit 0 when nothing changed; 1 when it wrote anything (a new untracked `_index.md` or
+   leaf included), naming each file and the `git add` to run; under `--check` it writes
+   nothing and exits 1 when anything is stale.  Errors: one line on stderr and the
+   BonsaiError's exit code (3 for a leaf with merge-conflict markers, naming file and line).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import __version__
+from .errors import BonsaiError, NotARepository
+from .tree import DOMAINS_DIR, MEMORY_DIR, TRUNK, is_migrated, leaf_location
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms per hook run)
+if TYPE_CHECKING:
+    from .factcache import FactsCache
+
+# Only paths that can matter: trunks and anything under a memory/ folder, at any depth.
+_PATHSPECS = (f":(glob)**/{TRUNK}", f":(glob)**/{MEMORY_DIR}/**")
+
+
+@dataclass
+class Workspace:
+    """A migrated workspace in the repository: its path prefix from the top ("" or "a/b/")."""
+
+    prefix: str
+    tracked: list[str] = field(default_factory=list)
+    untracked: list[str] = field(default_factory=list)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the hook from the command line; return the exit code (0 clean, 1 rewritten/stale, 3, 4, 130)."""
+    parser = argparse.ArgumentParser(
+        prog="bonsai-git-hook",
+        description="Regenerate stale bonsai-git indexes (and absorb new MEMORY.md sections) before a commit.",
+    )
+    parser.add_argument("files", nargs="*", help="Ignored: the whole tree is checked (pre-commit passes staged files).")
+    parser.add_argument("--check", action="store_true", help="Write nothing; exit 1 when anything is stale.")
+    parser.add_argument("-C", dest="directory", type=Path, default=Path("."), help="Run in this folder.")
+    parser.add_argument("--version", action="version", version=f"bonsai-git {__version__}")
+    args = parser.parse_args(argv)
+    try:
+        return run_hook(args.directory, check=args.check)
+    except BonsaiError as exc:
+        print(f"bonsai-git: {exc.message}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("bonsai-git: interrupted", file=sys.stderr)
+        return 130
+    except Exception:  # a bug: show it, exit 4
+        import traceback
+
+        traceback.print_exc()
+        print("bonsai-git: internal error (a bug); please report the traceback above", file=sys.stderr)
+        return 4
+
+
+def run_hook(directory: Path, *, check: bool = False) -> int:
+    """Reindex (and absorb into) every migrated workspace of the repository holding `directory`.
+
+    Prints each file written (stdout) and warnings (stderr).  Returns 0 when nothing changed,
+    1 when files were written (or, under `check`, are stale).  Raises NotARepository outside
+    a git work tree, BadInput for an unreadable leaf or a merge-conflict marker.
+    """
+    top, common_dir, journal = _locate(directory)
+    if (journal / "journal.json").is_file():  # an interrupted migration: only `migrate --recover` may run
+        from .journal import refuse_if_journaled
+
+        refuse_if_journaled(directory)
+    workspaces = find_workspaces(top, _ls_files(top))
+    if not workspaces:
+        return 0
+    from .factcache import open_cache
+
+    cache = open_cache(common_dir)
+    changed: list[str] = []
+    for ws in workspaces:
+        changed += _run_workspace(top, ws, check, cache)
+    if not check:
+        cache.save()
+    if not changed:
+        return 0
+    if check:
+        print(f"bonsai-git: {len(changed)} generated file(s) stale; run bonsai-git reindex (and bonsai-git absorb), "
+              "then commit", file=sys.stderr)
+    else:
+        targets = " ".join(sorted({f"{ws.prefix}{TRUNK} {ws.prefix}{MEMORY_DIR}" for ws in workspaces}))
+        print(f"bonsai-git: rewrote {len(changed)} file(s); stage them and commit again: git add -A -- {targets}",
+              file=sys.stderr)
+    return 1
+
+
+def find_workspaces(top: Path, listing: Sequence[tuple[str, str]]) -> list[Workspace]:
+    """The migrated workspaces among `(tag, repo-relative path)` entries of `git ls-files -t`, by prefix.
+
+    A workspace is a tracked `MEMORY.md` whose text on disk has bonsai markers.  Each gets the
+    tracked and untracked paths under its folder, relative to it.
+    """
+    tracked = {path for tag, path in listing if tag != "?"}
+    workspaces = []
+    for path in sorted(tracked):
+        if path != TRUNK and not path.endswith("/" + TRUNK):
+            continue
+        trunk = top / path
+        try:
+            text = trunk.read_bytes().decode("utf-8", "replace")
+        except OSError:  # deleted from disk, or not a file: nothing to index there
+            continue
+        if is_migrated(text):
+            workspaces.append(Workspace(path[: -len(TRUNK)]))
+    for ws in workspaces:
+        for tag, path in listing:
+            if path.startswith(ws.prefix):
+                (ws.untracked if tag == "?" else ws.tracked).append(path[len(ws.prefix) :])
+    return workspaces
+
+
+def _run_workspace(top: Path, ws: Workspace, check: bool, cache: FactsCache) -> list[str]:
+    from .config import load_config
+    from .reindex import reindex_workspace
+
+    root = top / ws.prefix
+    root_str = os.fspath(root)
+    leaves = []
+    for path in sorted(set(ws.tracked)):
+        if leaf_location(path) is None:
+            continue
+        if os.path.isfile(os.path.join(root_str, path)):
+            leaves.append(path)
+        else:
+            _warn(f"{ws.prefix}{path}: deleted but not staged, so left out of the indexes; git rm it")
+    for path in sorted(ws.untracked):
+        if path.startswith(DOMAINS_DIR + "/") and leaf_location(path) is not None:
+            _warn(f"{ws.prefix}{path}: not tracked by git, so not indexed; git add it to include it")
+    try:
+        config = load_config(root)
+        result = reindex_workspace(root, check=check, leaf_paths=leaves, config=config, absorb=config.absorb,
+                                   facts=cache.facts_of(config.estimator))
+    except BonsaiError as exc:
+        if ws.prefix:  # name the file from the repository's top, where the user commits
+            exc.message = ws.prefix + exc.message
+        raise
+    for s in result.absorbed:
+        verb = "would absorb" if check else "absorbed"
+        print(f"bonsai-git: {verb} {s.heading!r} from {ws.prefix}{TRUNK} into {ws.prefix}{s.path}")
+    for path in result.changed:
+        verb = "stale" if check else "wrote" if os.path.lexists(os.path.join(root_str, path)) else "removed"
+        print(f"bonsai-git: {verb} {ws.prefix}{path}")
+    if result.inbox_sections:
+        _warn(f"{ws.prefix}{TRUNK}: {result.inbox_sections} new section(s) after the end marker are not absorbed "
+              "(absorb = false); run bonsai-git absorb")
+    return [ws.prefix + p for p in result.changed]
+
+
+def _locate(directory: Path) -> tuple[Path, Path, Path]:
+    """The work tree's top folder, the git common dir (the facts cache) and the crash journal's folder.
+
+    One `git rev-parse`: the journal folder is journal.py's `--git-path bonsai`.
+    """
+    proc = subprocess.run(["git", "rev-parse", "--show-toplevel", "--git-common-dir", "--git-path", "bonsai"],
+                          cwd=directory, capture_output=True)
+    lines = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
+    if proc.returncode != 0 or len(lines) != 3:
+        raise NotARepository(f"{directory}: not inside a git work tree; run the bonsai-git hook in a repository")
+    return Path(lines[0]), directory / lines[1], directory / lines[2]
+
+
+def _ls_files(top: Path) -> list[tuple[str, str]]:
+    """`(tag, path)` for tracked (`H`, `M`...) and untracked-not-ignored (`?`) paths that can matter."""
+    args = ["git", "ls-files", "-z", "-t", "--cached", "--others", "--exclude-standard", "--", *_PATHSPECS]
+    proc = subprocess.run(args, cwd=top, capture_output=True)
+    if proc.returncode != 0:
+        first = proc.stderr.decode("utf-8", "replace").strip().splitlines()[:1]
+        raise NotARepository(f"git ls-files failed: {first[0] if first else 'no output'}")
+    entries = proc.stdout.decode("utf-8", "surrogateescape").split("\0")
+    return sorted({(e[0], e[2:]) for e in entries if len(e) > 2})
+
+
+def _warn(message: str) -> None:
+    print(f"bonsai-git: warning: {message}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,129 @@
+"""The hooks through the real pre-commit framework, as a workspace's `.pre-commit-config.yaml` uses them.
+
+One session-wide PRE_COMMIT_HOME and one snapshot commit of this checkout (its working tree,
+so uncommitted work is what gets tested: `repo:` only sees commits) mean the framework builds
+the hook's virtualenv once (pip installs the package, ~20 s); every test reuses it.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from click.testing import CliRunner
+
+from bonsai_git.cli import main
+from living_tree import SCENARIOS, MakeRepo, commit_all, edit_leaf, env, migrated, run, tree_files, write
+from support import GIT_ENV, git
+
+ROOT = Path(__file__).parent.parent
+PRE_COMMIT = str(Path(sys.executable).parent / "pre-commit")
+SNAPSHOT = ("pyproject.toml", "README.md", ".pre-commit-hooks.yaml", "bonsai_git", "hooks")
+
+
+@pytest.fixture(scope="session")
+def framework(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """{"home": PRE_COMMIT_HOME, "repo": snapshot repo path, "rev": its commit}, the hook env built once."""
+    home = tmp_path_factory.mktemp("pre-commit-home")
+    source = tmp_path_factory.mktemp("bonsai-git-source")
+    for name in SNAPSHOT:
+        path = ROOT / name
+        if path.is_dir():
+            shutil.copytree(path, source / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        else:
+            shutil.copy2(path, source / name)
+    git_env = env() | GIT_ENV
+    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "snapshot"]):
+        subprocess.run(["git", *args], cwd=source, env=git_env, check=True, capture_output=True)
+    rev = subprocess.run(["git", "rev-parse", "HEAD"], cwd=source, capture_output=True, text=True, check=True).stdout.strip()
+    info = {"home": str(home), "repo": str(source), "rev": rev}
+    warm = tmp_path_factory.mktemp("warm-up")
+    git(warm, "init", "-q", "-b", "main")
+    _configure(warm, info)
+    proc = subprocess.run([PRE_COMMIT, "install-hooks"], cwd=warm, env=_env(info), capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return info
+
+
+def _env(info: dict[str, str]) -> dict[str, str]:
+    return env({"PRE_COMMIT_HOME": info["home"], "PRE_COMMIT_COLOR": "never"})
+
+
+def _configure(repo: Path, info: dict[str, str], hook_ids: tuple[str, ...] = ("bonsai-reindex", "bonsai-check")) -> None:
+    hooks = "".join(f"      - id: {h}\n" for h in hook_ids)
+    (repo / ".pre-commit-config.yaml").write_text(
+        f"repos:\n  - repo: {info['repo']}\n    rev: {info['rev']}\n    hooks:\n{hooks}", encoding="utf-8")
+
+
+def consumer(make_repo: MakeRepo, info: dict[str, str]) -> Path:
+    """A migrated workspace whose `.pre-commit-config.yaml` uses this repository's hooks, installed."""
+    repo = migrated(make_repo)
+    _configure(repo, info)
+    git(repo, "add", ".pre-commit-config.yaml")
+    git(repo, "commit", "-q", "-m", "use bonsai-git hooks")
+    for stage in ("pre-commit", "pre-push"):
+        proc = subprocess.run([PRE_COMMIT, "install", "--hook-type", stage], cwd=repo, env=_env(info),
+                              capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+    return repo
+
+
+def commit(repo: Path, info: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    git(repo, "add", "-A")
+    return run(["git", "commit", "-q", "-m", "change"], repo, {"PRE_COMMIT_HOME": info["home"], "PRE_COMMIT_COLOR": "never"})
+
+
+@pytest.mark.parametrize("change", SCENARIOS, ids=lambda f: f.__name__)
+def test_framework_stops_a_stale_commit_once(
+    make_repo: MakeRepo, framework: dict[str, str], change: Callable[[Path], None]
+) -> None:
+    repo = consumer(make_repo, framework)
+    change(repo)
+    first = commit(repo, framework)
+    output = first.stdout + first.stderr
+    assert first.returncode != 0, output
+    assert "bonsai-git reindex" in output and "Failed" in output and "bonsai-git: wrote" in output
+    second = commit(repo, framework)
+    assert second.returncode == 0, second.stdout + second.stderr
+    assert run(["bonsai-git", "reindex", "--check"], repo).returncode == 0
+    assert git(repo, "status", "--porcelain") == ""
+
+
+def test_framework_lets_an_unrelated_commit_through_untouched(make_repo: MakeRepo, framework: dict[str, str]) -> None:
+    repo = consumer(make_repo, framework)
+    write(repo, "notes/todo.txt", "buy clay\n")
+    before = tree_files(repo)
+    result = commit(repo, framework)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert tree_files(repo) == before
+
+
+def test_framework_check_hook_fails_a_stale_tree_and_writes_nothing(make_repo: MakeRepo, framework: dict[str, str]) -> None:
+    repo = consumer(make_repo, framework)
+    edit_leaf(repo)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "--no-verify", "-m", "stale on purpose")
+    before = tree_files(repo)
+    proc = subprocess.run([PRE_COMMIT, "run", "bonsai-check", "--hook-stage", "manual", "--all-files"], cwd=repo,
+                          env=_env(framework), capture_output=True, text=True)
+    assert proc.returncode == 1 and "stale memory/domains/business/_index.md" in proc.stdout
+    assert tree_files(repo) == before
+    assert git(repo, "status", "--porcelain") == ""
+
+
+def test_framework_hook_and_plain_hook_give_the_same_tree(make_repo: MakeRepo, framework: dict[str, str]) -> None:
+    framed = consumer(make_repo, framework)
+    plain = migrated(make_repo)
+    assert CliRunner().invoke(main, ["install-hook", "-C", str(plain)]).exit_code == 0
+    for repo in (framed, plain):
+        edit_leaf(repo)
+        with (repo / "MEMORY.md").open("a", encoding="utf-8") as fh:
+            fh.write("\n## Kiln config\n\nCone 6.\n")
+    assert commit(framed, framework).returncode != 0
+    assert commit_all(plain).returncode != 0
+    assert tree_files(framed) == tree_files(plain)
