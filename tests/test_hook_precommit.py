@@ -127,3 +127,23 @@ def test_framework_hook_and_plain_hook_give_the_same_tree(make_repo: MakeRepo, f
     assert commit(framed, framework).returncode != 0
     assert commit_all(plain).returncode != 0
     assert tree_files(framed) == tree_files(plain)
+
+
+def test_manifest_and_readme_agree() -> None:
+    import re
+
+    import yaml
+
+    manifest = {h["id"]: h for h in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))}
+    for hook_id in ("bonsai-reindex", "bonsai-check"):
+        h = manifest[hook_id]
+        assert (h["language"], h["always_run"], h["pass_filenames"], h["require_serial"]) == ("python", True, False, True)
+        assert h["minimum_pre_commit_version"] == "3.2.0" and h["entry"].startswith("bonsai-git-hook")
+    assert manifest["bonsai-reindex"]["stages"] == ["pre-commit", "pre-merge-commit", "manual"]
+    assert manifest["bonsai-check"]["entry"] == "bonsai-git-hook --check"
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## Use it as a pre-commit hook"):]
+    snippet = yaml.safe_load(re.search(r"```yaml\n(.*?)```", section, re.S).group(1))  # type: ignore[union-attr]
+    assert [h["id"] for h in snippet["repos"][0]["hooks"]] == ["bonsai-reindex", "bonsai-check"]
+    for command in ("bonsai-git absorb", "bonsai-git hook", "bonsai-git install-hook"):
+        assert f"| `{command} " in readme
