@@ -289,14 +289,16 @@ def absorb(workspace: Path, dry_run: bool) -> None:
 @main.command(context_settings={"ignore_unknown_options": True})
 @click.argument("files", nargs=-1, type=click.UNPROCESSED)
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 when anything is stale (pre-push, CI).")
-def hook(files: tuple[str, ...], check: bool) -> None:
+@click.option("-C", "directory", type=click.Path(file_okay=False, path_type=Path), default=Path("."),
+              help="Run in this folder (any folder of the repository).")
+def hook(files: tuple[str, ...], check: bool, directory: Path) -> None:
     """Pre-commit entry: rewrite stale indexes, absorb new sections (exit 0 nothing changed, 1 rewritten).
 
     FILES are accepted and ignored: the whole tree is checked.  Same as the bonsai-git-hook script.
     """
     from .hook import run_hook
 
-    sys.exit(run_hook(Path("."), check=check))
+    sys.exit(run_hook(directory, check=check))
 
 
 @main.command("install-hook")

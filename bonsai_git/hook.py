@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import stat
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -149,10 +150,15 @@ def _run_workspace(top: Path, ws: Workspace, check: bool, cache: FactsCache) -> 
     for path in sorted(set(ws.tracked)):
         if leaf_location(path) is None:
             continue
-        if os.path.isfile(os.path.join(root_str, path)):
-            leaves.append(path)
-        else:
+        try:
+            mode = os.lstat(os.path.join(root_str, path)).st_mode
+        except FileNotFoundError:
             _warn(f"{ws.prefix}{path}: deleted but not staged, so left out of the indexes; git rm it")
+            continue
+        if stat.S_ISREG(mode):
+            leaves.append(path)
+        else:  # as `bonsai-git reindex` does: a symlink is never followed out of the tree
+            _warn(f"{ws.prefix}{path}: not a regular file (a symlink?), so not indexed")
     for path in sorted(ws.untracked):
         if path.startswith(DOMAINS_DIR + "/") and leaf_location(path) is not None:
             _warn(f"{ws.prefix}{path}: not tracked by git, so not indexed; git add it to include it")

@@ -252,3 +252,38 @@ def test_hook_runs_in_a_linked_worktree(make_repo: MakeRepo, tmp_path: Path, cap
     assert hook(wt, capsys)[0] == 1
     assert "Worktree prices." in (wt / "memory/domains/business/_index.md").read_text()
     assert commit_all(wt).returncode == 0
+
+
+def test_hook_never_follows_a_tracked_symlink_leaf(make_repo: MakeRepo, tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    repo = migrated(make_repo)
+    outside = tmp_path / "outside.md"
+    outside.write_text("## Outside\n\nNot part of this memory.\n")
+    (repo / "memory/domains/general/link.md").symlink_to(outside)
+    git(repo, "add", "-A")
+    code, out, err = hook(repo, capsys)
+    assert (code, out) == (0, "")
+    assert "memory/domains/general/link.md: not a regular file (a symlink?), so not indexed" in err
+    assert run(["bonsai-git", "reindex", "--check"], repo).returncode == 0  # the disk walk agrees
+
+
+def test_a_conflicted_merge_is_settled_by_reindex_and_the_merge_commit_passes_the_hook(
+    make_repo: MakeRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = migrated(make_repo)
+    assert run(["bonsai-git", "install-hook"], repo).returncode == 0
+    git(repo, "checkout", "-q", "-b", "other")
+    write(repo, "memory/domains/business/suppliers.md", "## Suppliers\n\nHighwater Clays.\n")
+    assert commit_all(repo).returncode != 0 and commit_all(repo).returncode == 0
+    git(repo, "checkout", "-q", "main")
+    write(repo, "memory/domains/business/wholesale.md", "## Wholesale\n\nTwelve cafes.\n")
+    assert commit_all(repo).returncode != 0 and commit_all(repo).returncode == 0
+    merge = run(["git", "merge", "-q", "other", "-m", "merge"], repo)
+    assert merge.returncode != 0 and "CONFLICT" in merge.stdout  # both sides regenerated the same indexes
+    assert hook(repo, capsys)[0] == 1  # the generated files, conflicts and all, are rewritten whole
+    git(repo, "add", "-A")
+    done = run(["git", "commit", "-q", "--no-edit"], repo)
+    assert done.returncode == 0, done.stderr
+    index = (repo / "memory/domains/business/_index.md").read_text()
+    assert "suppliers.md" in index and "wholesale.md" in index and "<<<<<<<" not in index
+    assert run(["bonsai-git", "reindex", "--check"], repo).returncode == 0
