@@ -15,7 +15,7 @@ from living_tree import (
     CRON, FAMILY, HOOK_SCRIPT, LIVING, PRICING, READING, MakeRepo, commit_all, migrated, rebuilt_from_scratch, run,
     tree_files, write,
 )
-from support import git
+from support import CORPUS_FILES, corpus_bytes, git
 
 
 def hook(repo: Path, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -287,3 +287,13 @@ def test_a_conflicted_merge_is_settled_by_reindex_and_the_merge_commit_passes_th
     index = (repo / "memory/domains/business/_index.md").read_text()
     assert "suppliers.md" in index and "wholesale.md" in index and "<<<<<<<" not in index
     assert run(["bonsai-git", "reindex", "--check"], repo).returncode == 0
+
+
+@pytest.mark.parametrize("name", CORPUS_FILES)
+def test_migrate_then_hook_changes_nothing_on_the_corpus(make_repo: MakeRepo, name: str,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    repo = make_repo(corpus_bytes(name))
+    migrate(repo, force=True)
+    before = tree_files(repo)
+    assert hook(repo, capsys) == (0, "", "")
+    assert tree_files(repo) == before
