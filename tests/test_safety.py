@@ -339,3 +339,20 @@ def test_a_single_1_mb_section_is_one_leaf(make_repo: MakeRepo) -> None:
               if f.startswith("memory/domains/") and not f.endswith("_index.md")]
     assert leaves == ["memory/domains/infrastructure/services.md"]
     assert (repo / leaves[0]).read_bytes() == section.encode()
+
+
+# --- the README's Safety section matches the code ----------------------------------------------------
+
+def test_readme_safety_section_documents_exit_codes_recovery_and_the_secrets_hook() -> None:
+    from bonsai_git import errors
+
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    section = readme.split("\n## Safety\n", 1)[1].split("\n## ", 1)[0]
+    codes = {cls.exit_code for cls in vars(errors).values()
+             if isinstance(cls, type) and issubclass(cls, errors.BonsaiError)}
+    for code in codes | {0, 2, 4}:
+        assert f"\n| {code} |" in section, code
+    assert "bonsai-git migrate --recover" in section and ".git/bonsai/prior/MEMORY.md" in section
+    assert "- id: bonsai-secrets" in section
+    hooks = (Path(__file__).parent.parent / ".pre-commit-hooks.yaml").read_text(encoding="utf-8")
+    assert "id: bonsai-secrets" in hooks and "entry: bonsai-git-secrets" in hooks
