@@ -99,8 +99,11 @@ def run_hook(directory: Path, *, check: bool = False) -> int:
 
     cache = open_cache(common_dir)
     changed: list[str] = []
+    touched: list[Workspace] = []
     for ws in workspaces:
-        changed += _run_workspace(top, ws, check, cache)
+        written = _run_workspace(top, ws, check, cache)
+        changed += written
+        touched += [ws] if written else []
     if not check:
         cache.save()
     if not changed:
@@ -109,7 +112,7 @@ def run_hook(directory: Path, *, check: bool = False) -> int:
         print(f"bonsai-git: {len(changed)} generated file(s) stale; run bonsai-git reindex (and bonsai-git absorb), "
               "then commit", file=sys.stderr)
     else:
-        targets = " ".join(sorted({f"{ws.prefix}{TRUNK} {ws.prefix}{MEMORY_DIR}" for ws in workspaces}))
+        targets = " ".join(f"{ws.prefix}{TRUNK} {ws.prefix}{MEMORY_DIR}" for ws in touched)
         print(f"bonsai-git: rewrote {len(changed)} file(s); stage them and commit again: git add -A -- {targets}",
               file=sys.stderr)
     return 1
