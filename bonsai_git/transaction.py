@@ -486,13 +486,16 @@ def _restore(ctx: RepoContext, folder: Path, record: Journal, before: Mapping[st
     If something could not be put back, the journal stays (so `migrate --recover` can finish the
     job) and a warning says what; the original error is never hidden.
     """
-    head = head_sha(ctx)
-    undo = None
-    if head is not None and head != record.head:  # our commit was made (maybe as Ctrl-C arrived)
-        parents, subject = journal.commit_parents_and_subject(ctx.top, head)
-        if head == commit or (parents == (record.head,) and subject == record.subject):
-            undo = head
-    errors = journal.restore(ctx.top, record, lambda path: before[path] or b"", undo_commit=undo)
+    try:
+        head = head_sha(ctx)
+        undo = None
+        if head is not None and head != record.head:  # our commit was made (maybe as Ctrl-C arrived)
+            parents, subject = journal.commit_parents_and_subject(ctx.top, head)
+            if head == commit or (parents == (record.head,) and subject == record.subject):
+                undo = head
+        errors = journal.restore(ctx.top, record, lambda path: before[path] or b"", undo_commit=undo)
+    except Exception as exc:  # noqa: BLE001 - reported; the caller re-raises the original error
+        errors = [str(exc) or type(exc).__name__]
     if errors:
         print(f"bonsai-git: warning: restore incomplete: {'; '.join(errors)}; run `{journal.RECOVER_COMMAND}`",
               file=sys.stderr)

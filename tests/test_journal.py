@@ -165,6 +165,32 @@ def test_lifecycle_commands_are_journaled_too(make_repo: MakeRepo) -> None:
     assert_recovered(repo, before)
 
 
+@pytest.mark.parametrize("failure", ["reports", "raises"])
+def test_a_restore_that_cannot_finish_keeps_the_journal_and_never_hides_the_cause(
+    make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch, failure: str
+) -> None:
+    repo = make_repo(SOURCE)
+    hook(repo, "commit-msg", "echo 'needs a ticket id' >&2; exit 1")
+    before = snapshot(repo)
+    real = journal.restore
+
+    def broken(*args: object, **kwargs: object) -> list[str]:
+        if failure == "raises":
+            raise RuntimeError("disk went read-only")
+        return ["memory/_index.md: Permission denied"]
+
+    monkeypatch.setattr(journal, "restore", broken)
+    result = run("migrate", "-C", str(repo))
+    monkeypatch.setattr(journal, "restore", real)
+    assert result.exit_code == 1
+    assert "git commit failed (a hook or signing rejected it); nothing was committed: needs a ticket id" in result.stderr
+    cause = "disk went read-only" if failure == "raises" else "memory/_index.md: Permission denied"
+    assert f"bonsai-git: warning: restore incomplete: {cause}; run `bonsai-git migrate --recover`" in result.stderr
+    assert (repo / ".git" / "bonsai" / "journal.json").is_file()
+    assert run("status", "-C", str(repo)).exit_code == 3
+    assert_recovered(repo, before)
+
+
 # --- while a journal exists, everything refuses and points to --recover --------------------------
 
 def _dummy_args(command: str) -> list[str]:

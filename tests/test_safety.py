@@ -252,6 +252,18 @@ def test_migrate_restores_when_index_lock_is_taken_for_good_mid_run(make_repo: M
     assert snapshot(repo) == before
 
 
+def test_migrate_works_when_git_converts_line_endings(make_repo: MakeRepo) -> None:
+    repo = make_repo(None)
+    git(repo, "config", "core.autocrlf", "true")  # git stores LF, the work tree holds CRLF
+    (repo / "MEMORY.md").write_bytes(SOURCE.replace(b"\n", b"\r\n"))
+    git(repo, "add", "MEMORY.md")
+    git(repo, "commit", "-qm", "memory")
+    result = run("migrate", "-C", str(repo))
+    assert result.exit_code == 0, result.stderr
+    assert git(repo, "status", "--porcelain") == ""
+    assert (repo / "memory" / "domains" / "identity" / "working-preferences.md").read_bytes().count(b"\r\n") > 0
+
+
 # --- one run at a time: a second real process holds the lock ---------------------------------------
 
 def test_migrate_refuses_while_another_process_holds_the_workspace_lock(make_repo: MakeRepo) -> None:
