@@ -459,14 +459,53 @@ def _apply_one(path: Path, data: bytes | None, *, new: bool, folders: set[Path])
 def _stage(ctx: RepoContext, changes: Mapping[str, bytes | None]) -> None:
     """Stage exactly the changed paths (deleted ones leave the index), as `git add` would.
 
-    `git update-index --add --remove --stdin` takes literal paths: no pathspec matching, which
-    made `git add -A -- <10,000 paths>` cost 3 s on a 10,000-section file (0.9 s this way).
+    When no git filter or line-ending conversion applies to them (the usual case), the blobs go
+    into one pack through `git fast-import` and the index gets their ids (hashed here) through
+    `update-index --index-info`: a 10,000-leaf migration then writes one pack instead of
+    10,000 loose objects (0.5 s instead of 1-3.5 s, and no `gc --auto` storm afterwards).
+    Otherwise `git update-index --add --remove --stdin` lets git apply its filters.
     """
-    paths = "\0".join(ctx.repo_path(p) for p in sorted(changes)) + "\0"
-    proc = journal.run_git_retrying(ctx.top, "update-index", "--add", "--remove", "-z", "--stdin",
-                                    input=paths.encode("utf-8", "surrogateescape"))
+    repo_paths = {ctx.repo_path(p): p for p in sorted(changes)}
+    if _git_converts(ctx, list(repo_paths)):
+        listed = "\0".join(repo_paths) + "\0"
+        _stage_step(ctx, "update-index", "--add", "--remove", "-z", "--stdin",
+                    input=listed.encode("utf-8", "surrogateescape"))
+        return
+    algo = journal.object_format(ctx.top)
+    stream = bytearray()
+    lines = []
+    for repo_path, path in repo_paths.items():
+        data = changes[path]
+        if data is None:
+            lines.append(f"0 {'0' * (64 if algo == 'sha256' else 40)}\t{repo_path}")
+            continue
+        stream += b"blob\ndata %d\n" % len(data) + data + b"\n"
+        mode = "100755" if os.stat(ctx.abs_path(path)).st_mode & 0o111 else "100644"
+        lines.append(f"{mode} {journal.blob_id(data, algo)}\t{repo_path}")
+    if stream:
+        _stage_step(ctx, "fast-import", "--quiet", "--done", input=bytes(stream) + b"done\n")
+    _stage_step(ctx, "update-index", "-z", "--index-info", input="\0".join(lines).encode("utf-8", "surrogateescape") + b"\0")
+    _stage_step(ctx, "update-index", "-q", "--refresh")  # stat data, so `git status` need not re-hash
+
+
+def _stage_step(ctx: RepoContext, *args: str, input: bytes | None = None) -> None:
+    proc = journal.run_git_retrying(ctx.top, *args, input=input)
     if proc.returncode != 0:
         raise Failed(f"git add failed: {_one_line(proc.stderr.decode('utf-8', 'replace'))}; the tree was restored")
+
+
+def _git_converts(ctx: RepoContext, repo_paths: list[str]) -> bool:
+    """True when git would not store some path's bytes as they are: core.autocrlf, or a text, eol,
+    crlf, filter, ident or working-tree-encoding attribute (git check-attr, one call)."""
+    autocrlf = run_git(ctx.top, "config", "--get", "core.autocrlf", check=False).stdout.decode().strip().lower()
+    if autocrlf in ("true", "input", "yes", "on", "1"):
+        return True
+    names = ("text", "eol", "crlf", "filter", "ident", "working-tree-encoding")
+    proc = run_git(ctx.top, "check-attr", "-z", "--stdin", *names,
+                   input="\0".join(repo_paths).encode("utf-8", "surrogateescape"), check=False)
+    fields = proc.stdout.decode("utf-8", "surrogateescape").split("\0")
+    values = fields[2::3]
+    return proc.returncode != 0 or any(v not in ("unspecified", "unset") for v in values)
 
 
 def _commit(ctx: RepoContext, message: str, no_verify: bool) -> str | None:
