@@ -87,6 +87,8 @@ def migrate(workspace: Path, dry_run: bool, no_commit: bool, force: bool, as_jso
     if recover:
         _recover(workspace)
         return
+    if not dry_run:
+        _warn_provenance(workspace)
     result = run_migration(workspace, dry_run=dry_run, no_commit=no_commit, force=force,
                            allow_detached=allow_detached, no_verify=no_verify)
     for note in result.notes:
@@ -100,6 +102,15 @@ def migrate(workspace: Path, dry_run: bool, no_commit: bool, force: bool, as_jso
         click.echo(json.dumps(migration_json(result), indent=2, ensure_ascii=False))
     else:
         click.echo(migration_text(result))
+
+
+def _warn_provenance(workspace: Path) -> None:
+    """Warn (stderr) when OpenClaw's provenance record makes a MEMORY.md rewrite harmful (provenance.py)."""
+    from .provenance import provenance_warning, read_provenance
+
+    warning = provenance_warning(read_provenance(workspace))
+    if warning:
+        click.echo(f"warning: {warning}", err=True)
 
 
 def _recover(workspace: Path) -> None:
@@ -125,6 +136,8 @@ def reindex(workspace: Path, check: bool) -> None:
     result = reindex_workspace(workspace, check=check)
     for path in result.changed:
         click.echo(f"{'stale' if check else 'wrote'} {path}")
+    if "MEMORY.md" in result.changed and not check:
+        _warn_provenance(workspace)
     if check and result.changed:
         click.echo(f"bonsai-git: {len(result.changed)} generated file(s) stale; run bonsai-git reindex", err=True)
         sys.exit(1)
@@ -137,6 +150,7 @@ def rollback(workspace: Path, commit: str | None) -> None:
     """Revert the migration commit with git revert (exit 3: nothing to revert or it would conflict)."""
     from .rollback import rollback as run_rollback
 
+    _warn_provenance(workspace)
     result = run_rollback(workspace, commit)
     click.echo(f"Reverted {result.migration[:12]} ({result.subject}) in commit {result.revert[:12]}.")
     click.echo("MEMORY.md is back as it was; undo the rollback with: git revert HEAD")
@@ -277,6 +291,8 @@ def absorb(workspace: Path, dry_run: bool) -> None:
     """Move the ## sections appended after MEMORY.md's end marker into new leaves, then reindex."""
     from .reindex import reindex_workspace
 
+    if not dry_run:
+        _warn_provenance(workspace)
     result = reindex_workspace(workspace, check=dry_run, absorb=True)
     for s in result.absorbed:
         click.echo(f"{'would absorb' if dry_run else 'absorbed'} {s.heading!r} -> {s.path}")

@@ -106,6 +106,7 @@ def run_hook(directory: Path, *, check: bool = False) -> int:
         touched += [ws] if written else []
     if not check:
         cache.save()
+        _warn_provenance(top, [ws for ws in touched if f"{ws.prefix}{TRUNK}" in changed])
     if not changed:
         return 0
     if check:
@@ -116,6 +117,18 @@ def run_hook(directory: Path, *, check: bool = False) -> int:
         print(f"bonsai-git: rewrote {len(changed)} file(s); stage them and commit again: git add -A -- {targets}",
               file=sys.stderr)
     return 1
+
+
+def _warn_provenance(top: Path, rewritten: Sequence[Workspace]) -> None:
+    """Warn when OpenClaw's provenance record makes a MEMORY.md the hook rewrote risky (provenance.py)."""
+    if not rewritten:
+        return
+    from .provenance import provenance_warning, read_provenance
+
+    for ws in rewritten:
+        warning = provenance_warning(read_provenance(top / ws.prefix if ws.prefix else top))
+        if warning:
+            print(f"bonsai-git: warning: {ws.prefix}{TRUNK}: {warning}", file=sys.stderr)
 
 
 def find_workspaces(top: Path, listing: Sequence[tuple[str, str]]) -> list[Workspace]:

@@ -81,3 +81,35 @@ def test_status_warns_when_memory_is_armed(make_repo: Callable[..., Path], tmp_p
     assert report["openclaw_provenance"] == "armed"
     assert any(w["kind"] == "openclaw_provenance" for w in report["warnings"])
     assert result.exit_code == 1
+
+
+def test_migrate_warns_before_rewriting_an_agent_written_memory(make_repo: Callable[..., Path], tmp_path: Path) -> None:
+    source = corpus_bytes("02-ops-assistant-2764.md")
+    repo = make_repo(source)
+    _state_db(tmp_path / "openclaw-state", repo, {"originClass": "agent", "fileHash": hashlib.sha256(source).hexdigest()})
+    result = CliRunner().invoke(main, ["migrate", "-C", str(repo)])
+    assert result.exit_code == 0
+    assert "warning: OpenClaw recorded MEMORY.md as agent-written" in result.stderr
+    status = json.loads(CliRunner().invoke(main, ["status", "-C", str(repo), "--json"]).stdout)
+    assert status["openclaw_provenance"] == "armed"
+
+
+def test_hook_warns_when_it_rewrites_an_armed_memory(make_repo: Callable[..., Path], tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    from bonsai_git.hook import run_hook
+    from support import git
+
+    repo = make_repo(corpus_bytes("02-ops-assistant-2764.md"))
+    assert CliRunner().invoke(main, ["migrate", "-C", str(repo)]).exit_code == 0
+    _state_db(tmp_path / "openclaw-state", repo, {"originClass": "agent", "fileHash": "0" * 64})
+    leaf = next((repo / "memory" / "domains" / "infrastructure").glob("[!_]*.md"))
+    leaf.unlink()
+    git(repo, "add", "-A")
+    assert run_hook(repo) == 1
+    assert "MEMORY.md: MEMORY.md changed outside the agent" in capsys.readouterr().err
+
+
+def test_no_warning_without_openclaw_state(make_repo: Callable[..., Path]) -> None:
+    repo = make_repo(corpus_bytes("02-ops-assistant-2764.md"))
+    result = CliRunner().invoke(main, ["migrate", "-C", str(repo)])
+    assert result.exit_code == 0 and "OpenClaw" not in result.stderr
