@@ -12,11 +12,12 @@ def migration_json(result: MigrationResult) -> dict[str, Any]:
     """The documented JSON shape of `migrate --json` (keys are stable; new keys may be added).
 
     {already_migrated, dry_run, commit (sha or null), boot_tokens_before, boot_tokens_after,
-     sections, pinned_sections, domains: {name: {leaves, tokens}}, files: [paths]}
+     sections, pinned_sections, domains: {name: {leaves, tokens}}, files: [paths],
+     secret_warnings: ["path:line: kind"] (never the value)}
     """
     plan = result.plan
     out: dict[str, Any] = {"already_migrated": result.already_migrated, "dry_run": result.dry_run,
-                           "commit": result.commit}
+                           "commit": result.commit, "secret_warnings": list(result.warnings)}
     if plan is None:
         return out | {"boot_tokens_before": None, "boot_tokens_after": None, "sections": None,
                       "pinned_sections": None, "domains": {}, "files": []}

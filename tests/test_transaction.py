@@ -435,3 +435,11 @@ def test_migrate_as_a_subprocess(make_repo: MakeRepo) -> None:
                           env=dict(os.environ))
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["commit"] == git(repo, "rev-parse", "HEAD").strip()
+
+
+def test_migrate_json_lists_secret_warnings_without_values(make_repo: MakeRepo) -> None:
+    token = "ghp_" + "a1B2c3D4e5" * 4
+    repo = make_repo(SOURCE + f"\n## Deploy Keys\n\n- GitHub token: {token}\n".encode())
+    report = json.loads(run("migrate", "-C", str(repo), "--dry-run", "--json").stdout)
+    assert report["secret_warnings"] == ["memory/domains/general/deploy-keys.md:3: github token"]
+    assert token not in json.dumps(report)
