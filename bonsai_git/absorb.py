@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from .classify import classify_heading, is_pinned
 from .config import SINGLE_FILE_DOMAINS, Config
 from .errors import Failed
+from .plan import piece_at
 from .sections import split_sections
 from .slugs import unique_leaf_names
 from .tree import DOMAINS_DIR, TRUNK
@@ -120,9 +121,8 @@ def verify_absorbed(old_inbox: str, plan: AbsorbPlan, files: Mapping[str, str]) 
             joined.append(plan.inbox[start : start + length])
             continue
         s = plan.sections[start]
-        text = files.get(s.path)
-        piece = None if text is None else text[s.offset : s.offset + s.length]
-        if piece is None or len(piece) != s.length:
+        piece = piece_at(files, s.path, s.offset, s.length)
+        if piece is None:
             raise Failed(f"{s.path}: the absorbed section {s.heading!r} is not there; {TRUNK} was left unchanged")
         joined.append(piece)
     if "".join(joined) != old_inbox:

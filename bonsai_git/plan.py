@@ -17,6 +17,7 @@ Placement rules:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -30,6 +31,8 @@ from .tokens import estimate_tokens
 from .tree import ROOT_INDEX, TRUNK, Leaf
 
 PREAMBLE_LEAF = "preamble"
+# YAML front matter as mdit-py-plugins reads it: a first line `---`, closed by a later `---` line.
+_FRONT_MATTER = re.compile(r"---[ \t]*\r?\n(?:.*?\r?\n)?---[ \t]*(?:\r?\n|$)", re.S)
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,18 +117,24 @@ def verify_placements(original: str, files: Mapping[str, str], placements: tuple
     """
     pieces = []
     for p in placements:
-        text = files.get(p.path)
-        piece = None if text is None else text[p.offset : p.offset + p.length]
-        if piece is None or len(piece) != p.length:
+        piece = piece_at(files, p.path, p.offset, p.length)
+        if piece is None:
             raise Failed(f"{p.path}: lost the section {p.heading or '(preamble)'!r}; nothing was committed")
         pieces.append(piece)
     if "".join(pieces) != original:
         raise Failed(f"{TRUNK}: the planned tree does not reproduce the original bytes; nothing was committed")
 
 
+def piece_at(files: Mapping[str, str], path: str, offset: int, length: int) -> str | None:
+    """The `length` chars at char `offset` of `files[path]`, or None when the file is absent or too short."""
+    text = files.get(path)
+    piece = None if text is None else text[offset : offset + length]
+    return piece if piece is not None and len(piece) == length else None
+
+
 def _keeps_preamble(preamble: str, config: Config) -> bool:
     body = preamble[len(BOM) :] if preamble.startswith(BOM) else preamble
-    has_front_matter = body.startswith(("---\n", "---\r\n")) and len(split_sections(body).pieces()) >= 1
+    has_front_matter = _FRONT_MATTER.match(body) is not None
     return (
         not body.strip()
         or preamble.startswith(BOM)

@@ -89,3 +89,8 @@ def test_verify_placements_detects_a_lost_section() -> None:
         verify_placements("abc## X", {"MEMORY.md": "abc"}, placements)
     with pytest.raises(Failed, match="does not reproduce"):
         verify_placements("abc## X", {"MEMORY.md": "abc", "memory/domains/a/x.md": "## Y"}, placements)
+
+
+def test_plan_migration_moves_a_large_preamble_that_only_starts_with_a_rule() -> None:
+    text = "---\n" + LONG_PREAMBLE + "## A\nx\n"  # a thematic break, not front matter (never closed)
+    assert _plan(text)["memory/domains/general/preamble.md"] == "---\n" + LONG_PREAMBLE

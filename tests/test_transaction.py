@@ -127,21 +127,6 @@ def _detached(make_repo: MakeRepo) -> Path:
     return repo
 
 
-def _merging(make_repo: MakeRepo) -> Path:
-    repo = make_repo(SOURCE)
-    (repo / "f.txt").write_text("base\n")
-    git(repo, "add", "f.txt")
-    git(repo, "commit", "-qm", "base")
-    git(repo, "checkout", "-qb", "other")
-    (repo / "f.txt").write_text("other\n")
-    git(repo, "commit", "-qam", "other")
-    git(repo, "checkout", "-q", "main")
-    (repo / "f.txt").write_text("main\n")
-    git(repo, "commit", "-qam", "main")
-    git(repo, "merge", "other", check=False)
-    return repo
-
-
 def _conflicting_branch(make_repo: MakeRepo) -> Path:
     repo = make_repo(SOURCE)
     (repo / "f.txt").write_text("base\n")
@@ -153,6 +138,12 @@ def _conflicting_branch(make_repo: MakeRepo) -> Path:
     git(repo, "checkout", "-q", "main")
     (repo / "f.txt").write_text("main\n")
     git(repo, "commit", "-qam", "main")
+    return repo
+
+
+def _merging(make_repo: MakeRepo) -> Path:
+    repo = _conflicting_branch(make_repo)
+    git(repo, "merge", "other", check=False)
     return repo
 
 
