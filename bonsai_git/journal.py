@@ -44,6 +44,10 @@ from .tree import write_durably
 JOURNAL_DIR = "bonsai"
 LOCK_NAME = "bonsai.lock"  # gitrepo.workspace_lock's file, next to the journal folder
 JOURNAL_FILE = "journal.json"
+# Set (to the journal folder) in the environment of bonsai-git's own `git commit`: the pre-commit
+# hook it triggers then knows the journal and lock belong to the run that is committing, not to
+# a crash (without it, every bonsai-git commit in a repo using our hook was refused).
+OWN_COMMIT_ENV = "BONSAI_GIT_OWN_COMMIT"
 PRIOR_DIR = "prior"
 JOURNAL_FORMAT = 1
 RECOVER_COMMAND = "bonsai-git migrate --recover"
@@ -108,6 +112,8 @@ def refuse_if_journaled(cwd: Path) -> None:
     journal is there).  Outside a repository it returns (others report that).
     """
     folder = find_journal(cwd)
+    if folder is not None and os.environ.get(OWN_COMMIT_ENV) == str(folder.resolve()):
+        return  # a hook run by our own `git commit`: that journal is the committing run's, not a crash
     if folder is not None:
         if _lock_is_held(folder.with_name(LOCK_NAME)):
             raise LockHeld(f"{_shown(folder.with_name(LOCK_NAME), cwd)}: another bonsai-git run is in progress and "
@@ -267,15 +273,16 @@ def wait_for_index_lock(top: Path, timeout: float = _INDEX_LOCK_WAIT) -> Path | 
     return None
 
 
-def run_git_retrying(top: Path, *args: str, input: bytes | None = None,
-                     timeout: float = _INDEX_LOCK_WAIT) -> subprocess.CompletedProcess[bytes]:
+def run_git_retrying(top: Path, *args: str, input: bytes | None = None, timeout: float = _INDEX_LOCK_WAIT,
+                     extra_env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
     """Run `git <args>` in `top`; while it fails only because index.lock exists, retry for up to `timeout` s.
 
+    `extra_env` is added to the environment (e.g. OWN_COMMIT_ENV for bonsai-git's own commits).
     Returns the last CompletedProcess (the caller checks returncode).
     """
     deadline = time.monotonic() + timeout
     while True:
-        proc = _git(top, *args, input=input, check=False)
+        proc = _git(top, *args, input=input, check=False, extra_env=extra_env)
         if proc.returncode == 0 or not is_index_lock_error(proc.stderr) or time.monotonic() >= deadline:
             return proc
         time.sleep(_POLL)
@@ -389,8 +396,10 @@ def crash_point(name: str) -> None:
 # --- small helpers ------------------------------------------------------------------------------
 
 def _git(top: Path, *args: str, input: bytes | None = None, check: bool = True,
-         literal: bool = False) -> subprocess.CompletedProcess[bytes]:
-    env = dict(os.environ, GIT_LITERAL_PATHSPECS="1") if literal else None
+         literal: bool = False, extra_env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
+    env = dict(os.environ, **(extra_env or {})) if literal or extra_env else None
+    if literal:
+        env = dict(env or os.environ, GIT_LITERAL_PATHSPECS="1")
     proc = subprocess.run(["git", *args], cwd=top, input=input, capture_output=True, env=env)
     if check and proc.returncode != 0:
         raise OSError(f"git {' '.join(args[:2])} failed: {_first_line(proc.stderr)}")

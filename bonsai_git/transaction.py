@@ -105,7 +105,7 @@ def apply_changes(
         if message is not None:
             _stage(ctx, changes)
             crash_point("staged")
-            commit = _commit(ctx, message, no_verify)
+            commit = _commit(ctx, message, no_verify, folder)
             crash_point("committed")
             _verify_committed(ctx, changes)
     except BaseException as exc:
@@ -508,10 +508,15 @@ def _git_converts(ctx: RepoContext, repo_paths: list[str]) -> bool:
     return proc.returncode != 0 or any(v not in ("unspecified", "unset") for v in values)
 
 
-def _commit(ctx: RepoContext, message: str, no_verify: bool) -> str | None:
-    """Run the real `git commit`; return the new HEAD (None if the commit failed before a ref moved)."""
+def _commit(ctx: RepoContext, message: str, no_verify: bool, folder: Path) -> str | None:
+    """Run the real `git commit`; return the new HEAD (None if the commit failed before a ref moved).
+
+    The commit's hooks see OWN_COMMIT_ENV naming our journal, so our own pre-commit hook runs
+    instead of refusing because of the journal this very run holds.
+    """
     args = ["commit", "-q", "--file=-"] + (["--no-verify"] if no_verify else [])
-    proc = journal.run_git_retrying(ctx.top, *args, input=message.encode())
+    own = {journal.OWN_COMMIT_ENV: str(folder.resolve())}
+    proc = journal.run_git_retrying(ctx.top, *args, input=message.encode(), extra_env=own)
     if proc.returncode != 0:
         out = (proc.stdout + proc.stderr).decode("utf-8", "replace").strip()
         raise Failed(f"git commit failed (a hook or signing rejected it); nothing was committed: {_one_line(out)}")

@@ -168,3 +168,15 @@ def test_plain_hook_falls_back_to_python3_dash_m(make_repo: MakeRepo, tmp_path: 
     missing = subprocess.run(["git", "commit", "-q", "-m", "x"], cwd=repo, capture_output=True, text=True,
                              env=env() | bare_path)
     assert missing.returncode != 0 and "bonsai-git-hook is not on PATH" in missing.stderr
+
+
+def test_plain_hook_lets_bonsai_gits_own_commits_through(make_repo: MakeRepo) -> None:
+    from support import corpus_bytes
+
+    repo = make_repo(corpus_bytes("02-ops-assistant-2764.md"))
+    assert install(repo)[0] == 0
+    bonsai = str(Path(sys.executable).parent / "bonsai-git")
+    for args in (["migrate"], ["move", "memory/domains/general/runbooks.md", "infrastructure"]):
+        done = run([bonsai, *args, "-C", str(repo)], repo)
+        assert done.returncode == 0, done.stderr
+        assert git(repo, "status", "--porcelain") == ""

@@ -147,3 +147,23 @@ def test_manifest_and_readme_agree() -> None:
     assert [h["id"] for h in snippet["repos"][0]["hooks"]] == ["bonsai-reindex", "bonsai-check"]
     for command in ("bonsai-git absorb", "bonsai-git hook", "bonsai-git install-hook"):
         assert f"| `{command} " in readme
+
+
+def test_framework_hook_lets_bonsai_gits_own_commits_through(make_repo: MakeRepo, framework: dict[str, str]) -> None:
+    """migrate, move and archive commit while their own journal and lock exist: the hook must run, not refuse."""
+    from support import corpus_bytes
+
+    repo = make_repo(corpus_bytes("02-ops-assistant-2764.md"))
+    _configure(repo, framework, ("bonsai-reindex",))
+    git(repo, "add", ".pre-commit-config.yaml")
+    git(repo, "commit", "-q", "-m", "use bonsai-git hooks")
+    proc = subprocess.run([PRE_COMMIT, "install"], cwd=repo, env=_env(framework), capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    bonsai = str(Path(sys.executable).parent / "bonsai-git")
+    extra = {"PRE_COMMIT_HOME": framework["home"], "PRE_COMMIT_COLOR": "never"}
+    for args in (["migrate"], ["move", "memory/domains/general/runbooks.md", "infrastructure"],
+                 ["archive", "memory/domains/general/incidents.md"]):
+        done = run([bonsai, *args, "-C", str(repo)], repo, extra)
+        assert done.returncode == 0, done.stderr
+        assert git(repo, "status", "--porcelain") == ""
+    assert "Bonsai-Op: archive" in git(repo, "log", "-1", "--format=%B")
