@@ -19,6 +19,7 @@ are folded into a "+N more domains" line.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -220,6 +221,27 @@ def _domain_lines(s: DomainStats, names: int, with_summary: bool, summaries: dic
         if summary:
             lines.append(f"  {summary}")
     return lines
+
+
+# Every line shape the block renderer writes: markers, title, total, domain lines, indented summaries.
+_BLOCK_LINE = re.compile(
+    r"(?:<!-- bonsai:(?:begin\b.*|end -->)|# Memory Index|~[\d,]+ tokens in .*|- .*|  .*|)\r?"
+)
+
+
+def foreign_block_line(block: str) -> int | None:
+    """1-based line of the first line in a trunk block that the renderer never writes, else None.
+
+    Such a line was typed (or appended by an agent) between the markers; regenerating the block
+    would lose it, so reindex and the hook refuse instead (the user moves it below the end marker).
+    A block holding a git conflict (a merge of two generated blocks) is regenerated whole: None.
+    """
+    if "\n<<<<<<<" in block:
+        return None
+    for number, line in enumerate(block.split("\n"), 1):
+        if not _BLOCK_LINE.fullmatch(line):
+            return number
+    return None
 
 
 def _wrap(root_text: str, nl: str) -> str:

@@ -26,10 +26,10 @@ from pathlib import Path
 
 from .config import SINGLE_FILE_DOMAINS, Config, load_config
 from .errors import BadInput, Failed
-from .indexes import FactsOf, render_tree
+from .indexes import FactsOf, foreign_block_line, render_tree
 from .tree import (
-    DOMAINS_DIR, INDEX_NAME, TRUNK, Leaf, TrunkParts, decode_utf8, find_conflict_marker, leaf_location, parse_trunk,
-    read_leaves, walk_leaf_paths, write_durably,
+    DOMAINS_DIR, END, INDEX_NAME, TRUNK, Leaf, TrunkParts, decode_utf8, find_conflict_marker, has_symlink_between,
+    leaf_location, parse_trunk, read_leaves, walk_leaf_paths, write_durably,
 )
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms per hook run)
@@ -107,7 +107,15 @@ def read_trunk(workspace: Path) -> tuple[bytes, TrunkParts]:
     text = decode_utf8(data, TRUNK)
     parts = parse_trunk(text)
     if parts is None:
+        if (workspace / DOMAINS_DIR).is_dir():
+            raise BadInput(f"{TRUNK}: its bonsai markers are missing but {DOMAINS_DIR}/ exists; put them back "
+                           f"(e.g. `git checkout -- {TRUNK}`, or `git diff {TRUNK}` to see what changed)")
         raise BadInput(f"{TRUNK}: no bonsai markers (not migrated yet); run bonsai-git migrate first")
+    foreign = foreign_block_line(parts.block)
+    if foreign is not None:
+        line = text.count("\n", 0, len(parts.pinned)) + foreign
+        raise BadInput(f"{TRUNK}:{line}: text inside the generated block (between the bonsai markers) would be "
+                       f"overwritten; move it below `{END}` (new memories go there) and retry")
     # The block is ours and is regenerated whole, conflicts included; the user's text is not.
     for start, region in ((0, parts.pinned), (len(text) - len(parts.inbox), parts.inbox)):
         line = find_conflict_marker(region)
@@ -173,6 +181,9 @@ def _write_absorbed(workspace: Path, plan: AbsorbPlan, old_inbox: str) -> dict[s
     try:
         for path, text in plan.files:
             target = workspace / path
+            _refuse_symlinked(workspace, path)
+            if target.exists() and not target.is_file():
+                raise BadInput(f"{path}: is not a regular file; move it away, then absorb again")
             undo[path] = target.read_bytes() if target.is_file() else None
             target.parent.mkdir(parents=True, exist_ok=True)
             write_durably(target, text.encode("utf-8"))
@@ -218,6 +229,7 @@ def _sync(workspace: Path, rendered: Mapping[str, str | None], trunk_bytes: byte
         changed.append(path)
         if check:
             continue
+        _refuse_symlinked(workspace, path)
         if path == TRUNK and current != trunk_bytes:
             raise Failed(f"{TRUNK}: changed while bonsai-git was running; nothing in it was lost, run it again")
         if wanted is None:
@@ -229,6 +241,15 @@ def _sync(workspace: Path, rendered: Mapping[str, str | None], trunk_bytes: byte
             # leaves at any time, and an fsync per index cost more than the rest of a hook run.
             write_durably(target, wanted, sync=path == TRUNK)
     return tuple(sorted(changed))
+
+
+def _refuse_symlinked(workspace: Path, path: str) -> None:
+    """BadInput when writing `path` would go through a symlink (out of the repository, or unaddable)."""
+    if path == TRUNK:
+        return  # MEMORY.md itself: parse_trunk read it; a symlinked trunk is the user's own layout
+    link = has_symlink_between(workspace, path)
+    if link is not None:
+        raise BadInput(f"{link}: is a symlink; bonsai-git will not write {path} through it. Replace it with a folder")
 
 
 def _remove_empty_folders(workspace: Path, folder: Path) -> None:

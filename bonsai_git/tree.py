@@ -29,7 +29,7 @@ BEGIN = "<!-- bonsai:begin generated; edit memory/ then run bonsai-git reindex -
 END = "<!-- bonsai:end -->"
 _BEGIN_LINE = re.compile(r"^<!-- bonsai:begin\b[^\n]*$", re.M)
 _END_LINE = re.compile(r"^<!-- bonsai:end -->[ \t]*\r?$", re.M)
-_CONFLICT = re.compile(r"^(<{7}|={7}|>{7})(?: |\r?$)", re.M)
+_CONFLICT_START = re.compile(r"^<{7}(?: |\r?$)", re.M)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,12 +71,22 @@ class TrunkParts:
 
 
 def parse_trunk(text: str) -> TrunkParts | None:
-    """Cut trunk text at the bonsai markers; None when it has no complete marker pair."""
-    begin = _BEGIN_LINE.search(text)
-    if begin is None:
+    """Cut trunk text at the bonsai markers; None when it has no complete marker pair.
+
+    The block is the first end-marker line that has a begin-marker line before it, paired with
+    the *last* begin line before it: a begin-like line quoted in the user's pinned text (in a
+    code fence, say) therefore never swallows the text after it.
+    """
+    begins = [m for m in _BEGIN_LINE.finditer(text)]
+    if not begins:
         return None
-    end = _END_LINE.search(text, begin.end())
-    if end is None:
+    begin = end = None
+    for candidate in _END_LINE.finditer(text):
+        before = [b for b in begins if b.end() <= candidate.start()]
+        if before:
+            begin, end = before[-1], candidate
+            break
+    if begin is None or end is None:
         return None
     stop = end.end()
     if text.startswith("\r\n", stop):
@@ -121,11 +131,29 @@ def leaf_paths(paths: Iterable[str]) -> tuple[str, ...]:
 
 
 def find_conflict_marker(text: str) -> int | None:
-    """1-based line of the first git merge-conflict marker line in `text`, or None."""
-    if "<<<<<<<" not in text and "=======" not in text and ">>>>>>>" not in text:
+    """1-based line of the first git merge-conflict start line (`<<<<<<< ...`) in `text`, or None.
+
+    Only the start line counts: a lone `=======` is a setext underline and a `>>>>>>>` line a
+    deeply nested quote, both ordinary Markdown; `<<<<<<<` at a line start is never written by hand.
+    """
+    if "<<<<<<<" not in text:
         return None  # the common case, found without running the line regex (hook's hot path)
-    m = _CONFLICT.search(text)
+    m = _CONFLICT_START.search(text)
     return None if m is None else text.count("\n", 0, m.start()) + 1
+
+
+def has_symlink_between(root: Path, path: str) -> str | None:
+    """The first component of workspace-relative `path` (parents and the file) that is a symlink, else None.
+
+    Writing through a symlinked folder would put memory outside the repository (or where git
+    cannot add it), so writers refuse such paths.
+    """
+    current = root
+    for part in PurePosixPath(path).parts:
+        current = current / part
+        if current.is_symlink():
+            return current.relative_to(root).as_posix()
+    return None
 
 
 def decode_utf8(data: bytes, name: str) -> str:

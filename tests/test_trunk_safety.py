@@ -1,0 +1,126 @@
+"""The trunk's user text is never lost: quoted markers, text typed inside the block, Markdown that
+looks like conflict markers, symlinked folders, and markers deleted by hand."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from bonsai_git.cli import main
+from bonsai_git.tree import END, find_conflict_marker, parse_trunk
+from support import git, snapshot
+
+MakeRepo = Callable[..., Path]
+TOPICS = "".join(f"## Topic {i}\n" + "word " * 40 + "\n" for i in range(30))
+
+
+def run(*args: str) -> Result:
+    return CliRunner().invoke(main, list(args))
+
+
+def migrated(make_repo: MakeRepo, memory: str) -> Path:
+    repo = make_repo(memory)
+    result = run("migrate", "-C", str(repo), "--force")
+    assert result.exit_code == 0, result.stderr
+    return repo
+
+
+def test_a_quoted_begin_marker_in_pinned_text_is_kept(make_repo: MakeRepo) -> None:
+    pinned = "## Pinned rules\nAlways be nice.\n```\n<!-- bonsai:begin example\n```\nMore pinned text that matters.\n\n"
+    repo = migrated(make_repo, "# M\n\n" + pinned + TOPICS)
+    assert run("reindex", "-C", str(repo), "--check").exit_code == 0
+    assert run("reindex", "-C", str(repo)).exit_code == 0
+    assert pinned in (repo / "MEMORY.md").read_text()
+
+
+def test_parse_trunk_skips_an_end_marker_quoted_before_the_block() -> None:
+    text = f"```\n{END}\n```\n<!-- bonsai:begin x -->\nblock\n{END}\ninbox\n"
+    parts = parse_trunk(text)
+    assert parts is not None and parts.pinned == f"```\n{END}\n```\n" and parts.inbox == "inbox\n"
+
+
+def test_reindex_refuses_text_typed_inside_the_block(make_repo: MakeRepo) -> None:
+    repo = migrated(make_repo, "# M\n\n" + TOPICS)
+    trunk = (repo / "MEMORY.md").read_text()
+    (repo / "MEMORY.md").write_text(trunk.replace(END, "## New fact\nwifi code 4417\n" + END))
+    before = snapshot(repo)
+    for command in ("reindex", "absorb"):
+        result = run(command, "-C", str(repo))
+        assert result.exit_code == 3, (command, result.stderr)
+        assert "MEMORY.md:" in result.stderr and "text inside the generated block" in result.stderr
+    assert snapshot(repo) == before
+
+
+def test_hook_refuses_text_typed_inside_the_block(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = migrated(make_repo, "# M\n\n" + TOPICS)
+    trunk = (repo / "MEMORY.md").read_text()
+    (repo / "MEMORY.md").write_text(trunk.replace(END, "wifi code 4417\n" + END))
+    before = snapshot(repo)
+    monkeypatch.chdir(repo)
+    result = run("hook")
+    assert result.exit_code == 3 and "text inside the generated block" in result.stderr
+    assert snapshot(repo) == before
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        ("Sub title\n=======\nnotes\n", None),  # setext H1 underline
+        (">>>>>>> seven levels of quote\n", None),
+        ("a\n<<<<<<< HEAD\nx\n=======\ny\n>>>>>>> other\n", 2),
+        ("<<<<<<<\n", 1),
+    ],
+)
+def test_find_conflict_marker_ignores_ordinary_markdown(text: str, line: int | None) -> None:
+    assert find_conflict_marker(text) == line
+
+
+def test_a_setext_h1_in_a_leaf_does_not_block_commits(make_repo: MakeRepo) -> None:
+    repo = migrated(make_repo, "## Projects\nSub title\n=======\nnotes\n" + "z " * 3000 + "\n")
+    assert run("reindex", "-C", str(repo), "--check").exit_code == 0
+    assert run("status", "-C", str(repo)).exit_code in (0, 1)
+    assert "merge-conflict" not in run("status", "-C", str(repo)).stdout
+
+
+def test_absorb_refuses_to_write_through_a_symlinked_domain_folder(make_repo: MakeRepo, tmp_path: Path) -> None:
+    repo = migrated(make_repo, "# M\n\n" + TOPICS)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (repo / "memory" / "domains" / "identity").symlink_to(outside)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "link")
+    with (repo / "MEMORY.md").open("a") as fh:
+        fh.write("## Team preferences new\nlikes tea\n")
+    before = snapshot(repo)
+    result = run("absorb", "-C", str(repo))
+    assert result.exit_code == 3
+    assert "memory/domains/identity: is a symlink" in result.stderr
+    assert snapshot(repo) == before
+    assert list(outside.iterdir()) == []
+
+
+def test_absorb_refuses_when_dates_file_is_a_folder(make_repo: MakeRepo) -> None:
+    repo = migrated(make_repo, "# M\n\n" + TOPICS)
+    (repo / "memory" / "dates.md").mkdir()
+    (repo / "memory" / "dates.md" / "x.md").write_text("## x\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "odd")
+    with (repo / "MEMORY.md").open("a") as fh:
+        fh.write("## Birthdays\nBob 3 March\n")
+    before = snapshot(repo)
+    result = run("absorb", "-C", str(repo))
+    assert result.exit_code == 3 and "memory/dates.md: is not a regular file" in result.stderr
+    assert snapshot(repo) == before
+
+
+def test_deleted_markers_get_a_message_that_says_how_to_put_them_back(make_repo: MakeRepo) -> None:
+    repo = migrated(make_repo, "# M\n\n" + TOPICS)
+    trunk = (repo / "MEMORY.md").read_text()
+    (repo / "MEMORY.md").write_text(trunk.replace(END + "\n", ""))
+    result = run("reindex", "-C", str(repo))
+    assert result.exit_code == 3
+    assert "bonsai markers are missing but memory/domains/ exists" in result.stderr
+    assert "git checkout -- MEMORY.md" in result.stderr
