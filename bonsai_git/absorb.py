@@ -32,6 +32,7 @@ from .classify import classify_heading, is_pinned
 from .config import SINGLE_FILE_DOMAINS, Config
 from .errors import Failed
 from .plan import piece_at
+from .secretscan import mask_secrets
 from .sections import split_sections
 from .slugs import unique_leaf_names
 from .tree import DOMAINS_DIR, TRUNK
@@ -123,7 +124,7 @@ def verify_absorbed(old_inbox: str, plan: AbsorbPlan, files: Mapping[str, str]) 
         s = plan.sections[start]
         piece = piece_at(files, s.path, s.offset, s.length)
         if piece is None:
-            raise Failed(f"{s.path}: the absorbed section {s.heading!r} is not there; {TRUNK} was left unchanged")
+            raise Failed(f"{s.path}: the absorbed section {mask_secrets(s.heading)!r} is not there; {TRUNK} was left unchanged")
         joined.append(piece)
     if "".join(joined) != old_inbox:
         raise Failed(f"{TRUNK}: the absorbed sections do not reproduce the inbox; {TRUNK} was left unchanged")

@@ -293,9 +293,11 @@ def absorb(workspace: Path, dry_run: bool) -> None:
 
     if not dry_run:
         _warn_provenance(workspace)
+    from .secretscan import mask_secrets
+
     result = reindex_workspace(workspace, check=dry_run, absorb=True)
     for s in result.absorbed:
-        click.echo(f"{'would absorb' if dry_run else 'absorbed'} {s.heading!r} -> {s.path}")
+        click.echo(f"{'would absorb' if dry_run else 'absorbed'} {mask_secrets(s.heading)!r} -> {s.path}")
     if not result.absorbed:
         click.echo("MEMORY.md: nothing to absorb (no ## section after the end marker)")
     for path in result.changed:

@@ -186,9 +186,12 @@ def _run_workspace(top: Path, ws: Workspace, check: bool, cache: FactsCache) -> 
         if ws.prefix:  # name the file from the repository's top, where the user commits
             exc.message = ws.prefix + exc.message
         raise
-    for s in result.absorbed:
-        verb = "would absorb" if check else "absorbed"
-        print(f"bonsai-git: {verb} {s.heading!r} from {ws.prefix}{TRUNK} into {ws.prefix}{s.path}")
+    if result.absorbed:
+        from .secretscan import mask_secrets  # only when something was absorbed: keeps start-up light
+
+        for s in result.absorbed:
+            verb = "would absorb" if check else "absorbed"
+            print(f"bonsai-git: {verb} {mask_secrets(s.heading)!r} from {ws.prefix}{TRUNK} into {ws.prefix}{s.path}")
     for path in result.changed:
         verb = "stale" if check else "wrote" if os.path.lexists(os.path.join(root_str, path)) else "removed"
         print(f"bonsai-git: {verb} {ws.prefix}{path}")

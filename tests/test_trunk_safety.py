@@ -124,3 +124,18 @@ def test_deleted_markers_get_a_message_that_says_how_to_put_them_back(make_repo:
     assert result.exit_code == 3
     assert "bonsai markers are missing but memory/domains/ exists" in result.stderr
     assert "git checkout -- MEMORY.md" in result.stderr
+
+
+def test_absorb_and_hook_output_never_show_a_secret_from_a_heading(make_repo: MakeRepo,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    token = "ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789"
+    repo = migrated(make_repo, "# M\n\n" + TOPICS)
+    with (repo / "MEMORY.md").open("a") as fh:
+        fh.write(f"## Deploy key {token}\nrotate monthly\n")
+    dry = run("absorb", "-C", str(repo), "--dry-run")
+    assert dry.exit_code == 0 and "ghp_…[masked]" in dry.stdout and token not in dry.stdout + dry.stderr
+    git(repo, "add", "-A")
+    monkeypatch.chdir(repo)
+    hooked = run("hook")
+    assert hooked.exit_code == 1 and token not in hooked.stdout + hooked.stderr
+    assert "ghp_…[masked]" in hooked.stdout + hooked.stderr
