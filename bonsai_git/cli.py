@@ -299,7 +299,8 @@ def absorb(workspace: Path, dry_run: bool) -> None:
     for s in result.absorbed:
         click.echo(f"{'would absorb' if dry_run else 'absorbed'} {mask_secrets(s.heading)!r} -> {s.path}")
     if not result.absorbed:
-        click.echo("MEMORY.md: nothing to absorb (no ## section after the end marker)")
+        click.echo("MEMORY.md: nothing to absorb (no ## section after the end marker that is not pinned; "
+                   "pinned sections and loose text there stay in the trunk)")
     for path in result.changed:
         click.echo(f"{'would write' if dry_run else 'wrote'} {path}")
 

@@ -62,6 +62,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from .boot import CLAUDE_CODE_MAX_BYTES, CLAUDE_CODE_MAX_LINES, BootBudget, BootProfile, boot_budget
+from .classify import is_pinned
 from .config import FALLBACK_DOMAIN, SINGLE_FILE_DOMAINS, Config
 from .indexes import DomainStats, domain_stats
 from .secretscan import find_secrets
@@ -197,7 +198,7 @@ def assess(survey: Survey, profile: BootProfile, thresholds: Thresholds = Thresh
     due = tuple((f.path, d) for f in survey.archived
                 if (d := age_days(f.committed_at, survey.now)) is not None and d > thresholds.purge_days)
     findings = [
-        *_trunk_findings(trunk, inbox),
+        *_trunk_findings(trunk, inbox, survey.config),
         *_boot_findings(budget),
         *_index_findings(survey),
         *_leaf_findings(survey, stats, thresholds),
@@ -211,7 +212,7 @@ def assess(survey: Survey, profile: BootProfile, thresholds: Thresholds = Thresh
         migrated=parts is not None, now=survey.now, boot=budget,
         trunk_tokens=None if trunk is None else estimate_tokens(trunk, survey.config.estimator),
         domains=tuple(_domain_health(s) for s in stats), stale=survey.stale, archived=len(survey.archived),
-        due_for_purge=due, inbox_sections=len(split_sections(inbox).sections) if inbox.strip() else 0,
+        due_for_purge=due, inbox_sections=absorbable_sections(inbox, survey.config),
         inbox_tokens=estimate_tokens(inbox, survey.config.estimator) if inbox.strip() else 0,
         findings=tuple(sorted(findings, key=_finding_key)), notes=notes, thresholds=thresholds,
         provenance=survey.provenance,
@@ -232,13 +233,21 @@ def _domain_health(stats: DomainStats) -> DomainHealth:
     return DomainHealth(stats.name, len(stats.leaves), stats.tokens, (leaf.path, tokens))
 
 
-def _trunk_findings(trunk: str | None, inbox: str) -> Iterable[Finding]:
+def absorbable_sections(inbox: str, config: Config) -> int:
+    """How many `##` sections after the end marker absorb would move (pinned ones stay in the trunk)."""
+    if not inbox.strip():
+        return 0
+    return sum(1 for section in split_sections(inbox).sections if not is_pinned(section.heading, config))
+
+
+def _trunk_findings(trunk: str | None, inbox: str, config: Config) -> Iterable[Finding]:
     if trunk is None:
         yield Finding("no_trunk", TRUNK, None, "not found; run bonsai-git in the workspace that holds MEMORY.md (-C DIR)")
-    if inbox.strip():
-        count = len(split_sections(inbox).sections)
-        what = f"{count} section(s)" if count else "text"
-        yield Finding("inbox", TRUNK, None, f"{what} waiting after the end marker; run bonsai-git absorb "
+    # Only what absorb would move is waiting: pinned sections and loose text after the end
+    # marker are the user's trunk text (loaded at boot like the pinned text above the block).
+    count = absorbable_sections(inbox, config)
+    if count:
+        yield Finding("inbox", TRUNK, None, f"{count} section(s) waiting after the end marker; run bonsai-git absorb "
                       "(or commit: the hook absorbs them)")
 
 

@@ -139,3 +139,17 @@ def test_absorb_and_hook_output_never_show_a_secret_from_a_heading(make_repo: Ma
     hooked = run("hook")
     assert hooked.exit_code == 1 and token not in hooked.stdout + hooked.stderr
     assert "ghp_…[masked]" in hooked.stdout + hooked.stderr
+
+
+def test_a_pinned_section_after_the_end_marker_is_not_an_inbox(make_repo: MakeRepo) -> None:
+    import json
+
+    repo = migrated(make_repo, "# M\n\n" + TOPICS)
+    with (repo / "MEMORY.md").open("a") as fh:
+        fh.write("## 📌 Never deploy on Fridays\nno exceptions\n")
+    git(repo, "commit", "-qam", "pin")
+    report = json.loads(run("status", "-C", str(repo), "--json").stdout)
+    assert report["inbox"]["sections"] == 0
+    assert not [w for w in report["warnings"] if w["kind"] == "inbox"]
+    absorbed = run("absorb", "-C", str(repo))
+    assert absorbed.exit_code == 0 and "pinned sections and loose text there stay in the trunk" in absorbed.stdout
