@@ -13,6 +13,10 @@ Every key has a default, so the file is never required.  Shape (DESIGN.md §2):
     [commit]
     subject = "bonsai: migrate MEMORY.md into {domains} domains ({before} -> {after} boot tokens)"
 
+The subject's placeholders are {domains} {before} {after} {sections}; any other field, a
+positional `{0}`/`{}`, an unbalanced brace or a format spec that does not render is refused
+when the file is parsed (BadInput, exit 3), never at commit time.
+
 Parsing is pure (`parse_config(text)`); `load_config(path)` only reads the file.
 """
 
@@ -27,6 +31,9 @@ from .tokens import ESTIMATORS
 CONFIG_FILE = ".bonsai.toml"
 FALLBACK_DOMAIN = "general"
 DEFAULT_SUBJECT = "bonsai: migrate MEMORY.md into {domains} domains ({before} -> {after} boot tokens)"
+# The commit subject's placeholders, with a sample of the type each gets (transaction.commit_message).
+SUBJECT_FIELDS: dict[str, object] = {"domains": 7, "before": "6,340", "after": "256", "sections": 23}
+MAX_DOMAIN_NAME = 60
 
 # DESIGN.md §2, in priority order.  CJK keywords match as substrings, the rest as whole words.
 DEFAULT_DOMAINS: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -88,6 +95,7 @@ def parse_config(text: str, source: str = CONFIG_FILE) -> Config:
     subject = data.get("commit", {}).get("subject", cfg.subject)
     if not isinstance(subject, str) or not subject.strip() or "\n" in subject:
         raise BadInput(f"{source}: commit.subject must be a one-line string")
+    _check_subject(subject, source)
     domains = _domains(data.get("domains", {}), source)
     return replace(cfg, absorb=absorb, estimator=estimator, subject=subject, domains=domains)
 
@@ -122,14 +130,38 @@ def _domains(table: object, source: str) -> tuple[tuple[str, tuple[str, ...]], .
         raise BadInput(f"{source}: [domains] must be a table of name = [keywords]")
     listed: list[tuple[str, tuple[str, ...]]] = []
     for name, keywords in table.items():
-        if not _is_domain_name(name):
-            raise BadInput(f"{source}: domain name {name!r} must be lowercase letters, digits or '-'")
+        if not is_domain_name(name) or name == FALLBACK_DOMAIN:
+            raise BadInput(f"{source}: domain name {name!r} must be lowercase letters, digits or '-' "
+                           f"(at most {MAX_DOMAIN_NAME}, not {FALLBACK_DOMAIN!r})")
         listed.append((name, _strings(keywords, f"domains.{name}", source)))
     names = {n for n, _ in listed}
     return tuple(listed) + tuple(d for d in DEFAULT_DOMAINS if d[0] not in names)
 
 
-def _is_domain_name(name: str) -> bool:
-    return bool(name) and name != FALLBACK_DOMAIN and name == name.lower() and all(
+def is_domain_name(name: str) -> bool:
+    """True for a usable domain folder name: lowercase letters (any script), digits and `-`, not
+    starting with `-` (so never `_`/`.`-prefixed), at most MAX_DOMAIN_NAME chars."""
+    return 0 < len(name) <= MAX_DOMAIN_NAME and name == name.lower() and all(
         ch.isalnum() or ch == "-" for ch in name
     ) and not name.startswith("-")
+
+
+def _check_subject(subject: str, source: str) -> None:
+    """Refuse a commit.subject that `str.format` with SUBJECT_FIELDS would not render (BadInput)."""
+    import string
+
+    allowed = " ".join(f"{{{name}}}" for name in SUBJECT_FIELDS)
+    where = f"{source}: commit.subject {subject!r}"
+    try:
+        fields = [f for _lit, f, _spec, _conv in string.Formatter().parse(subject) if f is not None]
+    except ValueError as exc:
+        raise BadInput(f"{where}: {exc} (write {{{{ and }}}} for a literal brace); "
+                       f"allowed placeholders: {allowed}") from None
+    for name in fields:
+        if name not in SUBJECT_FIELDS:
+            raise BadInput(f"{where}: unknown placeholder {{{name}}}; allowed placeholders: {allowed}")
+    try:
+        subject.format(**SUBJECT_FIELDS)
+    except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
+        raise BadInput(f"{where}: cannot be rendered ({type(exc).__name__}: {exc}); "
+                       f"allowed placeholders: {allowed}, without a format spec") from None

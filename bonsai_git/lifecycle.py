@@ -30,7 +30,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from .config import SINGLE_FILE_DOMAINS, Config, load_config
+from .config import MAX_DOMAIN_NAME, SINGLE_FILE_DOMAINS, Config, is_domain_name, load_config
 from .errors import BadInput, Failed, NothingToDo, Refused
 from .gitrepo import (
     RepoContext, check_identity, head_sha, ignored_paths, in_progress_operation, open_workspace, staged_paths,
@@ -45,7 +45,6 @@ from .tree import DOMAINS_DIR, MEMORY_DIR, ROOT_INDEX, TRUNK, Leaf, TrunkParts, 
 
 TRAILER = "Bonsai-Op"
 MEMORY_AREAS = (TRUNK, DOMAINS_DIR, ROOT_INDEX, *SINGLE_FILE_DOMAINS.values(), ARCHIVE_DIR)
-_DOMAIN = re.compile(r"^[^\W_A-Z][\w-]*$")
 _DURATION = re.compile(r"^(\d+)\s*([dw]?)$")
 
 
@@ -90,9 +89,14 @@ def parse_duration(text: str) -> int:
     return int(m.group(1)) * (7 if m.group(2) == "w" else 1)
 
 
-def is_domain_name(name: str) -> bool:
-    """True for a usable domain folder name: lowercase letters (any script), digits, `-`; no leading `-`/`_`/`.`."""
-    return bool(_DOMAIN.match(name)) and name == name.lower() and "_" not in name
+def check_domain_name(domain: str) -> None:
+    """Raise BadInput (one line) unless `domain` is a usable target domain (config.is_domain_name, not single-file)."""
+    shown = repr(domain if len(domain) <= 40 else domain[:40] + "...")
+    if len(domain) > MAX_DOMAIN_NAME:
+        raise BadInput(f"{shown}: domain name too long ({len(domain)} chars); use at most {MAX_DOMAIN_NAME}")
+    if not is_domain_name(domain) or domain in SINGLE_FILE_DOMAINS:
+        raise BadInput(f"{shown}: not a domain name; use lowercase letters, digits and '-', not starting with '-' "
+                       f"(not {', '.join(SINGLE_FILE_DOMAINS)})")
 
 
 def resolve_leaf(ref: str, leaf_paths: Sequence[str]) -> str:
@@ -151,8 +155,7 @@ def move_target(leaf_path: str, domain: str, taken: Iterable[str]) -> str:
     assert location is not None
     if location[0] in SINGLE_FILE_DOMAINS:
         raise Refused(f"{leaf_path}: the single-file domain {location[0]!r} cannot be moved; move its sections by hand")
-    if not is_domain_name(domain) or domain in SINGLE_FILE_DOMAINS:
-        raise BadInput(f"{domain!r}: not a domain name; use lowercase letters, digits and '-' (not {', '.join(SINGLE_FILE_DOMAINS)})")
+    check_domain_name(domain)
     if location[0] == domain:
         raise NothingToDo(f"{leaf_path}: already in domain {domain!r}; nothing to move")
     target = f"{DOMAINS_DIR}/{domain}/{location[1]}"
@@ -220,12 +223,13 @@ def move_leaf(workspace: Path, ref: str, domain: str, *, dry_run: bool = False, 
     `ref` is a leaf path or unique name (see resolve_leaf).  Raises Refused/BadInput (exit 3,
     nothing written), Failed or Interrupted after a restore.
     """
+    check_domain_name(domain)  # first: a bad name never reaches the file system (ENAMETOOLONG)
     ctx = open_workspace(workspace)
     with workspace_lock(ctx):
         trunk = _check_clean(ctx, MEMORY_AREAS, need_trunk=True)
         paths = walk_leaf_paths(ctx.workspace)
         old = resolve_leaf(_workspace_ref(ctx, ref), paths)
-        taken = [*paths, *_files_under(ctx, f"{DOMAINS_DIR}/{domain}")] if is_domain_name(domain) else paths
+        taken = [*paths, *_files_under(ctx, f"{DOMAINS_DIR}/{domain}")]
         new = move_target(old, domain, [p for p in taken if p != old])
         plan = _relocation_plan(ctx, trunk, {old: new}, "move", move_message(old, new))
         return _apply(ctx, plan, dry_run=dry_run, no_commit=no_commit, no_verify=no_verify)

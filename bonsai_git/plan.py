@@ -73,12 +73,14 @@ def plan_migration(original: str, config: Config) -> MigrationPlan:
     pinned_parts: list[tuple[str, str]] = []  # (heading, text) kept in the trunk, in order
     leaf_parts: list[tuple[str, str, str, str | None]] = []  # (domain, heading, text, keyword)
     order: list[tuple[str, int]] = []  # ("pin"|"leaf", index) in document order
+    preamble_leaf: int | None = None  # index in leaf_parts of the preamble, when it became a leaf
     if doc.preamble:
         if _keeps_preamble(doc.preamble, config):
             order.append(("pin", len(pinned_parts)))
             pinned_parts.append(("", doc.preamble))
         else:
-            order.append(("leaf", len(leaf_parts)))
+            preamble_leaf = len(leaf_parts)
+            order.append(("leaf", preamble_leaf))
             leaf_parts.append((FALLBACK_DOMAIN, "", doc.preamble, None))
     for section in doc.sections:
         if is_pinned(section.heading, config):
@@ -88,7 +90,7 @@ def plan_migration(original: str, config: Config) -> MigrationPlan:
             c = classify_heading(section.heading, config)
             order.append(("leaf", len(leaf_parts)))
             leaf_parts.append((c.domain, section.heading, section.text, c.keyword))
-    leaves, leaf_slots = _make_leaves(leaf_parts)
+    leaves, leaf_slots = _make_leaves(leaf_parts, preamble_leaf)
     pinned_text = "".join(text for _, text in pinned_parts)
     stats = domain_stats(leaves, config.estimator)
     newline = "\r\n" if 2 * original.count("\r\n") > original.count("\n") else "\n"
@@ -144,9 +146,13 @@ def _keeps_preamble(preamble: str, config: Config) -> bool:
 
 
 def _make_leaves(
-    parts: list[tuple[str, str, str, str | None]],
+    parts: list[tuple[str, str, str, str | None]], preamble: int | None = None,
 ) -> tuple[tuple[Leaf, ...], list[tuple[str, int]]]:
-    """Name the leaves per domain; return them and, per part, (path, offset in that file)."""
+    """Name the leaves per domain; return them and, per part, (path, offset in that file).
+
+    `preamble` is the index in `parts` of the preamble (named PREAMBLE_LEAF), or None when the
+    preamble stayed in the trunk: a section with an empty heading (`##` alone) is a section.
+    """
     by_domain: dict[str, list[int]] = {}
     for i, (domain, _h, _t, _k) in enumerate(parts):
         by_domain.setdefault(domain, []).append(i)
@@ -161,10 +167,10 @@ def _make_leaves(
                 offset += len(parts[i][2])
             leaves.append(Leaf(domain, single.rsplit("/", 1)[-1], "".join(parts[i][2] for i in indices)))
             continue
-        has_preamble = parts[indices[0]][1] == "" and parts[indices[0]][3] is None and indices[0] == 0
-        named = indices[1:] if has_preamble else indices
+        has_preamble = preamble is not None and preamble in indices
+        named = [i for i in indices if i != preamble]
         names = unique_leaf_names((parts[i][1] for i in named), taken=(PREAMBLE_LEAF,) if has_preamble else ())
-        pairs = ([(indices[0], PREAMBLE_LEAF)] if has_preamble else []) + list(zip(named, names))
+        pairs = ([(preamble, PREAMBLE_LEAF)] if has_preamble and preamble is not None else []) + list(zip(named, names))
         for i, name in pairs:
             leaf = Leaf(domain, f"{name}.md", parts[i][2])
             leaves.append(leaf)

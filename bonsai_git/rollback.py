@@ -1,9 +1,11 @@
 """Roll a migration back: `git revert` of the migration commit, only when it applies cleanly.
 
 The migration commit is the newest commit with a `Bonsai-Migration` trailer that touched this
-workspace's MEMORY.md (or the commit the user names).  Before reverting, the revert is
-simulated with `git merge-tree --write-tree` (no work tree or index change); if it would
-conflict, nothing is started: exit 3 with the files changed since the migration.
+workspace's MEMORY.md (or the commit the user names).  When it is already reverted (a later
+commit says `This reverts commit <sha>` and was not itself reverted, or HEAD's tree holds the
+migration's paths exactly as before it), nothing is done: exit 3.  Before reverting, the reverse
+patch is checked against HEAD in a throwaway index (no work tree or index change); if it would
+conflict, nothing is started: exit 3 naming the later commits that changed the migration's paths.
 """
 
 from __future__ import annotations
@@ -60,12 +62,13 @@ def rollback(workspace: Path, commit: str | None = None) -> RollbackResult:
     ctx = open_workspace(workspace)
     with workspace_lock(ctx):
         sha = find_migration_commit(ctx, commit)
+        touched = _touched_paths(ctx, sha)
+        _refuse_already_reverted(ctx, sha, touched)
         operation = in_progress_operation(ctx)
         if operation:
             raise Refused(f"a {operation} is in progress; finish or abort it first")
         if staged_paths(ctx):
             raise Refused("staged changes present; commit or unstage them before rolling back")
-        touched = _touched_paths(ctx, sha)
         dirty = [p for _xy, p in status_paths(ctx, *touched)] if touched else []
         if dirty:
             raise Refused(f"{dirty[0]}: has uncommitted changes; commit or discard them before rolling back")
@@ -86,6 +89,39 @@ def _touched_paths(ctx: RepoContext, sha: str) -> list[str]:
     return [p for p in out.split("\0") if p]
 
 
+def revert_chain(ctx: RepoContext, sha: str) -> list[str]:
+    """The reverts of `sha` on HEAD's history, oldest first: its revert, the revert of that, ...
+
+    Follows the message `git revert` writes ("This reverts commit <full sha>."): an odd-length
+    chain means `sha` is reverted now (by the last one), an even-length one that it is back.
+    """
+    chain: list[str] = []
+    current = sha
+    for _ in range(100):  # a chain this long is not real; stop rather than loop
+        out = run_git(ctx.top, "log", "-1", "--format=%H", "-F", f"--grep=This reverts commit {current}",
+                      f"{current}..HEAD", check=False).stdout.decode().strip()
+        if not out:
+            break
+        chain.append(out)
+        current = out
+    return chain
+
+
+def _refuse_already_reverted(ctx: RepoContext, sha: str, touched: list[str]) -> None:
+    """Raise NothingToDo when the migration `sha` is already undone at HEAD (nothing is changed)."""
+    chain = revert_chain(ctx, sha)
+    if len(chain) % 2 == 1:
+        raise NothingToDo(f"{sha[:12]} is already reverted by {chain[-1][:12]}; nothing to do")
+    if touched:
+        same = run_git(ctx.top, "diff", "--quiet", f"{sha}^", "HEAD", "--", *_literal(touched), check=False)
+        if same.returncode == 0:
+            raise NothingToDo(f"{sha[:12]} is already undone: HEAD holds its files as they were before it; nothing to do")
+
+
+def _literal(paths: list[str]) -> list[str]:
+    return [f":(literal){p}" for p in paths]
+
+
 def _refuse_conflicting_revert(ctx: RepoContext, sha: str, touched: list[str]) -> None:
     """Check the reverse patch of `sha` applies to HEAD, in a throwaway index; refuse if not.
 
@@ -100,10 +136,16 @@ def _refuse_conflicting_revert(ctx: RepoContext, sha: str, touched: list[str]) -
                               input=patch, capture_output=True)
     if proc.returncode == 0:
         return
-    changed = run_git(ctx.top, "diff", "--name-only", "-z", sha, "HEAD", "--", *touched).stdout.decode().split("\0")
-    changed = [p for p in changed if p]
-    listed = ", ".join(changed[:5]) + (f" (+{len(changed) - 5} more)" if len(changed) > 5 else "")
+    since = (revert_chain(ctx, sha) or [sha])[-1]  # after a revert of its revert: only what came since
+    log = run_git(ctx.top, "log", "--format=%H%x00%s", f"{since}..HEAD", "--", *_literal(touched)).stdout.decode()
+    later = [line.split("\0", 1) for line in log.splitlines() if "\0" in line]
+    listed = "; ".join(f"{c[:12]} {subject}" for c, subject in later[:5])
+    listed += f" (+{len(later) - 5} more)" if len(later) > 5 else ""
+    n = len(later)
     raise NothingToDo(
-        f"{ctx.repo_path(TRUNK)}: reverting {sha[:12]} would conflict with later commits that changed {listed or 'its files'}; "
-        f"nothing was changed. Revert those commits first, or run `git revert {sha[:12]}` and resolve by hand"
+        f"{ctx.repo_path(TRUNK)}: reverting {sha[:12]} would conflict with {n} later commit{'' if n == 1 else 's'} "
+        f"that changed its files: {listed or '(none found on HEAD)'}. Nothing was changed. Choose one: keep the "
+        f"migration and those changes (do nothing); or undo those commits too (`git revert` them, newest first), "
+        f"then run bonsai-git rollback again; or run `git revert {sha[:12]}` yourself and resolve the conflicts by "
+        f"hand, keeping the later changes you want"
     )

@@ -1,10 +1,11 @@
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from bonsai_git.config import Config, load_config, parse_config
+from bonsai_git.config import Config, is_domain_name, load_config, parse_config
 from bonsai_git.errors import BadInput
 
 
@@ -40,3 +41,66 @@ def test_parse_config_refuses_bad_values(text: str, message: str) -> None:
         parse_config(text)
     assert info.value.exit_code == 3
     assert info.value.message.startswith(".bonsai.toml: ")
+
+
+ALLOWED = "allowed placeholders: {domains} {before} {after} {sections}"
+
+
+@pytest.mark.parametrize(
+    ("subject", "message"),
+    [
+        ("memory: {domain} split", "unknown placeholder {domain}"),
+        ("{0} split", "unknown placeholder {0}"),
+        ("{} split", "unknown placeholder {}"),
+        ("{domains.real} split", "unknown placeholder {domains.real}"),
+        ("{domains[0]} split", "unknown placeholder {domains[0]}"),
+        ("memory {split", "expected '}' before end of string"),
+        ("memory split}", "Single '}' encountered"),
+        ("{domains:q} split", "Unknown format code 'q'"),
+        ("{before:d} split", "Unknown format code 'd'"),
+        ("{domains!z} split", "Unknown conversion specifier z"),
+        ("{domains:>{width}} split", "KeyError: 'width'"),
+    ],
+)
+def test_parse_config_refuses_a_bad_subject_template(subject: str, message: str) -> None:
+    with pytest.raises(BadInput) as info:
+        parse_config(f"[commit]\nsubject = {subject!r}\n")
+    text = info.value.message
+    assert info.value.exit_code == 3 and "\n" not in text
+    assert text.startswith(".bonsai.toml: commit.subject ") and message in text and ALLOWED in text
+
+
+@pytest.mark.parametrize("subject", ["{domains} {before} {after} {sections}", "{{literal}} {domains:>3}", "no placeholder"])
+def test_parse_config_accepts_good_subject_templates(subject: str) -> None:
+    assert parse_config(f"[commit]\nsubject = {subject!r}\n").subject == subject
+
+
+@pytest.mark.parametrize(("name", "ok"), [("travel", True), ("项目", True), ("a" * 60, True), ("a" * 61, False),
+                                          ("general", True), ("-x", False), ("_x", False), ("a b", False)])
+def test_is_domain_name(name: str, ok: bool) -> None:
+    assert is_domain_name(name) is ok
+
+
+def test_parse_config_refuses_a_too_long_domain_name() -> None:
+    with pytest.raises(BadInput, match="at most 60"):
+        parse_config(f"[domains]\n{'a' * 61} = ['x']\n")
+
+
+@pytest.mark.parametrize("subject", ["memory: {domain} split", "memory {split", "{0} split"])
+def test_migrate_with_a_bad_subject_template_refuses_and_writes_nothing(make_repo: Callable[..., Path], subject: str) -> None:
+    from click.testing import CliRunner
+
+    from bonsai_git.cli import main
+    from support import corpus_bytes, git, snapshot
+
+    repo = make_repo(corpus_bytes("03-chief-of-staff-6k.md"))
+    (repo / ".bonsai.toml").write_text(f"[commit]\nsubject = {subject!r}\n")
+    git(repo, "add", ".bonsai.toml")
+    git(repo, "commit", "-qm", "config")
+    before = snapshot(repo)
+    for extra in ((), ("--dry-run",)):
+        result = CliRunner().invoke(main, ["migrate", "-C", str(repo), *extra])
+        assert result.exit_code == 3, result.output
+        assert ".bonsai.toml: commit.subject" in result.stderr and ALLOWED in result.stderr
+        assert result.stderr.count("\n") == 1
+    assert snapshot(repo) == before

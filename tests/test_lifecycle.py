@@ -63,7 +63,8 @@ def test_parse_duration_refuses_other_units(text: str) -> None:
 
 @pytest.mark.parametrize(("name", "ok"), [("travel", True), ("side-projects", True), ("项目", True), ("2026", True),
                                           ("Travel", False), ("_x", False), (".x", False), ("-x", False),
-                                          ("a/b", False), ("a_b", False), ("", False)])
+                                          ("a/b", False), ("a_b", False), ("", False), ("a" * 60, True),
+                                          ("a" * 61, False)])
 def test_is_domain_name(name: str, ok: bool) -> None:
     assert is_domain_name(name) is ok
 
@@ -134,15 +135,21 @@ def test_move_dry_run_and_no_commit(make_repo: MakeRepo) -> None:
         (("nope", "business"), "nope: no such leaf"),
         (("travel-notes", "Bad_Name"), "not a domain name"),
         (("travel-notes", "dates"), "not a domain name"),
+        (("travel-notes", "a" * 300), "domain name too long (300 chars); use at most 60"),
+        (("travel-notes", "a" * 61), "domain name too long (61 chars)"),
+        (("--", "travel-notes", "-x"), "not a domain name"),
+        (("travel-notes", ".x"), "not a domain name"),
+        (("travel-notes", "a/b"), "not a domain name"),
         (("travel-notes", "general"), "already in domain 'general'"),
         (("dates", "general"), "single-file domain"),
     ],
 )
-def test_move_refusals_leave_the_tree_untouched(make_repo: MakeRepo, args: tuple[str, str], message: str) -> None:
+def test_move_refusals_leave_the_tree_untouched(make_repo: MakeRepo, args: tuple[str, ...], message: str) -> None:
     repo = migrated(make_repo, _with_dates())
     before = snapshot(repo)
     result = run("move", "-C", str(repo), *args)
     assert result.exit_code == 3 and message in result.stderr and result.stdout == ""
+    assert result.stderr.count("\n") == 1
     assert snapshot(repo) == before
 
 
@@ -320,3 +327,14 @@ def test_lifecycle_commands_run_as_real_processes(make_repo: MakeRepo) -> None:
 
 def test_nothing_to_do_is_a_refusal_exit_3() -> None:
     assert issubclass(NothingToDo, Refused) and NothingToDo("x").exit_code == 3
+
+
+def test_move_to_a_very_long_domain_name_is_bad_input_even_on_a_dry_run(make_repo: MakeRepo) -> None:
+    repo = migrated(make_repo)
+    before = snapshot(repo)
+    for extra in ((), ("--dry-run",)):
+        proc = subprocess.run([BONSAI, "move", "-C", str(repo), "cron-jobs", "a" * 300, *extra],
+                              capture_output=True, text=True)
+        assert proc.returncode == 3 and "Traceback" not in proc.stderr, proc.stderr
+        assert proc.stderr.count("\n") == 1 and "domain name too long" in proc.stderr
+    assert snapshot(repo) == before

@@ -94,3 +94,17 @@ def test_verify_placements_detects_a_lost_section() -> None:
 def test_plan_migration_moves_a_large_preamble_that_only_starts_with_a_rule() -> None:
     text = "---\n" + LONG_PREAMBLE + "## A\nx\n"  # a thematic break, not front matter (never closed)
     assert _plan(text)["memory/domains/general/preamble.md"] == "---\n" + LONG_PREAMBLE
+
+
+def test_plan_migration_names_an_empty_heading_section_section_not_preamble() -> None:
+    files = _plan("# T\n\n##\nbody\n## Other\nx\n")  # the small preamble stays in the trunk
+    assert files["memory/domains/general/section.md"] == "##\nbody\n"
+    assert files["memory/domains/general/other.md"] == "## Other\nx\n"
+    assert "memory/domains/general/preamble.md" not in files
+    assert files["MEMORY.md"].startswith("# T\n\n" + BEGIN)
+
+
+def test_plan_migration_large_preamble_and_an_empty_heading_section() -> None:
+    files = _plan(LONG_PREAMBLE + "##\nbody\n")
+    assert files["memory/domains/general/preamble.md"] == LONG_PREAMBLE
+    assert files["memory/domains/general/section.md"] == "##\nbody\n"

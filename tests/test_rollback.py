@@ -60,8 +60,10 @@ def test_rollback_refuses_when_the_revert_would_conflict(make_repo: MakeRepo) ->
     before = snapshot(repo)
     result = run("rollback", "-C", str(repo))
     assert result.exit_code == 3
-    assert "would conflict with later commits that changed" in result.stderr
-    assert leaf.relative_to(repo).as_posix() in result.stderr
+    edit = git(repo, "rev-parse", "HEAD").strip()[:12]
+    assert f"would conflict with 1 later commit that changed its files: {edit} edit a leaf." in result.stderr
+    assert "Nothing was changed" in result.stderr and "then run bonsai-git rollback again" in result.stderr
+    assert result.stderr.count("\n") == 1
     assert snapshot(repo) == before
 
 
@@ -80,4 +82,65 @@ def test_rollback_refuses_with_local_changes_to_migrated_files(make_repo: MakeRe
     before = snapshot(repo)
     result = run("rollback", "-C", str(repo))
     assert result.exit_code == 3 and "MEMORY.md: has uncommitted changes" in result.stderr
+    assert snapshot(repo) == before
+
+
+def test_rollback_conflict_lists_at_most_five_later_commits(make_repo: MakeRepo) -> None:
+    repo = migrated(make_repo)
+    migration = git(repo, "rev-parse", "HEAD").strip()
+    (repo / "notes.txt").write_text("unrelated\n")
+    git(repo, "add", "notes.txt")
+    git(repo, "commit", "-qm", "unrelated work")
+    leaf = next((repo / "memory" / "domains" / "business").glob("[!_]*.md"))
+    for n in range(7):
+        leaf.write_bytes(leaf.read_bytes() + f"edit {n}\r\n".encode())
+        git(repo, "commit", "-qam", f"edit {n}")
+    before = snapshot(repo)
+    result = run("rollback", "-C", str(repo))
+    assert result.exit_code == 3
+    assert f"reverting {migration[:12]} would conflict with 7 later commits" in result.stderr
+    assert "edit 6;" in result.stderr and "edit 2 (+2 more)" in result.stderr
+    assert "edit 1" not in result.stderr and "unrelated work" not in result.stderr
+    assert snapshot(repo) == before
+
+
+def test_second_rollback_says_already_reverted(make_repo: MakeRepo) -> None:
+    repo = migrated(make_repo)
+    migration = git(repo, "rev-parse", "HEAD").strip()
+    assert run("rollback", "-C", str(repo)).exit_code == 0
+    revert = git(repo, "rev-parse", "HEAD").strip()
+    before = snapshot(repo)
+    result = run("rollback", "-C", str(repo))
+    assert result.exit_code == 3
+    assert result.stderr == f"bonsai-git: {migration[:12]} is already reverted by {revert[:12]}; nothing to do\n"
+    assert snapshot(repo) == before
+    # still so after later commits, also to MEMORY.md, and when the commit is named
+    (repo / "MEMORY.md").write_bytes(SOURCE + b"a new line\r\n")
+    git(repo, "commit", "-qam", "the agent writes on")
+    for args in ((), (migration[:10],)):
+        result = run("rollback", "-C", str(repo), *args)
+        assert result.exit_code == 3 and f"already reverted by {revert[:12]}" in result.stderr
+
+
+def test_rollback_after_a_revert_of_the_revert_reverts_again(make_repo: MakeRepo) -> None:
+    repo = migrated(make_repo)
+    migrated_tree = snapshot(repo)["files"]
+    assert run("rollback", "-C", str(repo)).exit_code == 0
+    git(repo, "revert", "--no-edit", "HEAD")  # the migration is back
+    assert snapshot(repo)["files"] == migrated_tree
+    result = run("rollback", "-C", str(repo))
+    assert result.exit_code == 0, result.stderr
+    assert (repo / "MEMORY.md").read_bytes() == SOURCE and not (repo / "memory").exists()
+    assert "already reverted by" in run("rollback", "-C", str(repo)).stderr
+
+
+def test_rollback_refuses_when_the_migration_was_undone_by_hand(make_repo: MakeRepo) -> None:
+    repo = migrated(make_repo)
+    migration = git(repo, "rev-parse", "HEAD").strip()
+    git(repo, "rm", "-rq", "memory")
+    (repo / "MEMORY.md").write_bytes(SOURCE)
+    git(repo, "commit", "-qam", "undo the split by hand")
+    before = snapshot(repo)
+    result = run("rollback", "-C", str(repo))
+    assert result.exit_code == 3 and f"{migration[:12]} is already undone" in result.stderr
     assert snapshot(repo) == before
