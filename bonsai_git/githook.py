@@ -37,9 +37,10 @@ PRE_COMMIT_SNIPPET = """\
 # .pre-commit-config.yaml
 repos:
   - repo: https://github.com/<owner>/bonsai-git
-    rev: v0.1.0
+    rev: <a commit sha or tag of this repository>
     hooks:
       - id: bonsai-reindex
+      - id: bonsai-check
 """
 
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import contextlib
 import os
 import subprocess
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import filelock
@@ -21,6 +21,8 @@ import git
 from .errors import BonsaiError, LockHeld, NotARepository, Refused
 
 LOCK_NAME = "bonsai.lock"
+# The git paths a run asks for, fetched in open_workspace's single rev-parse.
+_GIT_PATHS = (LOCK_NAME, "bonsai", "index.lock", "info/sparse-checkout")
 
 
 @dataclass(frozen=True)
@@ -36,6 +38,9 @@ class RepoContext:
     workspace: Path
     prefix: str
     git_dir: Path
+    git_paths: Mapping[str, Path] = field(default_factory=dict)
+    object_format: str = "sha1"
+    superproject: Path | None = None
 
     def repo_path(self, ws_path: str) -> str:
         """A workspace-relative posix path as a path relative to the work tree root."""
@@ -83,7 +88,14 @@ def open_workspace(workspace: Path) -> RepoContext:
     lines = probe.stdout.decode().splitlines()
     if lines[0] == "true" or lines[1] != "true":
         raise NotARepository(f"{workspace.name}: a bare repository or git dir has no work tree; run bonsai-git in a checkout")
-    lines = [*lines[:2], run_git(workspace, "rev-parse", "--show-toplevel").stdout.decode().strip(), lines[2]]
+    # One rev-parse for every fact a run needs (each git call costs ~4 ms); the superproject
+    # line comes last because git prints nothing for it outside a submodule.
+    facts = run_git(workspace, "rev-parse", "--show-toplevel", "--show-object-format",
+                    *(arg for name in _GIT_PATHS for arg in ("--git-path", name)),
+                    "--show-superproject-working-tree").stdout.decode("utf-8", "surrogateescape").splitlines()
+    git_paths = {name: (workspace / out).resolve() for name, out in zip(_GIT_PATHS, facts[2:])}
+    superproject = Path(facts[2 + len(_GIT_PATHS)]) if len(facts) > 2 + len(_GIT_PATHS) else None
+    lines = [*lines[:2], facts[0], lines[2]]
     top = Path(lines[2]).resolve()
     try:
         repo = git.Repo(top)
@@ -91,11 +103,13 @@ def open_workspace(workspace: Path) -> RepoContext:
         raise NotARepository(f"{workspace.name}: not a git repository ({exc})") from None
     rel = workspace.relative_to(top).as_posix()
     prefix = "" if rel == "." else rel + "/"
-    return RepoContext(repo, top, workspace, prefix, Path(lines[3]))
+    return RepoContext(repo, top, workspace, prefix, Path(lines[3]), git_paths, facts[1] or "sha1", superproject)
 
 
 def git_path(ctx: RepoContext, name: str) -> Path:
-    """`git rev-parse --git-path NAME` as an absolute path (honours worktrees)."""
+    """`git rev-parse --git-path NAME` as an absolute path (honours worktrees); asked once per run."""
+    if name in ctx.git_paths:
+        return ctx.git_paths[name]
     out = run_git(ctx.top, "rev-parse", "--git-path", name).stdout.decode().strip()
     return (ctx.top / out).resolve()
 

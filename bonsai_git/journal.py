@@ -257,14 +257,15 @@ def committed_as_planned(top: Path, journal: Journal, commit: str) -> bool:
     return all(found.get(p) == e.planned for p, e in repo_paths.items())
 
 
-def wait_for_index_lock(top: Path, timeout: float = _INDEX_LOCK_WAIT) -> Path | None:
+def wait_for_index_lock(top: Path, timeout: float = _INDEX_LOCK_WAIT, *, lock: Path | None = None) -> Path | None:
     """Wait up to `timeout` seconds for git's `index.lock` to go; return its path if it stays.
 
     Another git process (an editor, a GUI, a hook) holds it briefly; a crashed git leaves it
     behind.  It is never deleted here: only its owner, or the user, may do that.
     """
-    out = _git(top, "rev-parse", "--git-path", "index.lock").stdout.decode("utf-8", "surrogateescape").strip()
-    lock = (top / out).resolve()
+    if lock is None:  # the caller may know it already (RepoContext asks git once per run)
+        out = _git(top, "rev-parse", "--git-path", "index.lock").stdout.decode("utf-8", "surrogateescape").strip()
+        lock = (top / out).resolve()
     deadline = time.monotonic() + timeout
     while lock.exists():
         if time.monotonic() >= deadline:

@@ -23,12 +23,12 @@ from dataclasses import dataclass
 
 from .classify import classify_heading, is_pinned
 from .config import FALLBACK_DOMAIN, SINGLE_FILE_DOMAINS, Config
-from .errors import Failed
+from .errors import BadInput, Failed
 from .indexes import DomainStats, domain_stats, render_branch_index, render_block, render_root_index, branch_index_path
 from .sections import BOM, split_sections
 from .slugs import unique_leaf_names
 from .tokens import estimate_tokens
-from .tree import ROOT_INDEX, TRUNK, Leaf
+from .tree import ROOT_INDEX, TRUNK, Leaf, parse_trunk
 
 PREAMBLE_LEAF = "preamble"
 # YAML front matter as mdit-py-plugins reads it: a first line `---`, closed by a later `---` line.
@@ -94,7 +94,9 @@ def plan_migration(original: str, config: Config) -> MigrationPlan:
     pinned_text = "".join(text for _, text in pinned_parts)
     stats = domain_stats(leaves, config.estimator)
     newline = "\r\n" if 2 * original.count("\r\n") > original.count("\n") else "\n"
-    trunk = pinned_text + _separator(pinned_text, newline) + render_block(stats, newline)
+    head = pinned_text + _separator(pinned_text, newline)
+    trunk = head + render_block(stats, newline)
+    _refuse_marker_lookalikes(trunk, head)
     files = _files(leaves, stats, trunk, config)
     placements = _placements(order, pinned_parts, leaf_parts, leaf_slots)
     plan = MigrationPlan(
@@ -125,6 +127,20 @@ def verify_placements(original: str, files: Mapping[str, str], placements: tuple
         pieces.append(piece)
     if "".join(pieces) != original:
         raise Failed(f"{TRUNK}: the planned tree does not reproduce the original bytes; nothing was committed")
+
+
+def _refuse_marker_lookalikes(trunk: str, head: str) -> None:
+    """BadInput when the kept trunk text holds marker-like lines that would make reindex misread the block.
+
+    parse_trunk pairs the last begin line with the first end line after it, which survives a
+    quoted begin line; a quoted begin *and* end pair in the pinned text cannot be told apart
+    from the real block, so the migration refuses rather than hand reindex a trap.
+    """
+    parts = parse_trunk(trunk)
+    if parts is None or parts.pinned != head:
+        where = head.count("\n", 0, len(parts.pinned) if parts is not None else 0) + 1
+        raise BadInput(f"{TRUNK}:{where}: the text that stays in the trunk holds lines like bonsai's markers "
+                       f"(`<!-- bonsai:begin`, `<!-- bonsai:end -->`); indent or reword them, then migrate again")
 
 
 def piece_at(files: Mapping[str, str], path: str, offset: int, length: int) -> str | None:

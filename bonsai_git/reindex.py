@@ -113,8 +113,8 @@ def read_trunk(workspace: Path) -> tuple[bytes, TrunkParts]:
         raise BadInput(f"{TRUNK}: no bonsai markers (not migrated yet); run bonsai-git migrate first")
     foreign = foreign_block_line(parts.block)
     if foreign is not None:
-        line = text.count("\n", 0, len(parts.pinned)) + foreign
-        raise BadInput(f"{TRUNK}:{line}: text inside the generated block (between the bonsai markers) would be "
+        at = text.count("\n", 0, len(parts.pinned)) + foreign
+        raise BadInput(f"{TRUNK}:{at}: text inside the generated block (between the bonsai markers) would be "
                        f"overwritten; move it below `{END}` (new memories go there) and retry")
     # The block is ours and is regenerated whole, conflicts included; the user's text is not.
     for start, region in ((0, parts.pinned), (len(text) - len(parts.inbox), parts.inbox)):

@@ -201,7 +201,7 @@ def _check_preconditions(ctx: RepoContext, *, allow_detached: bool) -> tuple[str
     if status_paths(ctx, trunk):
         raise BadInput(f"{trunk}: has uncommitted changes; commit or discard them first")
     original = _memory_text(path.read_bytes(), trunk)
-    superproject = _superproject(ctx)
+    superproject = ctx.superproject
     if superproject is not None:
         raise BadInput(
             f"{trunk}: lives in a git submodule of {superproject.name}; a migration commit there would leave the "
@@ -232,12 +232,6 @@ def _memory_text(data: bytes, name: str) -> str:
     if not text.strip():
         raise BadInput(f"{name}: is empty or only whitespace; there is nothing to migrate")
     return text
-
-
-def _superproject(ctx: RepoContext) -> Path | None:
-    """The superproject's work tree when this repository is a submodule checkout, else None."""
-    out = run_git(ctx.top, "rev-parse", "--show-superproject-working-tree").stdout.decode().strip()
-    return Path(out) if out else None
 
 
 def _check_planned_paths(ctx: RepoContext, plan: MigrationPlan) -> None:
@@ -320,7 +314,7 @@ def _verify_committed(ctx: RepoContext, changes: Mapping[str, bytes | None]) -> 
     One `git ls-tree` for all paths, compared with blob ids hashed here (git's object format);
     a mismatch is checked again through git's filters (core.autocrlf may store LF for our CRLF).
     """
-    algo = journal.object_format(ctx.top)
+    algo = ctx.object_format
     repo_paths = {ctx.repo_path(p): p for p in changes}
     committed = journal.committed_blobs(ctx.top, "HEAD", repo_paths)
     for repo_path, path in sorted(repo_paths.items()):
@@ -391,7 +385,7 @@ def _journal_folder(ctx: RepoContext) -> Path:
 
 def _wait_for_index_lock(ctx: RepoContext) -> None:
     """Refuse (IndexLocked, exit 3) when git's index.lock stays held for ~2 s; never delete it."""
-    lock = journal.wait_for_index_lock(ctx.top)
+    lock = journal.wait_for_index_lock(ctx.top, lock=git_path(ctx, "index.lock"))
     if lock is not None:
         raise IndexLocked(
             f"{_shown(ctx, lock)}: another git process holds the index; wait for it and retry (if no git "
@@ -417,7 +411,7 @@ def _prior_bytes(ctx: RepoContext, changes: Mapping[str, bytes | None]) -> dict[
 
 def _journal_record(ctx: RepoContext, changes: Mapping[str, bytes | None], before: Mapping[str, bytes | None],
                     message: str | None) -> Journal:
-    algo = journal.object_format(ctx.top)
+    algo = ctx.object_format
     index = journal.index_entries(ctx.top, [ctx.repo_path(p) for p in changes])
     entries = tuple(
         JournalEntry(path, before[path] is not None, index.get(ctx.repo_path(path)),
@@ -471,7 +465,7 @@ def _stage(ctx: RepoContext, changes: Mapping[str, bytes | None]) -> None:
         _stage_step(ctx, "update-index", "--add", "--remove", "-z", "--stdin",
                     input=listed.encode("utf-8", "surrogateescape"))
         return
-    algo = journal.object_format(ctx.top)
+    algo = ctx.object_format
     stream = bytearray()
     lines = []
     for repo_path, path in repo_paths.items():

@@ -108,3 +108,12 @@ def test_plan_migration_large_preamble_and_an_empty_heading_section() -> None:
     files = _plan(LONG_PREAMBLE + "##\nbody\n")
     assert files["memory/domains/general/preamble.md"] == LONG_PREAMBLE
     assert files["memory/domains/general/section.md"] == "##\nbody\n"
+
+
+def test_plan_migration_refuses_a_quoted_marker_pair_in_pinned_text() -> None:
+    from bonsai_git.errors import BadInput
+
+    pinned = "## 📌 Rules\n```\n<!-- bonsai:begin example -->\n<!-- bonsai:end -->\n```\n"
+    with pytest.raises(BadInput, match="holds lines like bonsai's markers") as info:
+        plan_migration(pinned + "## A\nx\n", Config())
+    assert info.value.exit_code == 3
