@@ -38,8 +38,12 @@ def migration_text(result: MigrationResult) -> str:
         return "MEMORY.md is already migrated (bonsai markers present); nothing to do. Run bonsai-git reindex to refresh indexes."
     before, after = plan.boot_tokens_before, plan.boot_tokens_after
     saved = 100 * (before - after) / before if before else 0.0
+    moved = plan.placements[0] if plan.placements and not plan.placements[0].heading else None
+    if moved is not None and moved.path == "MEMORY.md":
+        moved = None
     if result.dry_run:
-        head = f"Plan (dry run, nothing written): {plan.sections} sections into {len(plan.domains)} domains"
+        what = f"{plan.sections} sections" + (" and the preamble" if moved else "")
+        head = f"Plan (dry run, nothing written): {what} into {len(plan.leaves)} leaf file(s) across {len(plan.domains)} domains"
     elif result.commit:
         head = f"Migrated MEMORY.md into {len(plan.domains)} domains in commit {result.commit[:12]}"
     else:
@@ -49,6 +53,9 @@ def migration_text(result: MigrationResult) -> str:
         lines.append(f"  {d.name:<16} {len(d.leaves):>4} {'leaf ' if len(d.leaves) == 1 else 'leaves'} {d.tokens:>8,} tokens")
     if plan.pinned_sections:
         lines.append(f"  pinned in trunk  {plan.pinned_sections:>4} section(s)")
+    if moved is not None:
+        lines.append(f"The preamble (text before the first ##) moves to {moved.path}; to keep it loaded at boot, raise "
+                     "preamble_tokens in .bonsai.toml or put it under a 📌 heading.")
     if result.commit:
         lines.append("Review: git show --stat HEAD    Undo: bonsai-git rollback")
     elif result.dry_run:
