@@ -370,7 +370,14 @@ class Sandbox:
         return self.home / ".openclaw" / "state" / "openclaw.sqlite"
 
     def provenance_state(self, relative_path: str = "MEMORY.md") -> str:
-        return provenance_state(self.state_db, self.workspace, relative_path)
+        """The record's state; for MEMORY.md it must equal what bonsai-git itself reads (provenance.py)."""
+        state = provenance_state(self.state_db, self.workspace, relative_path)
+        if relative_path == "MEMORY.md":
+            from bonsai_git.provenance import read_provenance
+
+            ours = read_provenance(self.workspace, {"HOME": str(self.home)})
+            assert ours == state, f"bonsai-git reads {ours!r}, OpenClaw's database says {state!r}"
+        return state
 
 
 def read_memory_provenance(db: Path, workspace: Path, relative_path: str) -> dict[str, Any] | None:
