@@ -53,3 +53,9 @@ def snapshot(repo: Path) -> dict[str, object]:
 def corpus_bytes(name: str) -> bytes:
     """The bytes of one shared corpus file."""
     return (CORPUS / name).read_bytes()
+
+
+def commit(repo: Path, message: str, *paths: str) -> None:
+    """`git add -- PATHS` (all changes when none) and `git commit -q -m MESSAGE` in `repo`."""
+    git(repo, "add", "--", *(paths or (".",)))
+    git(repo, "commit", "-q", "-m", message)

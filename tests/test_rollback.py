@@ -8,7 +8,7 @@ from pathlib import Path
 from click.testing import CliRunner, Result
 
 from bonsai_git.cli import main
-from support import corpus_bytes, git, snapshot
+from support import commit, corpus_bytes, git, snapshot
 
 SOURCE = corpus_bytes("17-crlf-line-endings.md")
 MakeRepo = Callable[..., Path]
@@ -39,8 +39,7 @@ def test_rollback_restores_memory_byte_for_byte(make_repo: MakeRepo) -> None:
 def test_rollback_after_unrelated_commits(make_repo: MakeRepo) -> None:
     repo = migrated(make_repo)
     (repo / "notes.txt").write_text("later work\n")
-    git(repo, "add", "notes.txt")
-    git(repo, "commit", "-qm", "later")
+    commit(repo, "later", "notes.txt")
     assert run("rollback", "-C", str(repo)).exit_code == 0
     assert (repo / "MEMORY.md").read_bytes() == SOURCE
     assert (repo / "notes.txt").read_text() == "later work\n"
@@ -89,8 +88,7 @@ def test_rollback_conflict_lists_at_most_five_later_commits(make_repo: MakeRepo)
     repo = migrated(make_repo)
     migration = git(repo, "rev-parse", "HEAD").strip()
     (repo / "notes.txt").write_text("unrelated\n")
-    git(repo, "add", "notes.txt")
-    git(repo, "commit", "-qm", "unrelated work")
+    commit(repo, "unrelated work", "notes.txt")
     leaf = next((repo / "memory" / "domains" / "business").glob("[!_]*.md"))
     for n in range(7):
         leaf.write_bytes(leaf.read_bytes() + f"edit {n}\r\n".encode())

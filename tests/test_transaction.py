@@ -16,7 +16,7 @@ from bonsai_git import transaction
 from bonsai_git.cli import main
 from bonsai_git.plan import plan_migration
 from bonsai_git.config import Config
-from support import corpus_bytes, git, snapshot
+from support import commit, corpus_bytes, git, snapshot
 
 SOURCE = corpus_bytes("03-chief-of-staff-6k.md")
 MakeRepo = Callable[..., Path]
@@ -95,8 +95,7 @@ def test_migrate_in_a_subfolder_workspace_and_keeps_daily_notes(make_repo: MakeR
     (ws / "MEMORY.md").write_bytes(SOURCE)
     (ws / "memory" / "2026-02-28.md").write_text("daily note\n")
     (repo / "notes.txt").write_text("unrelated\n")
-    git(repo, "add", "agents")
-    git(repo, "commit", "-qm", "ws")
+    commit(repo, "ws", "agents")
     (repo / "scratch.txt").write_text("untracked elsewhere\n")
     result = run("migrate", "-C", str(ws))
     assert result.exit_code == 0, result.stderr
@@ -109,8 +108,7 @@ def test_migrate_in_a_subfolder_workspace_and_keeps_daily_notes(make_repo: MakeR
 def test_migrate_uses_the_configured_subject(make_repo: MakeRepo) -> None:
     repo = make_repo(SOURCE)
     (repo / ".bonsai.toml").write_text('[commit]\nsubject = "chore(memory): split into {domains} domains"\n')
-    git(repo, "add", ".bonsai.toml")
-    git(repo, "commit", "-qm", "config")
+    commit(repo, "config", ".bonsai.toml")
     assert run("migrate", "-C", str(repo)).exit_code == 0
     assert git(repo, "log", "-1", "--format=%s").strip() == "chore(memory): split into 5 domains"
 
@@ -130,8 +128,7 @@ def _detached(make_repo: MakeRepo) -> Path:
 def _conflicting_branch(make_repo: MakeRepo) -> Path:
     repo = make_repo(SOURCE)
     (repo / "f.txt").write_text("base\n")
-    git(repo, "add", "f.txt")
-    git(repo, "commit", "-qm", "base")
+    commit(repo, "base", "f.txt")
     git(repo, "checkout", "-qb", "other")
     (repo / "f.txt").write_text("other\n")
     git(repo, "commit", "-qam", "other")
@@ -178,8 +175,7 @@ def _staged(make_repo: MakeRepo) -> Path:
 def _missing(make_repo: MakeRepo) -> Path:
     repo = make_repo(None)
     (repo / "README").write_text("x\n")
-    git(repo, "add", "README")
-    git(repo, "commit", "-qm", "readme")
+    commit(repo, "readme", "README")
     return repo
 
 
@@ -199,8 +195,7 @@ def _symlink(make_repo: MakeRepo) -> Path:
     repo = _missing(make_repo)
     (repo / "real.md").write_bytes(SOURCE)
     (repo / "MEMORY.md").symlink_to("real.md")
-    git(repo, "add", "real.md", "MEMORY.md")
-    git(repo, "commit", "-qm", "link")
+    commit(repo, "link", "real.md", "MEMORY.md")
     return repo
 
 
@@ -208,8 +203,7 @@ def _directory(make_repo: MakeRepo) -> Path:
     repo = _missing(make_repo)
     (repo / "MEMORY.md").mkdir()
     (repo / "MEMORY.md" / "x.md").write_text("x\n")
-    git(repo, "add", "MEMORY.md")
-    git(repo, "commit", "-qm", "dir")
+    commit(repo, "dir", "MEMORY.md")
     return repo
 
 
@@ -228,16 +222,14 @@ def _root_index_exists(make_repo: MakeRepo) -> Path:
     repo = make_repo(SOURCE)
     (repo / "memory").mkdir()
     (repo / "memory" / "_index.md").write_text("mine\n")
-    git(repo, "add", "memory")
-    git(repo, "commit", "-qm", "mine")
+    commit(repo, "mine", "memory")
     return repo
 
 
 def _ignored(make_repo: MakeRepo) -> Path:
     repo = make_repo(SOURCE)
     (repo / ".gitignore").write_text("memory/\n")
-    git(repo, "add", ".gitignore")
-    git(repo, "commit", "-qm", "ignore")
+    commit(repo, "ignore", ".gitignore")
     return repo
 
 

@@ -11,7 +11,7 @@ from click.testing import CliRunner, Result
 
 from bonsai_git.cli import main
 from bonsai_git.tree import END, find_conflict_marker, parse_trunk
-from support import git, snapshot
+from support import commit, git, snapshot
 
 MakeRepo = Callable[..., Path]
 TOPICS = "".join(f"## Topic {i}\n" + "word " * 40 + "\n" for i in range(30))
@@ -90,8 +90,7 @@ def test_absorb_refuses_to_write_through_a_symlinked_domain_folder(make_repo: Ma
     outside = tmp_path / "outside"
     outside.mkdir()
     (repo / "memory" / "domains" / "identity").symlink_to(outside)
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "link")
+    commit(repo, "link")
     with (repo / "MEMORY.md").open("a") as fh:
         fh.write("## Team preferences new\nlikes tea\n")
     before = snapshot(repo)
@@ -106,8 +105,7 @@ def test_absorb_refuses_when_dates_file_is_a_folder(make_repo: MakeRepo) -> None
     repo = migrated(make_repo, "# M\n\n" + TOPICS)
     (repo / "memory" / "dates.md").mkdir()
     (repo / "memory" / "dates.md" / "x.md").write_text("## x\n")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "odd")
+    commit(repo, "odd")
     with (repo / "MEMORY.md").open("a") as fh:
         fh.write("## Birthdays\nBob 3 March\n")
     before = snapshot(repo)
