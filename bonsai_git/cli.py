@@ -16,7 +16,7 @@ from typing import Any
 import click
 
 from . import __version__
-from .errors import BonsaiError
+from .errors import BonsaiError, os_error_message
 
 WORKSPACE = click.option(
     "-C", "workspace", type=click.Path(file_okay=False, path_type=Path), default=Path("."),
@@ -56,6 +56,9 @@ class BonsaiGroup(click.Group):
             ctx.exit(130)
         except (click.exceptions.Exit, click.ClickException):
             raise
+        except OSError as exc:  # the file system refused: the user's to fix, not a bug
+            click.echo(f"bonsai-git: {os_error_message(exc)}", err=True)
+            ctx.exit(1)
         except Exception:  # a bug: show it, exit 4
             traceback.print_exc()
             click.echo("bonsai-git: internal error (a bug); please report the traceback above", err=True)
@@ -133,7 +136,10 @@ def reindex(workspace: Path, check: bool) -> None:
     """Regenerate stale branch indexes, memory/_index.md and the trunk block (exit 1: stale under --check)."""
     from .reindex import reindex_workspace
 
-    result = reindex_workspace(workspace, check=check)
+    from .journal import holding_lock
+
+    with holding_lock(workspace):
+        result = reindex_workspace(workspace, check=check)
     for path in result.changed:
         click.echo(f"{'stale' if check else 'wrote'} {path}")
     if "MEMORY.md" in result.changed and not check:
@@ -295,7 +301,10 @@ def absorb(workspace: Path, dry_run: bool) -> None:
         _warn_provenance(workspace)
     from .secretscan import mask_secrets
 
-    result = reindex_workspace(workspace, check=dry_run, absorb=True)
+    from .journal import holding_lock
+
+    with holding_lock(workspace):
+        result = reindex_workspace(workspace, check=dry_run, absorb=True)
     for s in result.absorbed:
         click.echo(f"{'would absorb' if dry_run else 'absorbed'} {mask_secrets(s.heading)!r} -> {s.path}")
     if not result.absorbed:

@@ -66,3 +66,11 @@ class Interrupted(BonsaiError):
     """Ctrl-C during a run; the tree was restored (exit 130)."""
 
     exit_code = 130
+
+
+def os_error_message(exc: OSError) -> str:
+    """One line for a file-system error that escaped a command (a folder where a file belongs,
+    permissions, a disk full): the file, the cause, the next step.  Exit code 1, not a bug's 4."""
+    # os.replace(temp, target) names the temp file first: the target is what the user knows
+    where = exc.filename2 if exc.filename2 is not None else exc.filename if exc.filename is not None else "a file"
+    return f"{where}: {exc.strerror or exc}; fix that (or move it away) and run the command again"

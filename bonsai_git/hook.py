@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import __version__
-from .errors import BonsaiError, NotARepository
+from .errors import BonsaiError, NotARepository, os_error_message
 from .tree import DOMAINS_DIR, MEMORY_DIR, TRUNK, is_migrated, leaf_location
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms per hook run)
@@ -72,6 +72,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("bonsai-git: interrupted", file=sys.stderr)
         return 130
+    except OSError as exc:  # the file system refused: the user's to fix, not a bug
+        print(f"bonsai-git: {os_error_message(exc)}", file=sys.stderr)
+        return 1
     except Exception:  # a bug: show it, exit 4
         import traceback
 

@@ -25,6 +25,7 @@ GitPython is never imported here.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -34,7 +35,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -297,10 +298,13 @@ def is_index_lock_error(stderr: bytes) -> bool:
 # --- restoring ----------------------------------------------------------------------------------
 
 def restore(top: Path, journal: Journal, prior: Callable[[str], bytes], *,
-            undo_commit: str | None = None) -> list[str]:
+            undo_commit: str | None = None, keep_foreign: bool = True) -> list[str]:
     """Put HEAD, the index entries and the bytes of exactly the journaled paths back as they were.
 
-    `prior(path)` gives a path's prior bytes.  `undo_commit`: the run's own commit, to be undone
+    `prior(path)` gives a path's prior bytes.  `keep_foreign`: an existing file holding bytes that
+    are neither its prior nor its planned ones was written by someone else meanwhile (an agent
+    appending to MEMORY.md): keep it (the default; the caller passes False once its own commit
+    hooks ran, since a fixer hook rewrites our planned bytes).  `undo_commit`: the run's own commit, to be undone
     by moving HEAD back to the journal's HEAD (only if HEAD still points to it).  Idempotent:
     running it twice (a crash during a restore) gives the same result.  Returns what could not
     be put back (empty when all was restored); never raises for one path's failure.
@@ -316,6 +320,12 @@ def restore(top: Path, journal: Journal, prior: Callable[[str], bytes], *,
     for n, entry in enumerate(journal.entries, 1):
         target = workspace / _safe_relative(entry.path)
         try:
+            if keep_foreign and _changed_by_someone_else(target, entry, prior, journal.object_format):
+                # An agent or editor wrote this file while we ran (we replace existing files
+                # atomically, so these bytes are neither ours nor a torn write): keep them.
+                print(f"bonsai-git: warning: {journal.repo_path(entry.path)} changed while bonsai-git was running; "
+                      f"kept as it is now (its earlier bytes are in git's HEAD)", file=sys.stderr)
+                continue
             _restore_path(target, prior(entry.path) if entry.existed else None)
         except OSError as exc:
             errors.append(f"{journal.repo_path(entry.path)}: {exc.strerror or exc}")
@@ -346,6 +356,15 @@ def _restore_index(top: Path, journal: Journal) -> list[str]:
         return [f"the index: {_first_line(proc.stderr)}"]
     run_git_retrying(top, "update-index", "-q", "--refresh")  # stat data only, so `git diff` stays quiet
     return []
+
+
+def _changed_by_someone_else(target: Path, entry: JournalEntry, prior: Callable[[str], bytes],
+                             object_format: str) -> bool:
+    """True when an existing file now holds bytes that are neither its prior nor its planned bytes."""
+    if not entry.existed or target.is_symlink() or not target.is_file():
+        return False
+    current = target.read_bytes()
+    return current != prior(entry.path) and blob_id(current, object_format) != entry.planned
 
 
 def _restore_path(target: Path, data: bytes | None) -> None:
@@ -413,6 +432,32 @@ def _safe_relative(path: str) -> str:
     if pure.is_absolute() or ".." in pure.parts or not pure.parts:
         raise ValueError(f"{path!r}: not a workspace-relative path")
     return path
+
+
+@contextlib.contextmanager
+def holding_lock(cwd: Path) -> Iterator[None]:
+    """Hold the worktree's `bonsai.lock` (as every writing command does) while the body runs.
+
+    For the commands and the hook that write without GitPython (reindex, absorb).  Outside a
+    repository there is nothing to lock.  Inside bonsai-git's own commit (OWN_COMMIT_ENV) the
+    committing run already holds it.  Raises LockHeld when another run holds it.
+    """
+    folder = journal_dir(cwd) if cwd.is_dir() else None
+    if folder is None or os.environ.get(OWN_COMMIT_ENV) == str(folder.resolve()):
+        yield
+        return
+    import filelock  # only for a run that writes: keeps the no-op hook light
+
+    lock = filelock.FileLock(str(folder.with_name(LOCK_NAME)), timeout=0)
+    try:
+        lock.acquire()
+    except filelock.Timeout:
+        raise LockHeld(f"{_shown(folder.with_name(LOCK_NAME), cwd)}: another bonsai-git run holds this lock; "
+                       f"wait for it to finish") from None
+    try:
+        yield
+    finally:
+        lock.release()
 
 
 def _lock_is_held(lock: Path) -> bool:

@@ -94,22 +94,25 @@ def apply_changes(
                      f"nothing was written") from None
     crash_point("journal")
     commit: str | None = None
+    hooks_ran = False
     try:
         made: set[Path] = set()
         for n, path in enumerate(_write_order(changes), 1):
+            _refuse_if_changed(ctx, path, before[path])
             _apply_one(ctx.abs_path(path), changes[path], new=before[path] is None, folders=made)
             crash_point(f"write:{n}")
         sync_barrier()
         verify()
         crash_point("verified")
         if message is not None:
+            hooks_ran = True  # from here on a changed file may be a commit hook's fix of our bytes
             _stage(ctx, changes)
             crash_point("staged")
             commit = _commit(ctx, message, no_verify, folder)
             crash_point("committed")
             _verify_committed(ctx, changes)
     except BaseException as exc:
-        _restore(ctx, folder, record, before, commit)
+        _restore(ctx, folder, record, before, commit, keep_foreign=not hooks_ran)
         raise _reported(exc) from None
     journal.remove_journal(folder)
     return commit
@@ -439,6 +442,16 @@ def _write_order(changes: Mapping[str, bytes | None]) -> list[str]:
     return sorted(changes, key=lambda p: (changes[p] is None, p == TRUNK, p))
 
 
+def _refuse_if_changed(ctx: RepoContext, path: str, prior: bytes | None) -> None:
+    """Failed when an existing file changed since the run read it (an agent writing MEMORY.md
+    mid-run): replacing it would lose that write.  MEMORY.md is written last, so this check sits
+    right before its replacement."""
+    target = ctx.abs_path(path)
+    if prior is not None and (target.is_symlink() or not target.is_file() or target.read_bytes() != prior):
+        raise Failed(f"{ctx.repo_path(path)}: changed while bonsai-git was running; nothing in it was lost "
+                     f"and the run was undone. Run it again")
+
+
 def _apply_one(path: Path, data: bytes | None, *, new: bool, folders: set[Path]) -> None:
     """Delete `path` (data None) or write it; `new`: it did not exist (created in place, see
     tree.write_durably's `exclusive`); `folders`: parent folders already made in this run."""
@@ -520,7 +533,7 @@ def _commit(ctx: RepoContext, message: str, no_verify: bool, folder: Path) -> st
 
 
 def _restore(ctx: RepoContext, folder: Path, record: Journal, before: Mapping[str, bytes | None],
-             commit: str | None) -> None:
+             commit: str | None, *, keep_foreign: bool = True) -> None:
     """Put back HEAD, the index entries and the bytes of exactly the journaled paths; drop the journal.
 
     If something could not be put back, the journal stays (so `migrate --recover` can finish the
@@ -533,7 +546,8 @@ def _restore(ctx: RepoContext, folder: Path, record: Journal, before: Mapping[st
             parents, subject = journal.commit_parents_and_subject(ctx.top, head)
             if head == commit or (parents == (record.head,) and subject == record.subject):
                 undo = head
-        errors = journal.restore(ctx.top, record, lambda path: before[path] or b"", undo_commit=undo)
+        errors = journal.restore(ctx.top, record, lambda path: before[path] or b"", undo_commit=undo,
+                                 keep_foreign=keep_foreign)
     except Exception as exc:  # noqa: BLE001 - reported; the caller re-raises the original error
         errors = [str(exc) or type(exc).__name__]
     if errors:

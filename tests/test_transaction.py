@@ -426,3 +426,27 @@ def test_migrate_json_lists_secret_warnings_without_values(make_repo: MakeRepo) 
     report = json.loads(run("migrate", "-C", str(repo), "--dry-run", "--json").stdout)
     assert report["secret_warnings"] == ["memory/domains/general/deploy-keys.md:3: github token"]
     assert token not in json.dumps(report)
+
+
+def test_migrate_keeps_a_memory_write_made_while_it_runs(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An agent appending to MEMORY.md mid-run must not lose its text: the run is undone instead."""
+    repo = make_repo(SOURCE)
+    real = transaction.write_durably
+    calls = {"n": 0}
+
+    def agent_writes_meanwhile(path: Path, data: bytes, **kwargs: bool) -> None:
+        calls["n"] += 1
+        if calls["n"] == 3:
+            with (repo / "MEMORY.md").open("ab") as fh:
+                fh.write(b"\n## Learned just now\nthe agent's new fact\n")
+        real(path, data, **kwargs)
+
+    monkeypatch.setattr(transaction, "write_durably", agent_writes_meanwhile)
+    head = git(repo, "rev-parse", "HEAD")
+    result = run("migrate", "-C", str(repo))
+    assert result.exit_code == 1
+    assert "MEMORY.md: changed while bonsai-git was running; nothing in it was lost" in result.stderr
+    assert (repo / "MEMORY.md").read_bytes() == SOURCE + b"\n## Learned just now\nthe agent's new fact\n"
+    assert git(repo, "rev-parse", "HEAD") == head
+    assert not (repo / "memory").exists()
+    assert not (repo / ".git" / "bonsai" / "journal.json").exists()

@@ -151,3 +151,33 @@ def test_a_pinned_section_after_the_end_marker_is_not_an_inbox(make_repo: MakeRe
     assert not [w for w in report["warnings"] if w["kind"] == "inbox"]
     absorbed = run("absorb", "-C", str(repo))
     assert absorbed.exit_code == 0 and "pinned sections and loose text there stay in the trunk" in absorbed.stdout
+
+
+def test_a_file_system_error_is_one_line_and_exit_1_not_a_traceback(make_repo: MakeRepo,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = migrated(make_repo, "# M\n\n" + TOPICS)
+    (repo / "memory" / "_index.md").unlink()
+    (repo / "memory" / "_index.md").mkdir()  # a folder where bonsai-git writes the root index
+    result = run("reindex", "-C", str(repo))
+    assert result.exit_code == 1, result.stderr
+    assert "memory/_index.md" in result.stderr and "Traceback" not in result.stderr
+    assert result.stderr.count("\n") == 1
+    monkeypatch.chdir(repo)
+    from bonsai_git.hook import main as hook_main
+
+    assert hook_main([]) == 1
+
+
+def test_reindex_and_absorb_wait_for_no_one_while_another_run_holds_the_lock(make_repo: MakeRepo) -> None:
+    import filelock
+
+    repo = migrated(make_repo, "# M\n\n" + TOPICS)
+    (repo / "memory" / "_index.md").write_text("stale\n")
+    before = snapshot(repo)
+    with filelock.FileLock(str(repo / ".git" / "bonsai.lock"), timeout=0):
+        for command in ("reindex", "absorb"):
+            result = run(command, "-C", str(repo))
+            assert result.exit_code == 3, result.stderr
+            assert ".git/bonsai.lock: another bonsai-git run holds this lock" in result.stderr
+    assert snapshot(repo) == before
+    assert run("reindex", "-C", str(repo)).exit_code == 0
