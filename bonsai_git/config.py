@@ -89,10 +89,10 @@ def parse_config(text: str, source: str = CONFIG_FILE) -> Config:
     absorb = data.get("absorb", True)
     if not isinstance(absorb, bool):
         raise BadInput(f"{source}: absorb must be true or false")
-    estimator = data.get("tokens", {}).get("estimator", cfg.estimator)
+    estimator = _table(data, "tokens", ("estimator",), source).get("estimator", cfg.estimator)
     if estimator not in ESTIMATORS:
         raise BadInput(f"{source}: tokens.estimator must be one of {', '.join(ESTIMATORS)}")
-    subject = data.get("commit", {}).get("subject", cfg.subject)
+    subject = _table(data, "commit", ("subject",), source).get("subject", cfg.subject)
     if not isinstance(subject, str) or not subject.strip() or "\n" in subject:
         raise BadInput(f"{source}: commit.subject must be a one-line string")
     _check_subject(subject, source)
@@ -110,6 +110,19 @@ def load_config(workspace: Path) -> Config:
     except UnicodeDecodeError as exc:
         raise BadInput(f"{CONFIG_FILE}: not UTF-8 (byte {exc.start})") from None
     return parse_config(text, CONFIG_FILE)
+
+
+def _table(data: dict[str, object], key: str, allowed_keys: tuple[str, ...], source: str) -> dict[str, object]:
+    """The table `[key]` of `data` ({} when absent); BadInput naming `source` and the key when it is
+    not a table or holds a key outside `allowed_keys`."""
+    table = data.get(key, {})
+    if not isinstance(table, dict):
+        raise BadInput(f"{source}: {key} must be a table ([{key}] with {', '.join(allowed_keys)})")
+    unknown = sorted(set(table) - set(allowed_keys))
+    if unknown:
+        raise BadInput(f"{source}: unknown key {key + '.' + unknown[0]!r}; known keys in [{key}]: "
+                       f"{', '.join(allowed_keys)}")
+    return table
 
 
 def _int(data: dict[str, object], key: str, default: int, source: str) -> int:

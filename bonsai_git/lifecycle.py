@@ -11,15 +11,17 @@ Each command is one `transaction.apply_changes` run (lock, write, verify, one co
   indexed, not in the trunk) but still in the workspace for grep and memory search.  A name
   already taken in the archive gets `-2`, `-3`, ... (archiving a second "open-loops" later is normal).
 - **purge** deletes archived files whose archiving commit (the newest commit that added them
-  under `memory/archive/`) is older than the grace period; git history keeps them.
+  under `memory/archive/`) is more whole days old than the grace period (`status.is_due_for_purge`,
+  the rule `status` lists them by); git history keeps them.
 Generated files come from `indexes.render_tree`, as `reindex` renders them, so `bonsai-git
 reindex --check` is clean afterwards (checked before committing).
 
 Refusals (exit 3, nothing written): no commit yet; a merge/rebase/... in progress; anything
 staged (git commit would take it along); uncommitted changes under the memory tree (the
 trunk, `memory/domains/`, `memory/_index.md`, `memory/dates.md`, `memory/archive/`) or on a
-purged path; a path .gitignore hides; not migrated (move, archive); an unknown or ambiguous
-leaf; a bad domain name; a name collision (move).
+purged path; a path .gitignore hides; a trunk `reindex` would refuse (not migrated, text typed
+inside the generated block, conflict markers: move, archive); an unknown or ambiguous leaf; a
+bad domain name; a name collision (move).
 """
 
 from __future__ import annotations
@@ -37,11 +39,11 @@ from .gitrepo import (
     status_paths, workspace_lock,
 )
 from .indexes import render_tree
-from .reindex import existing_index_paths, reindex_workspace
-from .status import DAY, age_days
+from .reindex import existing_index_paths, read_trunk, reindex_workspace
+from .status import age_days, is_due_for_purge
 from .survey import ARCHIVE_DIR, archive_dates, now_from_env, tracked_paths
 from .transaction import apply_changes
-from .tree import DOMAINS_DIR, MEMORY_DIR, ROOT_INDEX, TRUNK, Leaf, TrunkParts, decode_utf8, leaf_location, parse_trunk, read_leaves, walk_leaf_paths
+from .tree import DOMAINS_DIR, MEMORY_DIR, ROOT_INDEX, TRUNK, Leaf, TrunkParts, leaf_location, read_leaves, walk_leaf_paths
 
 TRAILER = "Bonsai-Op"
 MEMORY_AREAS = (TRUNK, DOMAINS_DIR, ROOT_INDEX, *SINGLE_FILE_DOMAINS.values(), ARCHIVE_DIR)
@@ -180,11 +182,14 @@ def archive_target(leaf_path: str, taken: Iterable[str]) -> str:
 
 
 def due_for_purge(added: Mapping[str, int], tracked: Iterable[str], now: int, grace_days: int) -> tuple[tuple[str, int], ...]:
-    """(path, age in days) of tracked archived files whose archiving commit is older than `grace_days`, sorted."""
+    """(path, age in days) of tracked archived files whose archiving commit is older than `grace_days`, sorted.
+
+    "Older" is `status.is_due_for_purge` (whole days), so purge deletes exactly what status lists.
+    """
     out = []
     for path in sorted(set(tracked)):
         when = added.get(path)
-        if when is not None and now - when > grace_days * DAY:
+        if is_due_for_purge(when, now, grace_days):
             out.append((path, age_days(when, now) or 0))
     return tuple(out)
 
@@ -226,7 +231,8 @@ def move_leaf(workspace: Path, ref: str, domain: str, *, dry_run: bool = False, 
     check_domain_name(domain)  # first: a bad name never reaches the file system (ENAMETOOLONG)
     ctx = open_workspace(workspace)
     with workspace_lock(ctx):
-        trunk = _check_clean(ctx, MEMORY_AREAS, need_trunk=True)
+        _check_clean(ctx, MEMORY_AREAS)
+        _trunk_bytes, trunk = read_trunk(ctx.workspace)  # the checks reindex makes (text typed in the block, ...)
         paths = walk_leaf_paths(ctx.workspace)
         old = resolve_leaf(_workspace_ref(ctx, ref), paths)
         taken = [*paths, *_files_under(ctx, f"{DOMAINS_DIR}/{domain}")]
@@ -243,7 +249,8 @@ def archive_leaves(workspace: Path, refs: Sequence[str], reason: str | None = No
     """
     ctx = open_workspace(workspace)
     with workspace_lock(ctx):
-        trunk = _check_clean(ctx, MEMORY_AREAS, need_trunk=True)
+        _check_clean(ctx, MEMORY_AREAS)
+        _trunk_bytes, trunk = read_trunk(ctx.workspace)  # the checks reindex makes (text typed in the block, ...)
         paths = walk_leaf_paths(ctx.workspace)
         olds = list(dict.fromkeys(resolve_leaf(_workspace_ref(ctx, r), paths) for r in refs))
         taken = list(_files_under(ctx, ARCHIVE_DIR))
@@ -268,7 +275,7 @@ def purge_archive(workspace: Path, grace_days: int = 180, *, dry_run: bool = Fal
         due = due_for_purge(archive_dates(ctx.workspace), tracked_paths(ctx.workspace, ARCHIVE_DIR), now, grace_days)
         plan = LifecyclePlan("purge", tuple((p, None) for p, _ in due), (), due, purge_message(due, grace_days))
         if due:
-            _check_clean(ctx, [p for p, _ in due], need_trunk=False)
+            _check_clean(ctx, [p for p, _ in due])
         return _apply(ctx, plan, dry_run=dry_run, no_commit=no_commit, no_verify=no_verify)
 
 
@@ -287,7 +294,7 @@ def _files_under(ctx: RepoContext, folder: str) -> Iterable[str]:
         yield from (p.relative_to(ctx.workspace).as_posix() for p in root.rglob("*") if p.is_file() or p.is_symlink())
 
 
-def _check_clean(ctx: RepoContext, areas: Sequence[str], *, need_trunk: bool) -> TrunkParts | None:
+def _check_clean(ctx: RepoContext, areas: Sequence[str]) -> None:
     """Refuse unless the repository can take a commit of exactly our paths (see the module docstring)."""
     if head_sha(ctx) is None:
         raise Refused("HEAD has no commit yet; commit the workspace first")
@@ -300,20 +307,10 @@ def _check_clean(ctx: RepoContext, areas: Sequence[str], *, need_trunk: bool) ->
     dirty = status_paths(ctx, *(ctx.repo_path(a) for a in areas))
     if dirty:
         raise Refused(f"{dirty[0][1]}: has uncommitted changes; commit them (the hook reindexes) or discard them first")
-    if not need_trunk:
-        return None
-    trunk_path = ctx.abs_path(TRUNK)
-    if not trunk_path.is_file():
-        raise BadInput(f"{ctx.repo_path(TRUNK)}: not found; run bonsai-git in the workspace that holds MEMORY.md (-C DIR)")
-    parts = parse_trunk(decode_utf8(trunk_path.read_bytes(), ctx.repo_path(TRUNK)))
-    if parts is None:
-        raise Refused(f"{ctx.repo_path(TRUNK)}: not migrated yet; run bonsai-git migrate first")
-    return parts
 
 
-def _relocation_plan(ctx: RepoContext, trunk: TrunkParts | None, moves: dict[str, str], op: str,
+def _relocation_plan(ctx: RepoContext, trunk: TrunkParts, moves: dict[str, str], op: str,
                      message: str) -> LifecyclePlan:
-    assert trunk is not None
     ignored = ignored_paths(ctx, [ctx.repo_path(p) for p in moves.values()])
     if ignored:
         raise Refused(f"{ignored[0]}: ignored by .gitignore; un-ignore {MEMORY_DIR}/ so the change can be committed")

@@ -63,7 +63,8 @@ def rollback(workspace: Path, commit: str | None = None) -> RollbackResult:
     with workspace_lock(ctx):
         sha = find_migration_commit(ctx, commit)
         touched = _touched_paths(ctx, sha)
-        _refuse_already_reverted(ctx, sha, touched)
+        chain = revert_chain(ctx, sha)
+        _refuse_already_reverted(ctx, sha, touched, chain)
         operation = in_progress_operation(ctx)
         if operation:
             raise Refused(f"a {operation} is in progress; finish or abort it first")
@@ -72,7 +73,7 @@ def rollback(workspace: Path, commit: str | None = None) -> RollbackResult:
         dirty = [p for _xy, p in status_paths(ctx, *touched)] if touched else []
         if dirty:
             raise Refused(f"{dirty[0]}: has uncommitted changes; commit or discard them before rolling back")
-        _refuse_conflicting_revert(ctx, sha, touched)
+        _refuse_conflicting_revert(ctx, sha, touched, chain)
         check_identity(ctx)
         proc = run_git(ctx.top, "revert", "--no-edit", sha, check=False)
         if proc.returncode != 0:
@@ -107,9 +108,11 @@ def revert_chain(ctx: RepoContext, sha: str) -> list[str]:
     return chain
 
 
-def _refuse_already_reverted(ctx: RepoContext, sha: str, touched: list[str]) -> None:
-    """Raise NothingToDo when the migration `sha` is already undone at HEAD (nothing is changed)."""
-    chain = revert_chain(ctx, sha)
+def _refuse_already_reverted(ctx: RepoContext, sha: str, touched: list[str], chain: list[str]) -> None:
+    """Raise NothingToDo when the migration `sha` is already undone at HEAD (nothing is changed).
+
+    `chain` is `revert_chain(ctx, sha)`.
+    """
     if len(chain) % 2 == 1:
         raise NothingToDo(f"{sha[:12]} is already reverted by {chain[-1][:12]}; nothing to do")
     if touched:
@@ -122,21 +125,27 @@ def _literal(paths: list[str]) -> list[str]:
     return [f":(literal){p}" for p in paths]
 
 
-def _refuse_conflicting_revert(ctx: RepoContext, sha: str, touched: list[str]) -> None:
+def _refuse_conflicting_revert(ctx: RepoContext, sha: str, touched: list[str], chain: list[str]) -> None:
     """Check the reverse patch of `sha` applies to HEAD, in a throwaway index; refuse if not.
+
+    `chain` is `revert_chain(ctx, sha)`.  The patch comes from plumbing (`git diff-tree`), which
+    no porcelain setting changes (color.ui, diff.noprefix, diff.mnemonicPrefix, diff.external):
+    `git apply` gets the `a/`/`b/` patch it expects whatever the user's config says, and
+    `--whitespace=nowarn` keeps apply.whitespace=error from refusing the user's own CRLF lines.
 
     (`git merge-tree --merge-base` would do a 3-way check, but needs git 2.40; the patch check
     is stricter, so a refusal may be over-cautious but a clean answer is always right.)
     """
-    patch = run_git(ctx.top, "diff", "--binary", "--full-index", f"{sha}^", sha).stdout
+    patch = run_git(ctx.top, "diff-tree", "-p", "--binary", "--full-index", "--no-color", "--no-ext-diff",
+                    "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/", f"{sha}^", sha).stdout
     with tempfile.TemporaryDirectory(prefix="bonsai-revert-") as tmp:
         env = dict(os.environ, GIT_INDEX_FILE=str(Path(tmp) / "index"))
         subprocess.run(["git", "read-tree", "HEAD"], cwd=ctx.top, env=env, check=True, capture_output=True)
-        proc = subprocess.run(["git", "apply", "--cached", "--check", "-R", "-"], cwd=ctx.top, env=env,
-                              input=patch, capture_output=True)
+        proc = subprocess.run(["git", "apply", "--cached", "--check", "-R", "--whitespace=nowarn", "-"],
+                              cwd=ctx.top, env=env, input=patch, capture_output=True)
     if proc.returncode == 0:
         return
-    since = (revert_chain(ctx, sha) or [sha])[-1]  # after a revert of its revert: only what came since
+    since = (chain or [sha])[-1]  # after a revert of its revert: only what came since
     log = run_git(ctx.top, "log", "--format=%H%x00%s", f"{since}..HEAD", "--", *_literal(touched)).stdout.decode()
     later = [line.split("\0", 1) for line in log.splitlines() if "\0" in line]
     listed = "; ".join(f"{c[:12]} {subject}" for c, subject in later[:5])

@@ -9,7 +9,8 @@ HEAD does not already hold count (`secretscan.new_secret_findings`), so a secret
 the hook was installed does not block every later edit of that file, while a new key, or a new
 copy of an old one, does.  Findings print as `path:line: kind`, never the value.
 
-Exit 0: nothing new; 1: new secret-looking values (the commit stops); 3: not in a git work tree.
+Exit 0: nothing new; 1: new secret-looking values, or git's answer could not be read (the
+commit stops; one line on stderr); 3: not in a git work tree; 4: a bug (a traceback).
 Light: no GitPython, no markdown-it; git runs through subprocess, one `git cat-file --batch`
 for all files.
 """
@@ -22,8 +23,14 @@ import subprocess
 import sys
 from collections.abc import Sequence
 
+from .errors import BonsaiError, Failed
 from .secretscan import new_secret_findings
 
+# `git cat-file --batch` with this format answers `<sha> <type> <size>` for an object it finds, and
+# `<name as given> missing` (or `ambiguous`) otherwise: a name may hold spaces, so only this
+# exact shape is a found object.
+_BATCH_FORMAT = "%(objectname) %(objecttype) %(objectsize)"
+_FOUND = re.compile(rb"^[0-9a-f]{40,64} ([a-z]+) ([0-9]+)$")
 IN_SCOPE = re.compile(r"(?:^|/)(?:MEMORY\.md|memory/.+\.md)$")
 HOOK_ID = "bonsai-secrets"
 
@@ -33,13 +40,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="bonsai-git-secrets", description=__doc__.split("\n\n")[0])
     parser.add_argument("files", nargs="*", help="staged files (default: every staged MEMORY.md and memory/**.md)")
     args = parser.parse_args(argv)
+    try:
+        return _check(args.files)
+    except BonsaiError as exc:
+        print(f"bonsai-git-secrets: {exc.message}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("bonsai-git-secrets: interrupted", file=sys.stderr)
+        return 130
+    except Exception:  # a bug: show it, exit 4
+        import traceback
+
+        traceback.print_exc()
+        print("bonsai-git-secrets: internal error (a bug); please report the traceback above", file=sys.stderr)
+        return 4
+
+
+def _check(files: Sequence[str]) -> int:
+    """The hook's work for the staged `files` (all staged memory files when empty); returns the exit code."""
     probe = subprocess.run(["git", "rev-parse", "--is-inside-work-tree", "--show-prefix"], capture_output=True)
     lines = probe.stdout.decode("utf-8", "surrogateescape").splitlines()
     if probe.returncode != 0 or not lines or lines[0] != "true":
         print("bonsai-git-secrets: not inside a git work tree; run it from the workspace's repository", file=sys.stderr)
         return 3
     prefix = lines[1] if len(lines) > 1 else ""  # the current folder from the work tree root: scope is by repo path
-    paths = [p for p in (args.files or _staged_paths()) if IN_SCOPE.search(prefix + p.replace("\\", "/"))]
+    paths = [p for p in (files or _staged_paths()) if IN_SCOPE.search(prefix + p.replace("\\", "/"))]
     problems = new_findings(paths)
     for line in problems:
         print(line)
@@ -73,21 +98,28 @@ def _staged_paths() -> list[str]:
 
 
 def _read_blobs(names: Sequence[str]) -> list[bytes | None]:
-    """The contents of the objects `names` (e.g. `:./MEMORY.md`), None for a missing one, in order."""
+    """The contents of the objects `names` (e.g. `:./MEMORY.md`), None for a missing one, in order.
+
+    Raises Failed (one line) when git's answer cannot be read.
+    """
     usable = [n for n in names if "\n" not in n]
-    proc = subprocess.run(["git", "cat-file", "--batch"], input="".join(f"{n}\n" for n in usable).encode(),
+    proc = subprocess.run(["git", "cat-file", f"--batch={_BATCH_FORMAT}"],
+                          input="".join(f"{n}\n" for n in usable).encode("utf-8", "surrogateescape"),
                           capture_output=True)
     data, pos, found = proc.stdout, 0, {}
     for name in usable:
-        end = data.index(b"\n", pos)
-        header = data[pos:end].split()
+        end = data.find(b"\n", pos)
+        if end < 0:
+            err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+            raise Failed(f"git cat-file stopped before {name}: {err[-1] if err else 'no output'}")
+        m = _FOUND.match(data[pos:end])
         pos = end + 1
-        if len(header) == 3 and header[1] == b"blob":
-            size = int(header[2])
+        if m is None:  # `<name> missing`: not staged (deleted) or not in HEAD (a new file)
+            continue
+        size = int(m.group(2))
+        if m.group(1) == b"blob":
             found[name] = data[pos : pos + size]
-            pos += size + 1
-        elif len(header) == 3:  # a tree or commit: skip its bytes
-            pos += int(header[2]) + 1
+        pos += size + 1  # a tree or commit: skip its bytes
     return [found.get(n) for n in names]
 
 

@@ -177,6 +177,13 @@ def age_days(committed_at: int | None, now: int) -> int | None:
     return None if committed_at is None else max(0, (now - committed_at) // DAY)
 
 
+def is_due_for_purge(committed_at: int | None, now: int, grace_days: int) -> bool:
+    """True when a file archived at `committed_at` (unix seconds; None: never committed) is more than
+    `grace_days` whole days old at `now`: the one rule `status` (purge_due) and `purge` share."""
+    days = age_days(committed_at, now)
+    return days is not None and days > grace_days
+
+
 def readable_leaves(survey: Survey) -> tuple[Leaf, ...]:
     """The survey's leaves that are UTF-8 and free of conflict markers, as Leaf records."""
     out = []
@@ -195,10 +202,11 @@ def assess(survey: Survey, profile: BootProfile, thresholds: Thresholds = Thresh
     budget = boot_budget(boot_files, profile, survey.config.estimator)
     stats = domain_stats(readable_leaves(survey), survey.config.estimator)
     inbox = parts.inbox if parts is not None else ""
-    due = tuple((f.path, d) for f in survey.archived
-                if (d := age_days(f.committed_at, survey.now)) is not None and d > thresholds.purge_days)
+    waiting = absorbable_sections(inbox, survey.config)
+    due = tuple((f.path, age_days(f.committed_at, survey.now) or 0) for f in survey.archived
+                if is_due_for_purge(f.committed_at, survey.now, thresholds.purge_days))
     findings = [
-        *_trunk_findings(trunk, inbox, survey.config),
+        *_trunk_findings(trunk, waiting),
         *_boot_findings(budget),
         *_index_findings(survey),
         *_leaf_findings(survey, stats, thresholds),
@@ -212,7 +220,7 @@ def assess(survey: Survey, profile: BootProfile, thresholds: Thresholds = Thresh
         migrated=parts is not None, now=survey.now, boot=budget,
         trunk_tokens=None if trunk is None else estimate_tokens(trunk, survey.config.estimator),
         domains=tuple(_domain_health(s) for s in stats), stale=survey.stale, archived=len(survey.archived),
-        due_for_purge=due, inbox_sections=absorbable_sections(inbox, survey.config),
+        due_for_purge=due, inbox_sections=waiting,
         inbox_tokens=estimate_tokens(inbox, survey.config.estimator) if inbox.strip() else 0,
         findings=tuple(sorted(findings, key=_finding_key)), notes=notes, thresholds=thresholds,
         provenance=survey.provenance,
@@ -240,12 +248,12 @@ def absorbable_sections(inbox: str, config: Config) -> int:
     return sum(1 for section in split_sections(inbox).sections if not is_pinned(section.heading, config))
 
 
-def _trunk_findings(trunk: str | None, inbox: str, config: Config) -> Iterable[Finding]:
+def _trunk_findings(trunk: str | None, count: int) -> Iterable[Finding]:
+    """`no_trunk`, and `inbox` for the `count` sections absorb would move (`absorbable_sections`)."""
     if trunk is None:
         yield Finding("no_trunk", TRUNK, None, "not found; run bonsai-git in the workspace that holds MEMORY.md (-C DIR)")
     # Only what absorb would move is waiting: pinned sections and loose text after the end
     # marker are the user's trunk text (loaded at boot like the pinned text above the block).
-    count = absorbable_sections(inbox, config)
     if count:
         yield Finding("inbox", TRUNK, None, f"{count} section(s) waiting after the end marker; run bonsai-git absorb "
                       "(or commit: the hook absorbs them)")

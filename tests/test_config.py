@@ -34,6 +34,11 @@ def test_parse_config_reads_every_key() -> None:
         ("[domains]\ngeneral = ['x']", "domain name 'general'"),
         ("pinned = [1]", "pinned must be a list"),
         ("absorb = 'yes'", "absorb must be true or false"),
+        ("tokens = 5", r"tokens must be a table \(\[tokens\] with estimator\)"),
+        ('commit = "x"', r"commit must be a table \(\[commit\] with subject\)"),
+        ("[tokens]\nfoo = 1", r"unknown key 'tokens.foo'; known keys in \[tokens\]: estimator"),
+        ("[commit]\nbar = 1", r"unknown key 'commit.bar'; known keys in \[commit\]: subject"),
+        ("domains = 5", r"\[domains\] must be a table"),
     ],
 )
 def test_parse_config_refuses_bad_values(text: str, message: str) -> None:
@@ -103,4 +108,25 @@ def test_migrate_with_a_bad_subject_template_refuses_and_writes_nothing(make_rep
         assert result.exit_code == 3, result.output
         assert ".bonsai.toml: commit.subject" in result.stderr and ALLOWED in result.stderr
         assert result.stderr.count("\n") == 1
+    assert snapshot(repo) == before
+
+
+@pytest.mark.parametrize("toml", ["tokens = 5", 'commit = "x"', "[tokens]\nfoo = 1", "[commit]\nbar = 1"])
+def test_status_and_reindex_refuse_a_malformed_table_in_one_line(make_repo: Callable[..., Path], toml: str) -> None:
+    from click.testing import CliRunner
+
+    from bonsai_git.cli import main
+    from support import corpus_bytes, git, snapshot
+
+    repo = make_repo(corpus_bytes("03-chief-of-staff-6k.md"))
+    assert CliRunner().invoke(main, ["migrate", "-C", str(repo), "--force"]).exit_code == 0
+    (repo / ".bonsai.toml").write_text(toml + "\n")
+    git(repo, "add", ".bonsai.toml")
+    git(repo, "commit", "-qm", "config", "--no-verify")
+    before = snapshot(repo)
+    key = toml.strip("[").split("]")[0].split(" ")[0]
+    for command in ("status", "reindex"):
+        result = CliRunner().invoke(main, [command, "-C", str(repo)])
+        assert result.exit_code == 3, (command, result.output)
+        assert result.stderr.count("\n") == 1 and ".bonsai.toml: " in result.stderr and key in result.stderr
     assert snapshot(repo) == before

@@ -193,7 +193,7 @@ def test_move_refuses_an_unclean_memory_tree(make_repo: MakeRepo, mess: str) -> 
 def test_move_refuses_before_migration(make_repo: MakeRepo) -> None:
     repo = make_repo("# Memory\n\n## Travel\n\nx\n")
     result = run("move", "-C", str(repo), "travel", "identity")
-    assert result.exit_code == 3 and "not migrated yet; run bonsai-git migrate first" in result.stderr
+    assert result.exit_code == 3 and "not migrated yet" in result.stderr and "run bonsai-git migrate first" in result.stderr
 
 
 def test_move_restores_everything_when_the_commit_hook_rejects(make_repo: MakeRepo) -> None:
@@ -338,3 +338,56 @@ def test_move_to_a_very_long_domain_name_is_bad_input_even_on_a_dry_run(make_rep
         assert proc.returncode == 3 and "Traceback" not in proc.stderr, proc.stderr
         assert proc.stderr.count("\n") == 1 and "domain name too long" in proc.stderr
     assert snapshot(repo) == before
+
+
+# ----------------------------------------------------------------------------- one trunk check, one "due" rule
+
+
+@pytest.mark.parametrize("command", ["move", "archive"])
+def test_move_and_archive_refuse_text_typed_inside_the_generated_block(make_repo: MakeRepo, command: str) -> None:
+    repo = migrated(make_repo)
+    trunk = (repo / "MEMORY.md").read_text(encoding="utf-8")
+    end = "<!-- bonsai:end -->"
+    assert trunk.count(end) == 1
+    (repo / "MEMORY.md").write_text(trunk.replace(end, "wifi code 4417\n" + end), encoding="utf-8")
+    git(repo, "commit", "-qam", "a note typed in the block", "--no-verify")
+    line = (repo / "MEMORY.md").read_text(encoding="utf-8").split("\n").index("wifi code 4417") + 1
+    before = snapshot(repo)
+    args = (TRAVEL, "identity") if command == "move" else (TRAVEL,)
+    result = run(command, "-C", str(repo), *args)
+    assert result.exit_code == 3, result.output
+    assert f"MEMORY.md:{line}: text inside the generated block" in result.stderr
+    assert result.stderr.count("\n") == 1 and result.stdout == ""
+    assert snapshot(repo) == before and "wifi code 4417" in (repo / "MEMORY.md").read_text(encoding="utf-8")
+
+
+def test_move_refuses_conflict_markers_in_the_trunk(make_repo: MakeRepo) -> None:
+    repo = migrated(make_repo)
+    trunk = (repo / "MEMORY.md").read_text(encoding="utf-8")
+    (repo / "MEMORY.md").write_text(trunk + "<<<<<<< ours\nA\n=======\nB\n>>>>>>> theirs\n", encoding="utf-8")
+    git(repo, "commit", "-qam", "a conflicted inbox", "--no-verify")
+    before = snapshot(repo)
+    result = run("move", "-C", str(repo), TRAVEL, "identity")
+    assert result.exit_code == 3 and "merge-conflict marker" in result.stderr and result.stderr.count("\n") == 1
+    assert snapshot(repo) == before
+
+
+@pytest.mark.parametrize(("hours", "due"), [(180 * 24, False), (180 * 24 + 12, False), (180 * 24 + 23, False), (181 * 24, True)])
+def test_purge_and_status_agree_on_what_is_due(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch,
+                                               hours: int, due: bool) -> None:
+    import json
+    from datetime import datetime, timedelta
+
+    from memory_samples import DAY0
+
+    repo = migrated(make_repo)
+    assert run("archive", "-C", str(repo), "reading-list").exit_code == 0  # archived at DAY0
+    now = datetime.fromisoformat(DAY0) + timedelta(hours=hours)
+    monkeypatch.setenv("BONSAI_NOW", now.isoformat())
+    report = json.loads(run("status", "-C", str(repo), "--json").stdout)
+    listed = [d["path"] for d in report["archive"]["due_for_purge"]]
+    warned = [w["path"] for w in report["warnings"] if w["kind"] == "purge_due"]
+    dry = run("purge", "-C", str(repo), "--dry-run", ok=True)
+    purged = [line.split(" (")[0].strip() for line in dry.stdout.splitlines() if line.startswith("  memory/")]
+    expected = ["memory/archive/general/reading-list.md"] if due else []
+    assert listed == warned == purged == expected, (listed, warned, purged)

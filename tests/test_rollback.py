@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner, Result
 
 from bonsai_git.cli import main
@@ -64,6 +65,51 @@ def test_rollback_refuses_when_the_revert_would_conflict(make_repo: MakeRepo) ->
     assert "Nothing was changed" in result.stderr and "then run bonsai-git rollback again" in result.stderr
     assert result.stderr.count("\n") == 1
     assert snapshot(repo) == before
+
+
+USER_DIFF_CONFIG = (("color.ui", "always"), ("diff.noprefix", "true"), ("diff.mnemonicPrefix", "true"),
+                    ("diff.external", "echo"), ("color.diff", "always"), ("apply.whitespace", "error"))
+
+
+@pytest.mark.parametrize(("key", "value"), USER_DIFF_CONFIG)
+def test_rollback_ignores_the_users_diff_settings(make_repo: MakeRepo, key: str, value: str) -> None:
+    repo = migrated(make_repo)
+    git(repo, "config", key, value)
+    result = run("rollback", "-C", str(repo))
+    assert result.exit_code == 0, result.stderr
+    assert (repo / "MEMORY.md").read_bytes() == SOURCE
+    assert git(repo, "status", "--porcelain") == ""
+
+
+def test_rollback_with_every_diff_setting_at_once_still_refuses_a_conflict(make_repo: MakeRepo) -> None:
+    repo = migrated(make_repo)
+    for key, value in USER_DIFF_CONFIG:
+        git(repo, "config", key, value)
+    leaf = next((repo / "memory" / "domains" / "business").glob("[!_]*.md"))
+    leaf.write_bytes(leaf.read_bytes() + b"edited after the migration\r\n")
+    git(repo, "commit", "-qam", "edit a leaf")
+    before = snapshot(repo)
+    result = run("rollback", "-C", str(repo))
+    assert result.exit_code == 3 and "would conflict with 1 later commit" in result.stderr
+    assert result.stderr.count("\n") == 1 and snapshot(repo) == before
+    git(repo, "revert", "--no-edit", "HEAD")
+    result = run("rollback", "-C", str(repo))
+    assert result.exit_code == 0, result.stderr
+    assert (repo / "MEMORY.md").read_bytes() == SOURCE
+
+
+def test_rollback_asks_for_the_revert_chain_once(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    from bonsai_git import rollback
+
+    repo = migrated(make_repo)
+    leaf = next((repo / "memory" / "domains" / "business").glob("[!_]*.md"))
+    leaf.write_bytes(leaf.read_bytes() + b"edited after the migration\r\n")
+    git(repo, "commit", "-qam", "edit a leaf")
+    calls: list[str] = []
+    real = rollback.revert_chain
+    monkeypatch.setattr(rollback, "revert_chain", lambda ctx, sha: calls.append(sha) or real(ctx, sha))
+    assert run("rollback", "-C", str(repo)).exit_code == 3  # the conflict path used to ask twice
+    assert len(calls) == 1
 
 
 def test_rollback_refuses_without_a_migration(make_repo: MakeRepo) -> None:

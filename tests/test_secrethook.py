@@ -107,6 +107,47 @@ def test_look_alikes_new_files_and_deletions_pass(make_repo: MakeRepo, monkeypat
     assert check(repo, monkeypatch, capsys, "memory/domains/general/look.md", LEAF)[:2] == (0, "")
 
 
+SPACED = "memory/domains/general/my notes.md"
+SPACED_KEY = "ghp_" + "a1B2c3D4e5" * 4
+
+
+@pytest.mark.parametrize("by_name", [True, False])
+def test_a_new_file_whose_name_has_a_space_is_scanned(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str], by_name: bool) -> None:
+    repo = leaf_repo(make_repo)
+    stage(repo, SPACED, f"## Wifi\nThe deploy token is {SPACED_KEY}\n")
+    code, out, err = check(repo, monkeypatch, capsys, *([SPACED] if by_name else []))
+    assert code == 1, err
+    assert out == f"{SPACED}:2: github token\n" and SPACED_KEY not in out + err
+    assert "Traceback" not in err
+
+
+def test_a_new_file_whose_name_has_a_space_without_a_key_passes(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    repo = leaf_repo(make_repo)
+    stage(repo, SPACED, "## Notes\nThe router sits behind the couch.\n")
+    stage(repo, "memory/domains/general/a blob 12.md", "## Odd name\nShaped like a found object.\n")
+    assert check(repo, monkeypatch, capsys, SPACED, "memory/domains/general/a blob 12.md") == (0, "", "")
+
+
+def test_a_git_failure_is_one_line_not_a_traceback(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    repo = leaf_repo(make_repo)
+    stage(repo, LEAF, "## Services\nEdited.\n")
+    real_run = subprocess.run
+
+    def truncated(cmd: list[str], *args: object, **kwargs: object) -> subprocess.CompletedProcess[bytes]:
+        proc = real_run(cmd, *args, **kwargs)  # type: ignore[arg-type]
+        if cmd[:2] == ["git", "cat-file"]:
+            return subprocess.CompletedProcess(cmd, 128, b"", b"fatal: simulated\n")
+        return proc
+
+    monkeypatch.setattr(secrethook.subprocess, "run", truncated)
+    code, out, err = check(repo, monkeypatch, capsys, LEAF)
+    assert (code, out) == (1, "") and err.count("\n") == 1
+    assert err.startswith("bonsai-git-secrets: git cat-file stopped before") and "fatal: simulated" in err
+
+
 def test_outside_a_repository_exits_3(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                       capsys: pytest.CaptureFixture[str]) -> None:
     code, _out, err = check(tmp_path, monkeypatch, capsys, "MEMORY.md")

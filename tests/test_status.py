@@ -245,3 +245,31 @@ def test_domain_column_pads_by_terminal_width(name: str, padded: str) -> None:
     from bonsai_git.status import _pad
 
     assert _pad(name, 10) == padded
+
+
+@pytest.mark.parametrize(("seconds", "due"), [(None, False), (0, False), (180 * 86_400, False),
+                                              (180 * 86_400 + 43_200, False), (181 * 86_400 - 1, False),
+                                              (181 * 86_400, True)])
+def test_is_due_for_purge_counts_whole_days(seconds: int | None, due: bool) -> None:
+    from bonsai_git.lifecycle import due_for_purge
+    from bonsai_git.status import is_due_for_purge
+
+    committed_at = 1_000_000
+    now = committed_at + (seconds or 0)
+    assert is_due_for_purge(None if seconds is None else committed_at, now, 180) is due
+    added = {} if seconds is None else {"memory/archive/a.md": committed_at}
+    assert bool(due_for_purge(added, ["memory/archive/a.md"], now, 180)) is due  # purge asks the same question
+
+
+def test_status_reads_the_inbox_sections_once(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    from bonsai_git import status
+
+    repo = _untidy(make_repo, monkeypatch)
+    survey = survey_workspace(repo)
+    calls: list[str] = []
+    real = status.absorbable_sections
+    monkeypatch.setattr(status, "absorbable_sections", lambda inbox, config: calls.append(inbox) or real(inbox, config))
+    report = assess(survey, profile_named("openclaw-2026.9"))
+    assert len(calls) == 1 and report.inbox_sections == 1
+    assert [f.message for f in report.findings if f.kind == "inbox"] == [
+        "1 section(s) waiting after the end marker; run bonsai-git absorb (or commit: the hook absorbs them)"]
