@@ -106,7 +106,7 @@ def apply_changes(
         crash_point("verified")
         if message is not None:
             hooks_ran = True  # from here on a changed file may be a commit hook's fix of our bytes
-            _stage(ctx, changes)
+            _stage(ctx, changes, {e.path: e.index for e in record.entries})
             crash_point("staged")
             commit = _commit(ctx, message, no_verify, folder)
             crash_point("committed")
@@ -148,10 +148,11 @@ def migrate(
         plan = plan_migration(original, config)
         message = commit_message(plan, config, ctx.repo.head.commit.tree[ctx.repo_path(TRUNK)].hexsha)
         warnings = _secret_warnings(ctx, original, plan)
+        _check_planned_paths(ctx, plan)  # a dry run refuses what the real run would refuse
         if dry_run:
             return MigrationResult(plan, dry_run=True, notes=notes, message=message, warnings=warnings)
-        _check_planned_paths(ctx, plan)
-        check_identity(ctx)
+        if not no_commit:  # --no-commit makes no commit, so needs no identity
+            check_identity(ctx)
         changes = {path: text.encode("utf-8") for path, text in plan.files}
         sha = apply_changes(
             ctx, changes, None if no_commit else message,
@@ -465,14 +466,15 @@ def _apply_one(path: Path, data: bytes | None, *, new: bool, folders: set[Path])
     write_durably(path, data, sync=False, exclusive=new)  # one sync_barrier() after the batch
 
 
-def _stage(ctx: RepoContext, changes: Mapping[str, bytes | None]) -> None:
+def _stage(ctx: RepoContext, changes: Mapping[str, bytes | None], modes: Mapping[str, str | None]) -> None:
     """Stage exactly the changed paths (deleted ones leave the index), as `git add` would.
 
     When no git filter or line-ending conversion applies to them (the usual case), the blobs go
     into one pack through `git fast-import` and the index gets their ids (hashed here) through
     `update-index --index-info`: a 10,000-leaf migration then writes one pack instead of
     10,000 loose objects (0.5 s instead of 1-3.5 s, and no `gc --auto` storm afterwards).
-    Otherwise `git update-index --add --remove --stdin` lets git apply its filters.
+    Otherwise `git update-index --add --remove --stdin` lets git apply its filters.  `modes`:
+    each path's index entry before the run ("mode sha stage", None: untracked), from the journal.
     """
     repo_paths = {ctx.repo_path(p): p for p in sorted(changes)}
     if _git_converts(ctx, list(repo_paths)):
@@ -489,7 +491,9 @@ def _stage(ctx: RepoContext, changes: Mapping[str, bytes | None]) -> None:
             lines.append(f"0 {'0' * (64 if algo == 'sha256' else 40)}\t{repo_path}")
             continue
         stream += b"blob\ndata %d\n" % len(data) + data + b"\n"
-        mode = "100755" if os.stat(ctx.abs_path(path)).st_mode & 0o111 else "100644"
+        # Keep a tracked file's mode; a new one is a plain file. (Reading the executable bit from
+        # disk would commit every leaf as 100755 where core.fileMode=false: FAT, NTFS, WSL.)
+        mode = (modes.get(path) or "100644").split()[0]
         lines.append(f"{mode} {journal.blob_id(data, algo)}\t{repo_path}")
     if stream:
         _stage_step(ctx, "fast-import", "--quiet", "--done", input=bytes(stream) + b"done\n")

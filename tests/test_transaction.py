@@ -450,3 +450,21 @@ def test_migrate_keeps_a_memory_write_made_while_it_runs(make_repo: MakeRepo, mo
     assert git(repo, "rev-parse", "HEAD") == head
     assert not (repo / "memory").exists()
     assert not (repo / ".git" / "bonsai" / "journal.json").exists()
+
+
+def test_migrate_dry_run_refuses_what_the_real_run_would(make_repo: MakeRepo) -> None:
+    repo = _occupied(make_repo)
+    result = run("migrate", "-C", str(repo), "--dry-run")
+    assert result.exit_code == 3 and "memory/domains: already exists" in result.stderr
+
+
+def test_migrate_no_commit_needs_no_identity(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = make_repo(SOURCE)
+    for key in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL"):
+        monkeypatch.delenv(key)
+    monkeypatch.setenv("EMAIL", "")
+    git(repo, "config", "user.useConfigOnly", "true")
+    result = run("migrate", "-C", str(repo), "--no-commit")
+    assert result.exit_code == 0, result.stderr
+    assert (repo / "memory" / "domains").is_dir()
+
