@@ -20,7 +20,7 @@ import git
 
 from .errors import BonsaiError, LockHeld, NotARepository, Refused
 
-LOCK_NAME = "bonsai.lock"
+from .journal import LOCK_NAME  # one name for the lock, next to the journal folder
 # The git paths a run asks for, fetched in open_workspace's single rev-parse.
 _GIT_PATHS = (LOCK_NAME, "bonsai", "index.lock", "info/sparse-checkout")
 

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import __version__
-from .errors import BonsaiError, NotARepository, os_error_message
+from .errors import BonsaiError, NotARepository, run_entry
 from .tree import DOMAINS_DIR, MEMORY_DIR, TRUNK, is_migrated, leaf_location
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms per hook run)
@@ -64,23 +64,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("-C", dest="directory", type=Path, default=Path("."), help="Run in this folder.")
     parser.add_argument("--version", action="version", version=f"bonsai-git {__version__}")
     args = parser.parse_args(argv)
-    try:
-        return run_hook(args.directory, check=args.check)
-    except BonsaiError as exc:
-        print(f"bonsai-git: {exc.message}", file=sys.stderr)
-        return exc.exit_code
-    except KeyboardInterrupt:
-        print("bonsai-git: interrupted", file=sys.stderr)
-        return 130
-    except OSError as exc:  # the file system refused: the user's to fix, not a bug
-        print(f"bonsai-git: {os_error_message(exc)}", file=sys.stderr)
-        return 1
-    except Exception:  # a bug: show it, exit 4
-        import traceback
-
-        traceback.print_exc()
-        print("bonsai-git: internal error (a bug); please report the traceback above", file=sys.stderr)
-        return 4
+    return run_entry("bonsai-git", lambda: run_hook(args.directory, check=args.check))
 
 
 def run_hook(directory: Path, *, check: bool = False) -> int:

@@ -43,7 +43,10 @@ from .reindex import existing_index_paths, read_trunk, reindex_workspace
 from .status import age_days, is_due_for_purge
 from .survey import ARCHIVE_DIR, archive_dates, now_from_env, tracked_paths
 from .transaction import apply_changes
-from .tree import DOMAINS_DIR, MEMORY_DIR, ROOT_INDEX, TRUNK, Leaf, TrunkParts, leaf_location, read_leaves, walk_leaf_paths
+from .tree import (
+    DOMAINS_DIR, MEMORY_DIR, ROOT_INDEX, TRUNK, Leaf, TrunkParts, leaf_location, read_leaves, remove_empty_folders,
+    walk_leaf_paths,
+)
 
 TRAILER = "Bonsai-Op"
 MEMORY_AREAS = (TRUNK, DOMAINS_DIR, ROOT_INDEX, *SINGLE_FILE_DOMAINS.values(), ARCHIVE_DIR)
@@ -337,7 +340,8 @@ def _apply(ctx: RepoContext, plan: LifecyclePlan, *, dry_run: bool, no_commit: b
     sources = {old: changes[new] for old, new in plan.moves}
     sha = apply_changes(ctx, changes, None if no_commit else plan.message,
                         verify=lambda: _verify(ctx, plan, sources), no_verify=no_verify)
-    _remove_empty_folders(ctx, [p for p, data in plan.changes if data is None])
+    for path in sorted((p for p, data in plan.changes if data is None), key=lambda p: -p.count("/")):
+        remove_empty_folders(ctx.abs_path(path).parent, ctx.abs_path(MEMORY_DIR))  # up to, not incl., memory/
     return LifecycleResult(plan, sha, False)
 
 
@@ -353,19 +357,6 @@ def _verify(ctx: RepoContext, plan: LifecyclePlan, sources: Mapping[str, bytes |
         stale = reindex_workspace(ctx.workspace, check=True).changed
         if stale:
             raise Failed(f"{ctx.repo_path(stale[0])}: still stale after reindexing (a bug); the tree was restored")
-
-
-def _remove_empty_folders(ctx: RepoContext, deleted: Iterable[str]) -> None:
-    """Remove folders a deletion left empty, up to (not including) memory/."""
-    stop = ctx.abs_path(MEMORY_DIR)
-    for path in sorted(deleted, key=lambda p: -p.count("/")):
-        folder = ctx.abs_path(path).parent
-        while folder != stop and stop in folder.parents:
-            try:
-                folder.rmdir()
-            except OSError:
-                break
-            folder = folder.parent
 
 
 def _read_or_none(path: Path) -> bytes | None:

@@ -29,7 +29,7 @@ from .errors import BadInput, Failed
 from .indexes import FactsOf, foreign_block_line, render_tree
 from .tree import (
     DOMAINS_DIR, END, INDEX_NAME, TRUNK, Leaf, TrunkParts, decode_utf8, find_conflict_marker, has_symlink_between,
-    leaf_location, parse_trunk, read_leaves, walk_leaf_paths, write_durably,
+    leaf_location, parse_trunk, read_leaves, remove_empty_folders, walk_leaf_paths, write_durably,
 )
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms per hook run)
@@ -201,7 +201,7 @@ def _undo(workspace: Path, undo: Mapping[str, bytes | None]) -> None:
         with contextlib.suppress(OSError):
             if data is None:
                 target.unlink(missing_ok=True)
-                _remove_empty_folders(workspace, target.parent)
+                remove_empty_folders(target.parent, workspace / DOMAINS_DIR)
             else:
                 write_durably(target, data)
 
@@ -234,7 +234,7 @@ def _sync(workspace: Path, rendered: Mapping[str, str | None], trunk_bytes: byte
             raise Failed(f"{TRUNK}: changed while bonsai-git was running; nothing in it was lost, run it again")
         if wanted is None:
             target.unlink()
-            _remove_empty_folders(workspace, target.parent)
+            remove_empty_folders(target.parent, workspace / DOMAINS_DIR)
         else:
             target.parent.mkdir(parents=True, exist_ok=True)
             # fsync only the trunk (it holds the user's text); an index is regenerated from the
@@ -250,14 +250,3 @@ def _refuse_symlinked(workspace: Path, path: str) -> None:
     link = has_symlink_between(workspace, path)
     if link is not None:
         raise BadInput(f"{link}: is a symlink; bonsai-git will not write {path} through it. Replace it with a folder")
-
-
-def _remove_empty_folders(workspace: Path, folder: Path) -> None:
-    """Remove `folder` and its parents while empty, stopping at `memory/domains` (kept)."""
-    stop = workspace / DOMAINS_DIR
-    while folder != stop and stop in folder.parents:
-        try:
-            folder.rmdir()
-        except OSError:
-            return
-        folder = folder.parent

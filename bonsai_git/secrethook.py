@@ -23,7 +23,7 @@ import subprocess
 import sys
 from collections.abc import Sequence
 
-from .errors import BonsaiError, Failed
+from .errors import Failed, run_entry
 from .secretscan import new_secret_findings
 
 # `git cat-file --batch` with this format answers `<sha> <type> <size>` for an object it finds, and
@@ -40,20 +40,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="bonsai-git-secrets", description=__doc__.split("\n\n")[0])
     parser.add_argument("files", nargs="*", help="staged files (default: every staged MEMORY.md and memory/**.md)")
     args = parser.parse_args(argv)
-    try:
-        return _check(args.files)
-    except BonsaiError as exc:
-        print(f"bonsai-git-secrets: {exc.message}", file=sys.stderr)
-        return exc.exit_code
-    except KeyboardInterrupt:
-        print("bonsai-git-secrets: interrupted", file=sys.stderr)
-        return 130
-    except Exception:  # a bug: show it, exit 4
-        import traceback
-
-        traceback.print_exc()
-        print("bonsai-git-secrets: internal error (a bug); please report the traceback above", file=sys.stderr)
-        return 4
+    return run_entry("bonsai-git-secrets", lambda: _check(args.files))
 
 
 def _check(files: Sequence[str]) -> int:

@@ -142,6 +142,16 @@ def find_conflict_marker(text: str) -> int | None:
     return None if m is None else text.count("\n", 0, m.start()) + 1
 
 
+def remove_empty_folders(folder: Path, stop: Path) -> None:
+    """Remove `folder` and then its parents while they are empty, never `stop` or anything above it."""
+    while folder != stop and stop in folder.parents:
+        try:
+            folder.rmdir()
+        except OSError:  # not empty (or gone): leave it and everything above
+            return
+        folder = folder.parent
+
+
 def has_symlink_between(root: Path, path: str) -> str | None:
     """The first component of workspace-relative `path` (parents and the file) that is a symlink, else None.
 
