@@ -48,6 +48,32 @@ DEFAULT_DOMAINS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("legal", ("legal", "non-compete", "contract", "compliance", "法律", "合同")),
     ("dates", ("dates", "remember", "anniversary", "birthday", "日期", "生日", "纪念日")),
 )
+# One line per domain saying what it holds (issue 10; ../shared/corpus/LABELS.md draws the borders).
+# The trunk shows these, `explain` and the README list them; `.bonsai.toml` may set a domain's scope.
+DOMAIN_SCOPES: dict[str, str] = {
+    "identity": "the owner as a person: who they are, family, preferences, working style, voice",
+    "people": "other individuals, teams and contact lists (Person: X)",
+    "business": "the owner's work: company, clients, products, pricing, sales, marketing, SEO",
+    "projects": "named projects and initiatives with goals and status (Project: X)",
+    "infrastructure": "hosts, services, tools, APIs, configuration, monitoring, runbooks, incidents",
+    "agents": "the agent itself, other agents, the agent's rules and recurring work",
+    "community": "communities, meetups and groups the owner runs or attends",
+    "legal": "contracts, compliance, privacy and data retention, legal matters",
+    "personal": "health, fitness, personal finance, home, travel and hobbies",
+    "log": "dated entries, session logs, weekly and monthly reviews, changelogs",
+    "dates": "birthdays, anniversaries, renewals and deadlines, in one file",
+    "general": "whatever fits no other domain",
+}
+
+
+def domain_scope(name: str, scopes: dict[str, str] | None = None) -> str:
+    """The one-line scope (str) of domain `name`: `scopes` (from `.bonsai.toml`) first, then
+    DOMAIN_SCOPES; "" for a configured domain that was given none."""
+    if scopes and name in scopes:
+        return scopes[name]
+    return DOMAIN_SCOPES.get(name, "")
+
+
 # Domains stored as one file (sections appended in document order), not a folder of leaves.
 SINGLE_FILE_DOMAINS = {"dates": "memory/dates.md"}
 DEFAULT_PIN_RULES = ("📌", "pinned", "always loaded")
