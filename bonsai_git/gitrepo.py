@@ -19,6 +19,7 @@ import filelock
 import git
 
 from .errors import BonsaiError, LockHeld, NotARepository, Refused
+from .gitsettings import check_repository_env, git_env
 
 from .journal import LOCK_NAME  # one name for the lock, next to the journal folder
 # The git paths a run asks for, fetched in open_workspace's single rev-parse.
@@ -62,8 +63,12 @@ class GitFailed(BonsaiError):
 
 
 def run_git(cwd: Path, *args: str, input: bytes | None = None, check: bool = True) -> subprocess.CompletedProcess[bytes]:
-    """Run `git <args>` in `cwd` with the user's environment; raise GitFailed on non-zero if `check`."""
-    proc = subprocess.run(["git", *args], cwd=cwd, input=input, capture_output=True)
+    """Run `git <args>` in `cwd`; raise GitFailed on non-zero if `check`.
+
+    The user's environment, with every pathspec literal (gitsettings.git_env): a folder named
+    `ws[1]` never matches `ws1`.
+    """
+    proc = subprocess.run(["git", *args], cwd=cwd, input=input, capture_output=True, env=git_env(args))
     if check and proc.returncode != 0:
         raise GitFailed(list(args), proc.stderr.decode("utf-8", "replace"))
     return proc

@@ -34,6 +34,7 @@ from pathlib import Path
 
 from . import __version__
 from .errors import BonsaiError, NotARepository, run_entry
+from .gitsettings import git_env
 from .tree import DOMAINS_DIR, MEMORY_DIR, TRUNK, is_migrated, leaf_location
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms per hook run)
@@ -204,7 +205,7 @@ def _locate(directory: Path) -> tuple[Path, Path, Path]:
 def _ls_files(top: Path) -> list[tuple[str, str]]:
     """`(tag, path)` for tracked (`H`, `M`...) and untracked-not-ignored (`?`) paths that can matter."""
     args = ["git", "ls-files", "-z", "-t", "--cached", "--others", "--exclude-standard", "--", *_PATHSPECS]
-    proc = subprocess.run(args, cwd=top, capture_output=True)
+    proc = subprocess.run(args, cwd=top, capture_output=True, env=git_env(args[1:], literal=False))  # :(glob) specs
     if proc.returncode != 0:
         first = proc.stderr.decode("utf-8", "replace").strip().splitlines()[:1]
         raise NotARepository(f"git ls-files failed: {first[0] if first else 'no output'}")

@@ -26,6 +26,7 @@ from pathlib import Path, PurePosixPath
 from .boot import PROFILES
 from .config import Config, load_config
 from .errors import BadInput, BonsaiError, NotARepository
+from .gitsettings import git_env
 from .reindex import existing_index_paths, reindex_workspace
 from .status import FileFacts, Survey
 from .provenance import read_provenance
@@ -95,8 +96,8 @@ def tracked_paths(workspace: Path, *pathspecs: str) -> list[str]:
 
 
 def _git(workspace: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
-    env = dict(os.environ, GIT_OPTIONAL_LOCKS="0")
-    return subprocess.run(["git", *args], cwd=workspace, capture_output=True, env=env)
+    return subprocess.run(["git", *args], cwd=workspace, capture_output=True,
+                          env=git_env(args, {"GIT_OPTIONAL_LOCKS": "0"}))
 
 
 def _git_lines(workspace: Path, *args: str) -> list[str]:
