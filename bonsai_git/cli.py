@@ -27,12 +27,23 @@ WORKSPACE = click.option(
 class WorkspaceCommand(click.Command):
     """A subcommand: one with a `-C` workspace refuses (exit 3) while a crash journal is present.
 
+    The workspace is the nearest folder holding MEMORY.md from `-C` (default: the current
+    folder) up to the repository's top (gitsettings.find_workspace); GIT_DIR / GIT_WORK_TREE
+    naming another repository are refused (gitsettings.check_repository_env).
+
     An interrupted run's journal (journal.py) must be settled first: only `migrate --recover`
     runs then.  The check is one `git rev-parse`, made after parsing and before the body.
     """
 
     def invoke(self, ctx: click.Context) -> Any:
         workspace = ctx.params.get("workspace")
+        if isinstance(workspace, Path):
+            from .gitsettings import check_repository_env, find_workspace
+
+            # Run from any folder inside a workspace, as git runs from any folder of a repository.
+            workspace = ctx.params["workspace"] = find_workspace(workspace)
+            if workspace.is_dir():
+                check_repository_env(workspace)
         if isinstance(workspace, Path) and not ctx.params.get("recover"):
             from .journal import refuse_if_journaled
 
@@ -332,13 +343,17 @@ def hook(files: tuple[str, ...], check: bool, directory: Path) -> None:
 @main.command("install-hook")
 @WORKSPACE
 @click.option("--uninstall", is_flag=True, help="Remove the hook and put back the one it chained.")
-def install_hook(workspace: Path, uninstall: bool) -> None:
+@click.option("--shared-hooks-path", is_flag=True,
+              help="Also when core.hooksPath is global or outside this repository (its hooks serve other "
+                   "repositories too).")
+def install_hook(workspace: Path, uninstall: bool, shared_hooks_path: bool) -> None:
     """Install the plain git pre-commit hook (hooks/pre-commit), chaining any existing hook (exit 3: refused)."""
     from .errors import FrameworkHookFound
     from .githook import PRE_COMMIT_SNIPPET, install_hook as install, uninstall_hook
 
     try:
-        change = uninstall_hook(workspace) if uninstall else install(workspace)
+        change = (uninstall_hook(workspace, shared_ok=shared_hooks_path) if uninstall
+                  else install(workspace, shared_ok=shared_hooks_path))
     except FrameworkHookFound:
         click.echo(PRE_COMMIT_SNIPPET, nl=False)
         raise

@@ -77,11 +77,13 @@ def run_git(cwd: Path, *args: str, input: bytes | None = None, check: bool = Tru
 def open_workspace(workspace: Path) -> RepoContext:
     """Find the git work tree holding `workspace` and open it with GitPython.
 
-    Raises NotARepository (no repo, bare repo, safe.directory refusal, with git's hint).
+    Raises NotARepository (no repo, bare repo, safe.directory refusal, with git's hint);
+    Refused when GIT_DIR / GIT_WORK_TREE point git at another repository.
     """
     workspace = workspace.resolve()
     if not workspace.is_dir():
         raise NotARepository(f"{workspace.name}: no such directory")
+    check_repository_env(workspace)
     probe = run_git(workspace, "rev-parse", "--is-bare-repository", "--is-inside-work-tree", "--absolute-git-dir",
                     check=False)
     err = probe.stderr.decode("utf-8", "replace")

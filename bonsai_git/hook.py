@@ -34,7 +34,7 @@ from pathlib import Path
 
 from . import __version__
 from .errors import BonsaiError, NotARepository, run_entry
-from .gitsettings import git_env
+from .gitsettings import check_repository_env, git_env
 from .tree import DOMAINS_DIR, MEMORY_DIR, TRUNK, is_migrated, leaf_location
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms per hook run)
@@ -194,6 +194,7 @@ def _locate(directory: Path) -> tuple[Path, Path, Path]:
 
     One `git rev-parse`: the journal folder is journal.py's `--git-path bonsai`.
     """
+    check_repository_env(directory)
     proc = subprocess.run(["git", "rev-parse", "--show-toplevel", "--git-common-dir", "--git-path", "bonsai"],
                           cwd=directory, capture_output=True)
     lines = proc.stdout.decode("utf-8", "surrogateescape").splitlines()

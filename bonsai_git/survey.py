@@ -26,7 +26,7 @@ from pathlib import Path, PurePosixPath
 from .boot import PROFILES
 from .config import Config, load_config
 from .errors import BadInput, BonsaiError, NotARepository
-from .gitsettings import git_env
+from .gitsettings import check_repository_env, git_env
 from .reindex import existing_index_paths, reindex_workspace
 from .status import FileFacts, Survey
 from .provenance import read_provenance
@@ -85,6 +85,7 @@ def survey_workspace(workspace: Path, now: int | None = None) -> Survey:
 def _check_work_tree(workspace: Path) -> None:
     if not workspace.is_dir():
         raise NotARepository(f"{workspace.name}: no such directory")
+    check_repository_env(workspace)
     proc = _git(workspace, "rev-parse", "--is-inside-work-tree")
     if proc.returncode != 0 or proc.stdout.strip() != b"true":
         raise NotARepository(f"{workspace.name}: not inside a git work tree; run `git init` and commit MEMORY.md first")

@@ -68,3 +68,84 @@ def test_status_and_reindex_see_only_their_workspace_when_names_are_globs(tmp_pa
     report = json.loads(cli("status", "--json", "-C", str(repo / names[0]))[1])
     assert report["stale"] == []
     assert not [w for w in report["warnings"] if w["kind"] == "untracked_leaf"]
+
+
+# --- GIT_DIR / GIT_WORK_TREE ---------------------------------------------------------------------
+
+def test_migrate_refuses_when_git_dir_names_another_repository(
+        make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    here = make_repo(LIVING, name="here")
+    other = make_repo(LIVING, name="other")
+    before = (git(here, "rev-parse", "HEAD"), git(other, "rev-parse", "HEAD"))
+    monkeypatch.setenv("GIT_DIR", str(here / ".git"))
+    for command in (["migrate", "--force"], ["migrate", "--force", "--dry-run"], ["status"], ["reindex"],
+                    ["rollback"], ["install-hook"]):
+        code, out, err = cli(*command, "-C", str(other))
+        assert code == 3, (command, out, err)
+        assert "GIT_DIR" in err and "unset" in err
+    monkeypatch.delenv("GIT_DIR")
+    assert (git(here, "rev-parse", "HEAD"), git(other, "rev-parse", "HEAD")) == before
+    assert git(other, "status", "--porcelain") == "" and git(here, "status", "--porcelain") == ""
+    assert (other / "MEMORY.md").read_text() == LIVING
+
+
+def test_hook_refuses_when_git_work_tree_names_another_folder(make_repo: MakeRepo, tmp_path: Path) -> None:
+    repo = migrated(make_repo)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    proc = run(["bonsai-git-hook"], repo, {"GIT_WORK_TREE": str(elsewhere)})
+    assert proc.returncode == 3, proc.stderr
+    assert "GIT_WORK_TREE" in proc.stderr
+
+
+def test_git_dir_set_by_git_for_a_linked_worktree_hook_is_accepted(make_repo: MakeRepo, tmp_path: Path) -> None:
+    repo = migrated(make_repo)
+    linked = tmp_path / "linked"
+    git(repo, "worktree", "add", "-q", "-b", "side", str(linked))
+    assert cli("install-hook", "-C", str(linked))[0] == 0
+    write(linked, PRICING, "## Pricing\n\nWholesale mugs $20 from April.\n")
+    git(linked, "add", "-A")
+    first = run(["git", "commit", "-q", "-m", "edit"], linked)
+    assert first.returncode == 1 and "bonsai-git: wrote" in first.stderr, first.stderr
+    git(linked, "add", "-A")
+    assert run(["git", "commit", "-q", "-m", "edit"], linked).returncode == 0
+
+
+def test_matching_git_dir_and_work_tree_are_accepted(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = make_repo(LIVING)
+    monkeypatch.setenv("GIT_DIR", str(repo / ".git"))
+    monkeypatch.setenv("GIT_WORK_TREE", str(repo))
+    code, out, err = cli("migrate", "--force", "-C", str(repo))
+    assert code == 0, err
+
+
+# --- a shared core.hooksPath ---------------------------------------------------------------------
+
+def test_install_hook_refuses_a_global_hooks_path_unless_asked(make_repo: MakeRepo, tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = make_repo(LIVING)
+    shared = tmp_path / "global-hooks"
+    shared.mkdir()
+    (shared / "pre-commit").write_bytes(b"#!/bin/sh\nexit 0\n")
+    config = tmp_path / "gitconfig"
+    config.write_text(f"[core]\n\thooksPath = {shared}\n")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(config))
+    before = sorted(p.name for p in shared.iterdir()), (shared / "pre-commit").read_bytes()
+    for args in ([], ["--uninstall"]):
+        code, out, err = cli("install-hook", *args, "-C", str(repo))
+        assert code == 3, out + err
+        assert "global git config" in err and "--shared-hooks-path" in err
+    assert (sorted(p.name for p in shared.iterdir()), (shared / "pre-commit").read_bytes()) == before
+    code, out, err = cli("install-hook", "--shared-hooks-path", "-C", str(repo))
+    assert code == 0, err
+    assert (shared / "pre-commit.bonsai-chained").read_bytes() == b"#!/bin/sh\nexit 0\n"
+    assert cli("install-hook", "--uninstall", "--shared-hooks-path", "-C", str(repo))[0] == 0
+    assert (sorted(p.name for p in shared.iterdir()), (shared / "pre-commit").read_bytes()) == before
+
+
+def test_install_hook_refuses_a_local_hooks_path_outside_the_repository(make_repo: MakeRepo, tmp_path: Path) -> None:
+    repo = make_repo(LIVING)
+    git(repo, "config", "core.hooksPath", str(tmp_path / "team-hooks"))
+    code, out, err = cli("install-hook", "-C", str(repo))
+    assert code == 3 and "outside this repository" in err
+    assert not (tmp_path / "team-hooks").exists()
