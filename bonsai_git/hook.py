@@ -35,7 +35,7 @@ from pathlib import Path
 from . import __version__
 from .errors import BonsaiError, NotARepository, run_entry
 from .gitsettings import check_repository_env, git_env
-from .tree import DOMAINS_DIR, MEMORY_DIR, TRUNK, is_migrated, leaf_location
+from .tree import DOMAINS_DIR, MEMORY_DIR, TRUNK, is_migrated, leaf_location, read_regular
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms per hook run)
 if TYPE_CHECKING:
@@ -131,9 +131,9 @@ def find_workspaces(top: Path, listing: Sequence[tuple[str, str]]) -> list[Works
         if path != TRUNK and not path.endswith("/" + TRUNK):
             continue
         trunk = top / path
-        try:
-            text = trunk.read_bytes().decode("utf-8", "replace")
-        except OSError:  # deleted from disk, or not a file: nothing to index there
+        try:  # a FIFO or a device in place of MEMORY.md is refused (NotRegularFile), never read
+            text = read_regular(trunk, path).decode("utf-8", "replace")
+        except OSError:  # deleted from disk, or a folder: nothing to index there
             continue
         if is_migrated(text):
             workspaces.append(Workspace(path[: -len(TRUNK)]))

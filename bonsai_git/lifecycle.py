@@ -11,8 +11,8 @@ Each command is one `transaction.apply_changes` run (lock, write, verify, one co
   indexed, not in the trunk) but still in the workspace for grep and memory search.  A name
   already taken in the archive gets `-2`, `-3`, ... (archiving a second "open-loops" later is normal).
 - **purge** deletes archived files whose archiving commit (the newest commit that added them
-  under `memory/archive/`) is more whole days old than the grace period (`status.is_due_for_purge`,
-  the rule `status` lists them by); git history keeps them.
+  under `memory/archive/`) is older than the grace period, compared in seconds
+  (`status.is_due_for_purge`, the rule `status` lists them by); git history keeps them.
 Generated files come from `indexes.render_tree`, as `reindex` renders them, so `bonsai-git
 reindex --check` is clean afterwards (checked before committing).
 
@@ -187,7 +187,7 @@ def archive_target(leaf_path: str, taken: Iterable[str]) -> str:
 def due_for_purge(added: Mapping[str, int], tracked: Iterable[str], now: int, grace_days: int) -> tuple[tuple[str, int], ...]:
     """(path, age in days) of tracked archived files whose archiving commit is older than `grace_days`, sorted.
 
-    "Older" is `status.is_due_for_purge` (whole days), so purge deletes exactly what status lists.
+    "Older" is `status.is_due_for_purge` (in seconds), so purge deletes exactly what status lists.
     """
     out = []
     for path in sorted(set(tracked)):

@@ -20,6 +20,7 @@ meanwhile (the agent wrote to it), the new leaves are removed again and nothing 
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +30,7 @@ from .errors import BadInput, Failed
 from .indexes import FactsOf, foreign_block_line, render_tree
 from .tree import (
     DOMAINS_DIR, END, INDEX_NAME, TRUNK, Leaf, TrunkParts, decode_utf8, find_conflict_marker, has_symlink_between,
-    leaf_location, parse_trunk, read_leaves, remove_empty_folders, walk_leaf_paths, write_durably,
+    leaf_location, parse_trunk, read_leaves, read_regular, remove_empty_folders, walk_leaf_paths, write_durably,
 )
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms per hook run)
@@ -100,10 +101,10 @@ def reindex_workspace(
 
 def read_trunk(workspace: Path) -> tuple[bytes, TrunkParts]:
     """MEMORY.md's bytes and its parts; BadInput when missing, not UTF-8, unmigrated or conflicted."""
-    trunk_path = workspace / TRUNK
-    if not trunk_path.is_file():
-        raise BadInput(f"{TRUNK}: not found; run bonsai-git migrate first")
-    data = trunk_path.read_bytes()
+    try:
+        data = read_regular(workspace / TRUNK, TRUNK)  # a FIFO or a device is refused, never read
+    except (FileNotFoundError, NotADirectoryError):
+        raise BadInput(f"{TRUNK}: not found; run bonsai-git migrate first") from None
     text = decode_utf8(data, TRUNK)
     parts = parse_trunk(text)
     if parts is None:
@@ -150,7 +151,7 @@ def _plan_absorb(workspace: Path, parts: TrunkParts, config: Config) -> AbsorbPl
     singles = {}
     for path in SINGLE_FILE_DOMAINS.values():
         target = workspace / path
-        singles[path] = decode_utf8(target.read_bytes(), path) if target.is_file() else None
+        singles[path] = decode_utf8(read_regular(target, path), path) if os.path.lexists(target) else None
     return plan_absorb(parts.inbox, config, taken_leaf_names(workspace), singles)
 
 

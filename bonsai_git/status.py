@@ -178,10 +178,11 @@ def age_days(committed_at: int | None, now: int) -> int | None:
 
 
 def is_due_for_purge(committed_at: int | None, now: int, grace_days: int) -> bool:
-    """True when a file archived at `committed_at` (unix seconds; None: never committed) is more than
-    `grace_days` whole days old at `now`: the one rule `status` (purge_due) and `purge` share."""
-    days = age_days(committed_at, now)
-    return days is not None and days > grace_days
+    """True when a file archived at `committed_at` (unix seconds; None: never committed) is older than
+    `grace_days` at `now`, compared in seconds (like `find -mmin` or `git gc --prune`): archived an
+    hour ago is due under 0 days, 180.5 days ago under 180.  The one rule `status` (purge_due) and
+    `purge` share."""
+    return committed_at is not None and now - committed_at > grace_days * DAY
 
 
 def readable_leaves(survey: Survey) -> tuple[Leaf, ...]:

@@ -30,7 +30,7 @@ from .gitsettings import check_repository_env, git_env
 from .reindex import existing_index_paths, reindex_workspace
 from .status import FileFacts, Survey
 from .provenance import read_provenance
-from .tree import MEMORY_DIR, TRUNK, is_migrated, walk_leaf_paths
+from .tree import MEMORY_DIR, TRUNK, is_migrated, read_regular_or_none, walk_leaf_paths
 
 ARCHIVE_DIR = "memory/archive"
 NOW_ENV = "BONSAI_NOW"
@@ -133,9 +133,10 @@ def _facts(workspace: Path, path: str, tracked: bool, committed_at: int | None) 
 
 
 def _read_text(path: Path) -> str | None:
+    data = read_regular_or_none(path)  # never a FIFO or a device: status must not hang
     try:
-        return path.read_bytes().decode("utf-8")
-    except (OSError, UnicodeDecodeError):
+        return None if data is None else data.decode("utf-8")
+    except UnicodeDecodeError:
         return None
 
 
@@ -150,20 +151,22 @@ def _archive_paths(workspace: Path) -> list[str]:
 def _boot_files(workspace: Path) -> tuple[tuple[str, str], ...]:
     found = []
     for name in sorted(set(BOOT_FILE_NAMES) | {TRUNK}):
-        path = workspace / name
-        if path.is_file():
-            data = path.read_bytes()
+        data = read_regular_or_none(workspace / name)
+        if data is not None:
             found.append((name, data.decode("utf-8", "replace")))
     return tuple(found)
 
 
 def _indexes(workspace: Path) -> tuple[tuple[str, str], ...]:
-    return tuple((p, (workspace / p).read_bytes().decode("utf-8", "replace")) for p in existing_index_paths(workspace))
+    return tuple((p, (read_regular_or_none(workspace / p) or b"").decode("utf-8", "replace"))
+                 for p in existing_index_paths(workspace))
 
 
 def _stale(workspace: Path, config: Config) -> tuple[tuple[str, ...] | None, str | None]:
     trunk = _read_text(workspace / TRUNK)
     if trunk is None:
+        if os.path.lexists(workspace / TRUNK) and read_regular_or_none(workspace / TRUNK) is None:
+            return None, f"{TRUNK}: not a regular file (or unreadable); bonsai-git reads regular files only"
         return None, None
     if not is_migrated(trunk):
         return None, None

@@ -33,7 +33,7 @@ from .journal import Journal, JournalEntry, crash_point
 from .plan import MigrationPlan, plan_migration, verify_placements
 from .secretscan import has_secret, secret_warnings
 from .tokens import estimate_tokens
-from .tree import DOMAINS_DIR, ROOT_INDEX, TRUNK, decode_utf8, is_migrated, sync_barrier, write_durably
+from .tree import DOMAINS_DIR, ROOT_INDEX, TRUNK, decode_utf8, is_migrated, read_regular, sync_barrier, write_durably
 
 PLANNED_AREAS = (DOMAINS_DIR, ROOT_INDEX, "memory/dates.md")
 
@@ -204,7 +204,7 @@ def _check_preconditions(ctx: RepoContext, *, allow_detached: bool) -> tuple[str
         raise BadInput(f"{trunk}: not tracked by git; commit it first (git add MEMORY.md && git commit)")
     if status_paths(ctx, trunk):
         raise BadInput(f"{trunk}: has uncommitted changes; commit or discard them first")
-    original = _memory_text(path.read_bytes(), trunk)
+    original = _memory_text(read_regular(path, trunk), trunk)
     superproject = ctx.superproject
     if superproject is not None:
         raise BadInput(

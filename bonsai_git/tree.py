@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -185,7 +186,7 @@ def read_leaves(workspace: Path, paths: Iterable[str]) -> tuple[Leaf, ...]:
         location = leaf_location(path)
         if location is None:
             continue
-        text = decode_utf8(_read_bytes(os.path.join(root, path)), path)
+        text = decode_utf8(_read_bytes(os.path.join(root, path), path), path)
         line = find_conflict_marker(text)
         if line is not None:
             raise BadInput(f"{path}:{line}: merge-conflict marker; resolve the conflict, then commit again")
@@ -193,10 +194,39 @@ def read_leaves(workspace: Path, paths: Iterable[str]) -> tuple[Leaf, ...]:
     return tuple(leaves)
 
 
-def _read_bytes(path: str) -> bytes:
-    """A file's bytes through os.open/os.read: 3x cheaper than open() per small file (the hook reads every leaf)."""
-    fd = os.open(path, os.O_RDONLY)
+class NotRegularFile(BadInput):
+    """A path to read is a FIFO, a device, a socket or a folder (exit 3): reading it could hang or never end."""
+
+
+def read_regular(path: Path | str, name: str | None = None) -> bytes:
+    """The bytes of the regular file at `path` (a symlink to one is followed).
+
+    Anything else is refused before a byte is read: NotRegularFile (BadInput, exit 3) naming
+    `name` (default: the path).  Opened with O_NONBLOCK, so a FIFO never blocks the open, and
+    checked with fstat on the open descriptor, so nothing can swap the file in between
+    (a FIFO for MEMORY.md made the hook and status hang).  FileNotFoundError when absent.
+    """
+    return _read_bytes(os.fspath(path), name)
+
+
+def read_regular_or_none(path: Path | str) -> bytes | None:
+    """`read_regular`'s bytes, or None when the path is absent, not a regular file or unreadable."""
     try:
+        return _read_bytes(os.fspath(path))
+    except (OSError, BadInput):
+        return None
+
+
+def _read_bytes(path: str, name: str | None = None) -> bytes:
+    """A file's bytes through os.open/os.read: 3x cheaper than open() per small file (the hook reads every leaf).
+
+    Refuses anything but a regular file (see read_regular).
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotRegularFile(f"{name or path}: not a regular file (a FIFO, device, socket or folder); "
+                                 "bonsai-git reads regular files only. Replace it with a file")
         data = os.read(fd, 1 << 16)
         if len(data) < 1 << 16:  # a short read of a regular file is its end
             return data

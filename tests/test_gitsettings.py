@@ -149,3 +149,121 @@ def test_install_hook_refuses_a_local_hooks_path_outside_the_repository(make_rep
     code, out, err = cli("install-hook", "-C", str(repo))
     assert code == 3 and "outside this repository" in err
     assert not (tmp_path / "team-hooks").exists()
+
+
+# --- purge ages in seconds -----------------------------------------------------------------------
+
+@pytest.mark.parametrize(("older_than", "age_hours", "purged"),
+                         [("0d", 1, True), ("0d", 0, False), ("180d", 180 * 24 + 12, True), ("180d", 180 * 24 - 1, False),
+                          ("1w", 7 * 24 + 1, True)])
+def test_purge_compares_ages_in_seconds(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch, older_than: str,
+                                        age_hours: int, purged: bool) -> None:
+    from datetime import datetime, timedelta
+
+    repo = migrated(make_repo)
+    assert cli("archive", "-C", str(repo), "reading-list")[0] == 0
+    archived_at = git(repo, "log", "-1", "--format=%cI").strip()
+    monkeypatch.setenv("BONSAI_NOW", (datetime.fromisoformat(archived_at) + timedelta(hours=age_hours)).isoformat())
+    report = json.loads(cli("status", "--json", "-C", str(repo))[1])
+    due = [d["path"] for d in report["archive"]["due_for_purge"]]
+    code, out, err = cli("purge", "--older-than", older_than, "-C", str(repo))
+    assert code == 0, err
+    gone = not (repo / "memory/archive/general/reading-list.md").exists()
+    assert gone is purged
+    if older_than == "180d":  # status's purge-due is the same rule (its grace is 180 days)
+        assert due == (["memory/archive/general/reading-list.md"] if purged else [])
+
+
+# --- the OpenClaw provenance record: valid JSON, not an object -----------------------------------
+
+@pytest.mark.parametrize("value", ["[1, 2]", "\"agent\"", "42", "null", "true"])
+def test_a_provenance_record_that_is_not_an_object_is_unknown(make_repo: MakeRepo, tmp_path: Path, value: str) -> None:
+    import sqlite3
+
+    from bonsai_git.provenance import NAMESPACE, PLUGIN_ID, read_provenance, record_key
+
+    repo = make_repo(LIVING)
+    state = Path(os.environ["OPENCLAW_STATE_DIR"])
+    (state / "state").mkdir(parents=True)
+    con = sqlite3.connect(state / "state" / "openclaw.sqlite")
+    con.execute("create table plugin_state_entries (plugin_id text, namespace text, entry_key text, value_json text)")
+    con.execute("insert into plugin_state_entries values (?, ?, ?, ?)",
+                (PLUGIN_ID, NAMESPACE, record_key(repo.resolve()), value))
+    con.commit()
+    con.close()
+    assert read_provenance(repo) == "unknown"
+    code, out, err = cli("status", "--json", "-C", str(repo))
+    assert json.loads(out)["openclaw_provenance"] == "unknown", err
+    code, out, err = cli("migrate", "--force", "-C", str(repo))
+    assert code == 0, err
+
+
+# --- MEMORY.md or a leaf that is not a regular file ----------------------------------------------
+
+def _fifo_trunk(repo: Path) -> None:
+    (repo / "MEMORY.md").unlink()
+    os.mkfifo(repo / "MEMORY.md")
+
+
+def test_hook_status_reindex_refuse_a_fifo_memory_without_hanging(make_repo: MakeRepo) -> None:
+    repo = migrated(make_repo)
+    _fifo_trunk(repo)
+    for args in (["bonsai-git-hook"], ["bonsai-git-hook", "--check"], ["bonsai-git", "reindex"],
+                 ["bonsai-git", "absorb"], ["bonsai-git", "move", "pricing", "identity"]):
+        proc = subprocess.run(args, cwd=repo, env=env(), capture_output=True, text=True, timeout=30)
+        assert proc.returncode == 3, (args, proc.stderr)
+        assert "move" in args or "MEMORY.md: not a regular file" in proc.stderr, (args, proc.stderr)
+    proc = subprocess.run(["bonsai-git", "status"], cwd=repo, env=env(), capture_output=True, text=True, timeout=30)
+    assert proc.returncode == 1 and "MEMORY.md: not a regular file" in proc.stdout, proc.stdout + proc.stderr
+
+
+def test_migrate_refuses_memory_that_is_a_symlink_to_a_device(make_repo: MakeRepo) -> None:
+    repo = make_repo(LIVING)
+    (repo / "MEMORY.md").unlink()
+    (repo / "MEMORY.md").symlink_to("/dev/zero")
+    proc = subprocess.run(["bonsai-git", "status"], cwd=repo, env=env(), capture_output=True, text=True, timeout=30)
+    assert proc.returncode == 1, proc.stderr
+    proc = subprocess.run(["bonsai-git", "migrate", "--force"], cwd=repo, env=env(), capture_output=True, text=True,
+                          timeout=30)
+    assert proc.returncode == 3, proc.stderr
+
+
+def test_a_leaf_replaced_by_a_fifo_is_refused_or_skipped_never_read(make_repo: MakeRepo) -> None:
+    repo = migrated(make_repo)
+    (repo / PRICING).unlink()
+    os.mkfifo(repo / PRICING)
+    for args in (["bonsai-git-hook", "--check"], ["bonsai-git", "reindex", "--check"], ["bonsai-git", "status"]):
+        proc = subprocess.run(args, cwd=repo, env=env(), capture_output=True, text=True, timeout=30)
+        assert proc.returncode in (1, 3), (args, proc.stderr)
+    from bonsai_git.tree import NotRegularFile, read_leaves
+
+    with pytest.raises(NotRegularFile, match="pricing.md: not a regular file"):
+        read_leaves(repo, [PRICING])
+
+
+# --- the workspace, found from a subfolder -------------------------------------------------------
+
+def test_commands_find_the_workspace_from_a_subfolder(make_repo: MakeRepo) -> None:
+    repo = make_repo(LIVING)
+    (repo / "notes/deep").mkdir(parents=True)
+    code, out, err = cli("migrate", "--force", "--dry-run", cwd=repo / "notes/deep")
+    assert code == 0, err
+    code, out, err = cli("migrate", "--force", cwd=repo / "notes/deep")
+    assert code == 0, err
+    sub = repo / "memory/domains/business"
+    for args in (["reindex", "--check"], ["absorb", "--dry-run"]):
+        code, out, err = cli(*args, cwd=sub)
+        assert code == 0, (args, err)
+    report = json.loads(cli("status", "--json", cwd=sub)[1])
+    assert report["migrated"] and report["stale"] == []
+    code, out, err = cli("reindex", "--check", "-C", str(sub))
+    assert code == 0, err
+
+
+def test_the_walk_up_stops_at_the_repository_top(tmp_path: Path) -> None:
+    write(tmp_path, "MEMORY.md", LIVING)  # above the repository: never taken
+    repo = tmp_path / "repo"
+    (repo / "sub").mkdir(parents=True)
+    git(repo, "init", "-q", "-b", "main")
+    code, out, err = cli("reindex", "--check", cwd=repo / "sub")
+    assert code == 3 and "MEMORY.md: not found" in err

@@ -372,7 +372,7 @@ def test_move_refuses_conflict_markers_in_the_trunk(make_repo: MakeRepo) -> None
     assert snapshot(repo) == before
 
 
-@pytest.mark.parametrize(("hours", "due"), [(180 * 24, False), (180 * 24 + 12, False), (180 * 24 + 23, False), (181 * 24, True)])
+@pytest.mark.parametrize(("hours", "due"), [(180 * 24, False), (180 * 24 + 1, True), (180 * 24 + 12, True), (181 * 24, True)])
 def test_purge_and_status_agree_on_what_is_due(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch,
                                                hours: int, due: bool) -> None:
     import json

@@ -248,9 +248,9 @@ def test_domain_column_pads_by_terminal_width(name: str, padded: str) -> None:
 
 
 @pytest.mark.parametrize(("seconds", "due"), [(None, False), (0, False), (180 * 86_400, False),
-                                              (180 * 86_400 + 43_200, False), (181 * 86_400 - 1, False),
+                                              (180 * 86_400 + 1, True), (180 * 86_400 + 43_200, True),
                                               (181 * 86_400, True)])
-def test_is_due_for_purge_counts_whole_days(seconds: int | None, due: bool) -> None:
+def test_is_due_for_purge_compares_seconds(seconds: int | None, due: bool) -> None:
     from bonsai_git.lifecycle import due_for_purge
     from bonsai_git.status import is_due_for_purge
 
