@@ -118,6 +118,17 @@ def migrate(workspace: Path, dry_run: bool, no_commit: bool, force: bool, as_jso
         click.echo(migration_text(result))
 
 
+def _indexed_leaves(workspace: Path) -> list[str]:
+    """The leaves `reindex` and `absorb` index: those git tracks, as the hook and status do (one rule,
+    gitsettings.indexed_leaf_paths); each leaf left out is named on stderr."""
+    from .gitsettings import indexed_leaf_paths, memory_listing
+
+    leaves, warnings = indexed_leaf_paths(workspace, *memory_listing(workspace))
+    for warning in warnings:
+        click.echo(f"warning: {warning}", err=True)
+    return leaves
+
+
 def _warn_provenance(workspace: Path) -> None:
     """Warn (stderr) when OpenClaw's provenance record makes a MEMORY.md rewrite harmful (provenance.py)."""
     from .provenance import provenance_warning, read_provenance
@@ -150,7 +161,7 @@ def reindex(workspace: Path, check: bool) -> None:
     from .journal import holding_lock
 
     with holding_lock(workspace):
-        result = reindex_workspace(workspace, check=check)
+        result = reindex_workspace(workspace, check=check, leaf_paths=_indexed_leaves(workspace))
     for path in result.changed:
         click.echo(f"{'stale' if check else 'wrote'} {path}")
     if "MEMORY.md" in result.changed and not check:
@@ -315,7 +326,9 @@ def absorb(workspace: Path, dry_run: bool) -> None:
     from .journal import holding_lock
 
     with holding_lock(workspace):
-        result = reindex_workspace(workspace, check=dry_run, absorb=True)
+        leaves = _indexed_leaves(workspace)
+        tracked = set(leaves)
+        result = reindex_workspace(workspace, check=dry_run, absorb=True, leaf_paths=leaves)
     for s in result.absorbed:
         click.echo(f"{'would absorb' if dry_run else 'absorbed'} {mask_secrets(s.heading)!r} -> {s.path}")
     if not result.absorbed:
@@ -323,6 +336,10 @@ def absorb(workspace: Path, dry_run: bool) -> None:
                    "pinned sections and loose text there stay in the trunk)")
     for path in result.changed:
         click.echo(f"{'would write' if dry_run else 'wrote'} {path}")
+    new = [s.path for s in result.absorbed if not dry_run and s.path not in tracked]
+    if new:  # the one rule: a leaf stays indexed once git tracks it (the hook indexes only tracked leaves)
+        click.echo(f"note: git add the new leaves so they stay indexed: git add -- {' '.join(sorted(set(new)))}",
+                   err=True)
 
 
 @main.command(context_settings={"ignore_unknown_options": True})

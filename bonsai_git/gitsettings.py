@@ -27,6 +27,7 @@ Light on purpose (os and subprocess only): the pre-commit hook imports it.  One 
 from __future__ import annotations
 
 import os
+import stat
 import subprocess
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -224,6 +225,51 @@ def find_workspace(start: Path) -> Path:
         if os.path.lexists(folder / "MEMORY.md"):
             return folder
     return start
+
+
+def memory_listing(workspace: Path) -> tuple[list[str], list[str]]:
+    """(tracked, untracked-not-ignored) workspace-relative paths under `<workspace>/memory/`, sorted.
+
+    Tracked means in git's index (committed or staged), as the hook sees it.
+    """
+    proc = run(workspace, "ls-files", "-z", "-t", "--cached", "--others", "--exclude-standard", "--", "memory")
+    entries = [e for e in proc.stdout.decode("utf-8", "surrogateescape").split("\0") if len(e) > 2]
+    tracked = sorted({e[2:] for e in entries if e[0] != "?"})
+    untracked = sorted({e[2:] for e in entries if e[0] == "?"})
+    return tracked, untracked
+
+
+def indexed_leaf_paths(root: Path, tracked: Iterable[str], untracked: Iterable[str] = ()) -> tuple[list[str], list[str]]:
+    """(leaf paths to index, warnings): the one rule for which leaves are indexed, in every command.
+
+    A leaf is indexed when git tracks it (it is in git's index: committed or staged) and it
+    is a regular file on disk.  Not indexed, each with a warning: an untracked leaf under
+    `memory/domains/` (`git add` it: the hook indexes only what a commit can hold, so
+    indexing it elsewhere would be undone at the next commit), a tracked leaf deleted from disk
+    (`git rm` it), one that is not a regular file (a symlink is never followed out of the tree).
+    Paths are relative to `root` (the workspace), sorted.
+    """
+    from .tree import DOMAINS_DIR, leaf_location  # light; not at import time (tree imports config)
+
+    leaves: list[str] = []
+    warnings: list[str] = []
+    root_str = os.fspath(root)
+    for path in sorted(set(tracked)):
+        if leaf_location(path) is None:
+            continue
+        try:
+            mode = os.lstat(os.path.join(root_str, path)).st_mode
+        except (FileNotFoundError, NotADirectoryError):
+            warnings.append(f"{path}: deleted but not staged, so left out of the indexes; git rm it")
+            continue
+        if stat.S_ISREG(mode):
+            leaves.append(path)
+        else:
+            warnings.append(f"{path}: not a regular file (a symlink?), so not indexed")
+    for path in sorted(set(untracked)):
+        if path.startswith(DOMAINS_DIR + "/") and leaf_location(path) is not None:
+            warnings.append(f"{path}: not tracked by git, so not indexed; git add it to include it")
+    return leaves, warnings
 
 
 def tracked_paths(workspace: Path, *pathspecs: str) -> list[str]:

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import stat
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -34,8 +33,8 @@ from pathlib import Path
 
 from . import __version__
 from .errors import BonsaiError, NotARepository, run_entry
-from .gitsettings import check_repository_env, git_env
-from .tree import DOMAINS_DIR, MEMORY_DIR, TRUNK, is_migrated, leaf_location, read_regular
+from .gitsettings import check_repository_env, git_env, indexed_leaf_paths
+from .tree import MEMORY_DIR, TRUNK, is_migrated, read_regular
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms per hook run)
 if TYPE_CHECKING:
@@ -150,22 +149,9 @@ def _run_workspace(top: Path, ws: Workspace, check: bool, cache: FactsCache) -> 
 
     root = top / ws.prefix
     root_str = os.fspath(root)
-    leaves = []
-    for path in sorted(set(ws.tracked)):
-        if leaf_location(path) is None:
-            continue
-        try:
-            mode = os.lstat(os.path.join(root_str, path)).st_mode
-        except FileNotFoundError:
-            _warn(f"{ws.prefix}{path}: deleted but not staged, so left out of the indexes; git rm it")
-            continue
-        if stat.S_ISREG(mode):
-            leaves.append(path)
-        else:  # as `bonsai-git reindex` does: a symlink is never followed out of the tree
-            _warn(f"{ws.prefix}{path}: not a regular file (a symlink?), so not indexed")
-    for path in sorted(ws.untracked):
-        if path.startswith(DOMAINS_DIR + "/") and leaf_location(path) is not None:
-            _warn(f"{ws.prefix}{path}: not tracked by git, so not indexed; git add it to include it")
+    leaves, warnings = indexed_leaf_paths(root, ws.tracked, ws.untracked)  # the one rule, as reindex and status
+    for warning in warnings:
+        _warn(ws.prefix + warning)
     try:
         config = load_config(root)
         result = reindex_workspace(root, check=check, leaf_paths=leaves, config=config, absorb=config.absorb,

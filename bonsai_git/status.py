@@ -296,8 +296,8 @@ def _index_findings(survey: Survey) -> Iterable[Finding]:
                 yield Finding("orphan_entry", index_path, line, f"lists {name}, which is gone; run bonsai-git reindex")
     for facts in survey.leaves:
         location = leaf_location(facts.path)
-        if location is None or location[0] in SINGLE_FILE_DOMAINS:
-            continue
+        if location is None or location[0] in SINGLE_FILE_DOMAINS or not facts.tracked:
+            continue  # an untracked leaf is not indexed until git tracks it (untracked_leaf says so)
         index_path = f"{facts.path[: -len(location[1]) - 1]}/_index.md"
         if location[1] not in {name for _, name in listed.get(index_path, [])}:
             yield Finding("orphan_leaf", facts.path, None, f"not listed in {index_path}; run bonsai-git reindex")

@@ -26,7 +26,7 @@ from pathlib import Path, PurePosixPath
 from .boot import PROFILES
 from .config import Config, load_config
 from .errors import BadInput, BonsaiError, NotARepository
-from .gitsettings import check_repository_env, git_env
+from .gitsettings import check_repository_env, git_env, indexed_leaf_paths, memory_listing
 from .reindex import existing_index_paths, reindex_workspace
 from .status import FileFacts, Survey
 from .provenance import read_provenance
@@ -170,8 +170,9 @@ def _stale(workspace: Path, config: Config) -> tuple[tuple[str, ...] | None, str
         return None, None
     if not is_migrated(trunk):
         return None, None
+    leaves, _warnings = indexed_leaf_paths(workspace, *memory_listing(workspace))  # the hook's rule
     try:
-        return reindex_workspace(workspace, check=True, config=config).changed, None
+        return reindex_workspace(workspace, check=True, config=config, leaf_paths=leaves).changed, None
     except BonsaiError as exc:
         return None, exc.message
 
