@@ -120,10 +120,16 @@ def migrate(workspace: Path, dry_run: bool, no_commit: bool, force: bool, as_jso
 
 def _indexed_leaves(workspace: Path) -> list[str]:
     """The leaves `reindex` and `absorb` index: those git tracks, as the hook and status do (one rule,
-    gitsettings.indexed_leaf_paths); each leaf left out is named on stderr."""
-    from .gitsettings import indexed_leaf_paths, memory_listing
+    gitsettings.indexed_leaf_paths); each leaf left out is named on stderr.  Refused (exit 3) when
+    MEMORY.md has git attributes the files under memory/ lack (gitsettings.attribute_problem)."""
+    from .errors import Refused
+    from .gitsettings import indexed_leaf_paths, memory_listing, workspace_attribute_problem
 
-    leaves, warnings = indexed_leaf_paths(workspace, *memory_listing(workspace))
+    tracked, untracked = memory_listing(workspace)
+    problem = workspace_attribute_problem(workspace, tracked)  # refused before anything is written
+    if problem is not None:
+        raise Refused(problem)
+    leaves, warnings = indexed_leaf_paths(workspace, tracked, untracked)
     for warning in warnings:
         click.echo(f"warning: {warning}", err=True)
     return leaves

@@ -137,7 +137,7 @@ def attributes(top: Path, repo_paths: Iterable[str]) -> dict[str, dict[str, str]
 def attribute_gaps(top: Path, source: str, targets: Iterable[str]) -> dict[str, str]:
     """{attribute: value} that `source` (MEMORY.md's repo path) has and some of `targets` lack or differ on."""
     targets = [t for t in dict.fromkeys(targets) if t != source]
-    if not targets:
+    if not targets or not attributes(top, [source])[source]:  # the usual case: one short git call
         return {}
     attrs = attributes(top, [source, *targets])
     mine = attrs[source]
@@ -172,13 +172,28 @@ def check_attributes(top: Path, prefix: str, targets: Iterable[str]) -> None:
         raise Refused(problem)
 
 
-def memory_probe_paths(prefix: str, tracked: Iterable[str], domains: Iterable[str] = ()) -> list[str]:
-    """Repo paths that stand for what bonsai-git writes under `<prefix>memory/`: the tracked ones,
-    the root index, the single-file domain, and a new leaf and an index in each domain folder."""
+def memory_probe_paths(prefix: str, tracked: Iterable[str]) -> list[str]:
+    """Repo paths that stand for what bonsai-git writes under `<prefix>memory/`: the tracked ones
+    (workspace-relative in `tracked`), the root index, the single-file domain, and a new leaf and
+    an index in each domain folder (absorb and the hook name new leaves only as they write them)."""
+    memory = [p for p in tracked if p.startswith("memory/")]
+    domains = {p.split("/")[2] for p in memory if p.startswith("memory/domains/") and p.count("/") >= 3}
     probes = {f"{prefix}memory/_index.md", f"{prefix}memory/dates.md", f"{prefix}memory/domains/general/new-leaf.md"}
     for domain in domains:
         probes |= {f"{prefix}memory/domains/{domain}/_index.md", f"{prefix}memory/domains/{domain}/new-leaf.md"}
-    return sorted({*probes, *(prefix + p for p in tracked)})
+    return sorted({*probes, *(prefix + p for p in memory)})
+
+
+def workspace_attribute_problem(workspace: Path, tracked: Iterable[str] | None = None) -> str | None:
+    """`attribute_problem` for a workspace: its tracked memory files (`tracked`, workspace-relative,
+    default: asked of git) and the paths bonsai-git would write there."""
+    proc = run(workspace, "rev-parse", "--show-toplevel", "--show-prefix")
+    lines = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
+    if proc.returncode != 0 or len(lines) < 2:
+        return None
+    if tracked is None:
+        tracked = memory_listing(workspace)[0]
+    return attribute_problem(Path(lines[0]), lines[1], memory_probe_paths(lines[1], tracked))
 
 
 # --- line endings -------------------------------------------------------------------------------

@@ -33,7 +33,7 @@ from pathlib import Path
 
 from . import __version__
 from .errors import BonsaiError, NotARepository, run_entry
-from .gitsettings import check_repository_env, git_env, indexed_leaf_paths
+from .gitsettings import check_attributes, check_repository_env, git_env, indexed_leaf_paths, memory_probe_paths
 from .tree import MEMORY_DIR, TRUNK, is_migrated, read_regular
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms per hook run)
@@ -149,6 +149,7 @@ def _run_workspace(top: Path, ws: Workspace, check: bool, cache: FactsCache) -> 
 
     root = top / ws.prefix
     root_str = os.fspath(root)
+    check_attributes(top, ws.prefix, memory_probe_paths(ws.prefix, ws.tracked))  # e.g. git-crypt on MEMORY.md only
     leaves, warnings = indexed_leaf_paths(root, ws.tracked, ws.untracked)  # the one rule, as reindex and status
     for warning in warnings:
         _warn(ws.prefix + warning)

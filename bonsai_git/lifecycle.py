@@ -38,6 +38,7 @@ from .gitrepo import (
     RepoContext, check_identity, head_sha, ignored_paths, in_progress_operation, open_workspace, staged_paths,
     status_paths, workspace_lock,
 )
+from .gitsettings import check_attributes
 from .indexes import render_tree
 from .reindex import existing_index_paths, read_trunk, reindex_workspace
 from .status import age_days, is_due_for_purge
@@ -314,6 +315,7 @@ def _check_clean(ctx: RepoContext, areas: Sequence[str]) -> None:
 
 def _relocation_plan(ctx: RepoContext, trunk: TrunkParts, moves: dict[str, str], op: str,
                      message: str) -> LifecyclePlan:
+    check_attributes(ctx.top, ctx.prefix, [ctx.repo_path(p) for p in moves.values()])  # gitsettings: no plain-text copy
     ignored = ignored_paths(ctx, [ctx.repo_path(p) for p in moves.values()])
     if ignored:
         raise Refused(f"{ignored[0]}: ignored by .gitignore; un-ignore {MEMORY_DIR}/ so the change can be committed")

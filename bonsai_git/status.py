@@ -25,6 +25,7 @@ Findings (each a warning; any warning makes `bonsai-git status` exit 1), in this
 | `inbox` | text waiting after the trunk's end marker |
 | `secret` | a secret-looking value (`file:line: kind`; the value is never shown) |
 | `openclaw_provenance` | OpenClaw's record makes MEMORY.md `armed` (the agent's next write drops it from boot) or `untrusted` (not loaded at boot now); see provenance.py |
+| `attributes` | MEMORY.md has git attributes (an encryption `filter`...) that files under `memory/` lack: they reach history unconverted (gitsettings.py) |
 
 A workspace that is not migrated yet gets its boot budget and the note "not migrated";
 that alone is not a warning.
@@ -76,7 +77,7 @@ DAY = 86_400
 KINDS = (
     "no_trunk", "boot_truncated", "boot_near_limit", "boot_total_near_limit", "claude_code_cut", "stale_index",
     "reindex_error", "unreadable_leaf", "untracked_leaf", "orphan_leaf", "orphan_entry", "oversized_leaf",
-    "oversized_domain", "old_general_leaf", "purge_due", "inbox", "secret", "openclaw_provenance",
+    "oversized_domain", "old_general_leaf", "purge_due", "inbox", "secret", "openclaw_provenance", "attributes",
 )
 _ENTRY = re.compile(r"^### (.+?) \(~[\d,]+ tokens\)\r?$")
 
@@ -114,6 +115,7 @@ class Survey:
     stale_error: str | None
     scanned: tuple[tuple[str, str], ...]
     provenance: str = "none"
+    attributes: str | None = None  # gitsettings.attribute_problem's message, when MEMORY.md's attributes are missing
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,6 +217,7 @@ def assess(survey: Survey, profile: BootProfile, thresholds: Thresholds = Thresh
                   f"run bonsai-git purge") for p, d in due),
         *_secret_findings(survey.scanned),
         *_provenance_findings(survey.provenance),
+        *([Finding("attributes", TRUNK, None, survey.attributes)] if survey.attributes else []),
     ]
     notes = () if parts is not None or trunk is None else (f"{TRUNK}: not migrated: run bonsai-git migrate --dry-run",)
     return StatusReport(

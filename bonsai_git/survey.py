@@ -26,7 +26,9 @@ from pathlib import Path, PurePosixPath
 from .boot import PROFILES
 from .config import Config, load_config
 from .errors import BadInput, BonsaiError, NotARepository
-from .gitsettings import check_repository_env, git_env, indexed_leaf_paths, memory_listing
+from .gitsettings import (
+    check_repository_env, git_env, indexed_leaf_paths, memory_listing, workspace_attribute_problem,
+)
 from .reindex import existing_index_paths, reindex_workspace
 from .status import FileFacts, Survey
 from .provenance import read_provenance
@@ -79,7 +81,7 @@ def survey_workspace(workspace: Path, now: int | None = None) -> Survey:
     archived = tuple(_facts(workspace, p, p in tracked, added.get(p)) for p in _archive_paths(workspace))
     stale, stale_error = _stale(workspace, config)
     return Survey(config, now, _boot_files(workspace), leaves, archived, _indexes(workspace), stale, stale_error,
-                  _scanned(workspace), read_provenance(workspace))
+                  _scanned(workspace), read_provenance(workspace), workspace_attribute_problem(workspace, tracked))
 
 
 def _check_work_tree(workspace: Path) -> None:

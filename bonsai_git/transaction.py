@@ -29,6 +29,7 @@ from .gitrepo import (
     GitFailed, RepoContext, check_identity, git_path, head_sha, ignored_paths, in_progress_operation, is_tracked,
     open_workspace, run_git, staged_paths, status_paths, workspace_lock,
 )
+from .gitsettings import check_attributes
 from .journal import Journal, JournalEntry, crash_point
 from .plan import MigrationPlan, plan_migration, verify_placements
 from .secretscan import has_secret, secret_warnings
@@ -258,6 +259,7 @@ def _check_planned_paths(ctx: RepoContext, plan: MigrationPlan) -> None:
     if gitlinks:
         raise Refused(f"{gitlinks[0]}: is a git submodule; bonsai-git writes its leaves there. Move it away first")
     planned = [ctx.repo_path(p) for p, _ in plan.files if p != TRUNK]
+    check_attributes(ctx.top, ctx.prefix, planned)  # an encryption filter on MEMORY.md the leaves would miss
     ignored = ignored_paths(ctx, planned)
     if ignored:
         raise Refused(f"{ignored[0]}: ignored by .gitignore; un-ignore memory/ so the tree can be committed")

@@ -267,3 +267,78 @@ def test_the_walk_up_stops_at_the_repository_top(tmp_path: Path) -> None:
     git(repo, "init", "-q", "-b", "main")
     code, out, err = cli("reindex", "--check", cwd=repo / "sub")
     assert code == 3 and "MEMORY.md: not found" in err
+
+
+# --- attributes: an encryption filter on MEMORY.md that the leaves would not get ---------------------
+
+def _crypt_repo(make_repo: MakeRepo, attributes: str) -> Path:
+    """A workspace whose .gitattributes gives MEMORY.md a (fake, `cat`) encryption filter, committed."""
+    repo = make_repo(name="crypt")
+    for key, value in (("filter.crypt.clean", "cat"), ("filter.crypt.smudge", "cat"), ("filter.crypt.required", "true")):
+        git(repo, "config", key, value)
+    write(repo, ".gitattributes", attributes)
+    write(repo, "MEMORY.md", LIVING)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "encrypted memory")
+    return repo
+
+
+@pytest.mark.parametrize("dry_run", [False, True])
+def test_migrate_refuses_when_memory_has_a_filter_the_leaves_would_not_get(make_repo: MakeRepo, dry_run: bool) -> None:
+    repo = _crypt_repo(make_repo, "MEMORY.md filter=crypt diff=crypt\n")
+    before = tree_files(repo), git(repo, "rev-parse", "HEAD"), git(repo, "status", "--porcelain")
+    code, out, err = cli("migrate", "--force", *(["--dry-run"] if dry_run else []), "-C", str(repo))
+    assert code == 3, out + err
+    assert "MEMORY.md: has git attributes (diff, filter)" in err and "plain text" in err
+    assert "`memory/** diff=crypt filter=crypt` to .gitattributes" in err
+    assert err.count("\n") == 1
+    assert (tree_files(repo), git(repo, "rev-parse", "HEAD"), git(repo, "status", "--porcelain")) == before
+
+
+def test_the_named_attribute_line_lets_migrate_run_and_is_then_checked_everywhere(make_repo: MakeRepo) -> None:
+    repo = _crypt_repo(make_repo, "MEMORY.md filter=crypt diff=crypt\nmemory/** filter=crypt diff=crypt\n")
+    code, out, err = cli("migrate", "--force", "-C", str(repo))
+    assert code == 0, err
+    leaf_attrs = git(repo, "check-attr", "filter", "--", PRICING)
+    assert leaf_attrs.strip().endswith("filter: crypt")
+    # the line is dropped later: every command that writes under memory/ refuses, status flags it
+    write(repo, ".gitattributes", "MEMORY.md filter=crypt diff=crypt\n")
+    git(repo, "commit", "-qam", "drop the memory line", "--no-verify")
+    for args in (["move", "pricing", "identity"], ["archive", "pricing"]):  # on a clean tree
+        code, out, err = cli(*args, "-C", str(repo))
+        assert code == 3 and "memory/** diff=crypt filter=crypt" in err, (args, out, err)
+    write(repo, PRICING, "## Pricing\n\nWholesale mugs $20 from April.\n")
+    before = tree_files(repo)
+    for args in (["reindex"], ["reindex", "--check"], ["absorb"]):
+        code, out, err = cli(*args, "-C", str(repo))
+        assert code == 3 and "memory/** diff=crypt filter=crypt" in err, (args, out, err)
+    for args in (["bonsai-git-hook"], ["bonsai-git-hook", "--check"]):
+        proc = run(args, repo)
+        assert proc.returncode == 3 and "memory/** diff=crypt filter=crypt" in proc.stderr, (args, proc.stderr)
+    assert tree_files(repo) == before
+    report = json.loads(cli("status", "--json", "-C", str(repo))[1])
+    assert [w["path"] for w in report["warnings"] if w["kind"] == "attributes"] == ["MEMORY.md"]
+
+
+def test_attributes_every_path_gets_are_no_reason_to_refuse(make_repo: MakeRepo) -> None:
+    repo = _crypt_repo(make_repo, "* text=auto\n*.md diff=markdown\n")
+    code, out, err = cli("migrate", "--force", "-C", str(repo))
+    assert code == 0, err
+    assert "attributes" not in [w["kind"] for w in json.loads(cli("status", "--json", "-C", str(repo))[1])["warnings"]]
+
+
+def test_a_workspace_in_a_subfolder_is_told_its_own_attributes_file(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    git(tmp_path, "init", "-q", "-b", "main", str(repo))
+    write(repo, "agent/MEMORY.md", LIVING)
+    write(repo, ".gitattributes", "agent/MEMORY.md filter=crypt\n")
+    git(repo, "config", "filter.crypt.clean", "cat")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "m")
+    code, out, err = cli("migrate", "--force", "-C", str(repo / "agent"))
+    assert code == 3 and "add the line `memory/** filter=crypt` to agent/.gitattributes" in err, err
+    write(repo, "agent/.gitattributes", "memory/** filter=crypt\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "attrs")
+    code, out, err = cli("migrate", "--force", "-C", str(repo / "agent"))
+    assert code == 0, err
