@@ -27,6 +27,7 @@ from pathlib import Path
 
 from .config import SINGLE_FILE_DOMAINS, Config, load_config
 from .errors import BadInput, Failed
+from .gitsettings import stored_alike
 from .indexes import FactsOf, foreign_block_line, render_tree
 from .tree import (
     DOMAINS_DIR, END, INDEX_NAME, TRUNK, Leaf, TrunkParts, decode_utf8, find_conflict_marker, has_symlink_between,
@@ -225,8 +226,9 @@ def _sync(workspace: Path, rendered: Mapping[str, str | None], trunk_bytes: byte
         text = rendered[path]
         current = target.read_bytes() if target.is_file() else None
         wanted = None if text is None else text.encode("utf-8")
-        if current == wanted:
-            continue
+        if current == wanted or (current is not None and wanted is not None
+                                 and stored_alike(workspace, path, current, wanted)):
+            continue  # equal, or equal as git stores them (a CRLF checkout under core.autocrlf)
         changed.append(path)
         if check:
             continue

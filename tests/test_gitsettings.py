@@ -342,3 +342,63 @@ def test_a_workspace_in_a_subfolder_is_told_its_own_attributes_file(tmp_path: Pa
     git(repo, "commit", "-q", "-m", "attrs")
     code, out, err = cli("migrate", "--force", "-C", str(repo / "agent"))
     assert code == 0, err
+
+
+# --- line endings: core.autocrlf=true -----------------------------------------------------------------
+
+def _crlf_clone(origin: Path, tmp_path: Path, name: str = "crlf") -> Path:
+    clone = tmp_path / name
+    git(tmp_path, "clone", "-q", "-c", "core.autocrlf=true", str(origin), str(clone))
+    return clone
+
+
+def test_a_fresh_autocrlf_clone_is_fresh_everywhere(make_repo: MakeRepo, tmp_path: Path) -> None:
+    origin = migrated(make_repo)
+    clone = _crlf_clone(origin, tmp_path)
+    assert b"\r\n" in (clone / PRICING).read_bytes()  # the checkout really is CRLF
+    assert cli("reindex", "--check", "-C", str(clone))[:2] == (0, "")
+    assert run(["bonsai-git-hook", "--check"], clone).returncode == 0
+    assert json.loads(cli("status", "--json", "-C", str(clone))[1])["stale"] == []
+    before = tree_files(clone)
+    assert cli("reindex", "-C", str(clone))[:2] == (0, "")
+    assert tree_files(clone) == before
+
+
+def test_crlf_and_lf_checkouts_agree_on_the_figures(make_repo: MakeRepo, tmp_path: Path) -> None:
+    origin = migrated(make_repo)
+    git(origin, "config", "receive.denyCurrentBranch", "updateInstead")
+    clone = _crlf_clone(origin, tmp_path)
+    assert cli("install-hook", "-C", str(clone))[0] == 0
+    write(clone, PRICING, "## Pricing\r\n\r\nWholesale mugs are $20 from April; retail stays $32.\r\n")
+    git(clone, "add", "-A")
+    first = run(["git", "commit", "-q", "-m", "new price"], clone)
+    assert first.returncode == 1 and "bonsai-git: wrote" in first.stderr, first.stderr
+    git(clone, "add", "-A")
+    assert run(["git", "commit", "-q", "-m", "new price"], clone).returncode == 0
+    git(clone, "push", "-q", "origin", "main")
+    # the LF checkout finds nothing to rewrite, and neither does a second CRLF clone
+    assert cli("reindex", "--check", "-C", str(origin))[:2] == (0, "")
+    assert cli("reindex", "--check", "-C", str(_crlf_clone(origin, tmp_path, "crlf2")))[:2] == (0, "")
+    index = (origin / "memory/domains/business/_index.md").read_text()
+    lf_leaf = (origin / PRICING).read_text()
+    from bonsai_git.tokens import estimate_tokens
+
+    assert f"pricing.md (~{estimate_tokens(lf_leaf)} tokens)" in index
+
+
+def test_stale_means_stale_even_in_a_crlf_checkout(make_repo: MakeRepo, tmp_path: Path) -> None:
+    clone = _crlf_clone(migrated(make_repo), tmp_path)
+    write(clone, PRICING, "## Pricing\r\n\r\nMuch longer text about wholesale and retail prices now.\r\n")
+    code, out, err = cli("reindex", "--check", "-C", str(clone))
+    assert code == 1 and "stale memory/domains/business/_index.md" in out
+
+
+def test_line_endings_matter_where_git_keeps_them(make_repo: MakeRepo) -> None:
+    """Without a conversion (no autocrlf, no text attribute) CRLF bytes are what git stores: stale."""
+    from bonsai_git.gitsettings import stored_alike
+
+    repo = migrated(make_repo)
+    assert not stored_alike(repo, "memory/_index.md", b"a\r\nb\r\n", b"a\nb\n")
+    git(repo, "config", "core.autocrlf", "true")
+    assert stored_alike(repo, "memory/_index.md", b"a\r\nb\r\n", b"a\nb\n")
+    assert not stored_alike(repo, "memory/_index.md", b"a\r\nc\r\n", b"a\nb\n")
