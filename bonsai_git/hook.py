@@ -32,9 +32,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import __version__
-from .errors import BonsaiError, NotARepository, run_entry
+from .errors import BonsaiError, NotARepository, Refused, run_entry
 from .gitsettings import check_attributes, check_repository_env, git_env, indexed_leaf_paths, memory_probe_paths
-from .tree import MEMORY_DIR, TRUNK, is_migrated, read_regular
+from .tree import MEMORY_DIR, TRUNK, is_migrated, leaf_location, read_regular
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms per hook run)
 if TYPE_CHECKING:
@@ -51,6 +51,7 @@ class Workspace:
     prefix: str
     tracked: list[str] = field(default_factory=list)
     untracked: list[str] = field(default_factory=list)
+    unstaged: list[str] = field(default_factory=list)  # tracked, and the work tree differs from git's index
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -85,6 +86,9 @@ def run_hook(directory: Path, *, check: bool = False) -> int:
     from .factcache import open_cache
 
     cache = open_cache(common_dir)
+    if not check and os.environ.get("GIT_INDEX_FILE"):  # inside a commit (git sets it for its hooks)
+        for ws in workspaces:  # before any workspace is written: all or nothing
+            _refuse_unstaged(top, ws, cache)
     changed: list[str] = []
     touched: list[Workspace] = []
     for ws in workspaces:
@@ -100,10 +104,48 @@ def run_hook(directory: Path, *, check: bool = False) -> int:
         print(f"bonsai-git: {len(changed)} generated file(s) stale; run bonsai-git reindex (and bonsai-git absorb), "
               "then commit", file=sys.stderr)
     else:
-        targets = " ".join(f"{ws.prefix}{TRUNK} {ws.prefix}{MEMORY_DIR}" for ws in touched)
+        # Exactly the files written: `git add -A -- MEMORY.md memory` also staged hunks the user had
+        # kept out of this commit.
+        import shlex
+
+        targets = " ".join(shlex.quote(p) for p in sorted(set(changed)))
         print(f"bonsai-git: rewrote {len(changed)} file(s); stage them and commit again: git add -A -- {targets}",
               file=sys.stderr)
     return 1
+
+
+def _refuse_unstaged(top: Path, ws: Workspace, cache: FactsCache) -> None:
+    """Refuse (exit 3) when the run would index or rewrite text this commit does not hold.
+
+    A leaf whose work-tree bytes differ from git's index (partly staged, unstaged only, or
+    deleted but not staged) would be indexed as it is on disk, so the commit would carry
+    indexes of text it does not hold, stale in every clean clone.  MEMORY.md with unstaged
+    changes counts when the run would rewrite it (absorb, or a new block): staging the rewrite
+    would stage those changes too.  The pre-commit framework sets unstaged changes aside
+    before its hooks run, so this refuses only under the plain git hook.  Called inside a
+    commit only (git sets GIT_INDEX_FILE for its hooks): run by hand, nothing is committed, and
+    the hook indexes the work tree as `reindex` does.
+    """
+    leaves = sorted(p for p in set(ws.unstaged) if leaf_location(p) is not None)
+    if not leaves and TRUNK in ws.unstaged and _would_rewrite_trunk(top, ws, cache):
+        leaves = [TRUNK]
+    if leaves:
+        more = f" (and {len(leaves) - 1} more)" if len(leaves) > 1 else ""
+        raise Refused(f"{ws.prefix}{leaves[0]}{more}: has changes that are not staged, so the indexes would describe "
+                      f"text this commit does not hold; stage them (git add -- {ws.prefix}{leaves[0]}) or set them "
+                      "aside (git stash push --keep-index), then commit again")
+
+
+def _would_rewrite_trunk(top: Path, ws: Workspace, cache: FactsCache) -> bool:
+    from .config import load_config
+    from .reindex import reindex_workspace
+
+    root = top / ws.prefix
+    config = load_config(root)
+    leaves, _warnings = indexed_leaf_paths(root, ws.tracked, ws.untracked)
+    result = reindex_workspace(root, check=True, leaf_paths=leaves, config=config, absorb=config.absorb,
+                               facts=cache.facts_of(config.estimator))
+    return TRUNK in result.changed
 
 
 def _warn_provenance(top: Path, rewritten: Sequence[Workspace]) -> None:
@@ -124,7 +166,7 @@ def find_workspaces(top: Path, listing: Sequence[tuple[str, str]]) -> list[Works
     A workspace is a tracked `MEMORY.md` whose text on disk has bonsai markers.  Each gets the
     tracked and untracked paths under its folder, relative to it.
     """
-    tracked = {path for tag, path in listing if tag != "?"}
+    tracked = {path for tag, path in listing if tag not in ("?", "C")}
     workspaces = []
     for path in sorted(tracked):
         if path != TRUNK and not path.endswith("/" + TRUNK):
@@ -139,7 +181,7 @@ def find_workspaces(top: Path, listing: Sequence[tuple[str, str]]) -> list[Works
     for ws in workspaces:
         for tag, path in listing:
             if path.startswith(ws.prefix):
-                (ws.untracked if tag == "?" else ws.tracked).append(path[len(ws.prefix) :])
+                (ws.untracked if tag == "?" else ws.unstaged if tag == "C" else ws.tracked).append(path[len(ws.prefix) :])
     return workspaces
 
 
@@ -191,8 +233,10 @@ def _locate(directory: Path) -> tuple[Path, Path, Path]:
 
 
 def _ls_files(top: Path) -> list[tuple[str, str]]:
-    """`(tag, path)` for tracked (`H`, `M`...) and untracked-not-ignored (`?`) paths that can matter."""
-    args = ["git", "ls-files", "-z", "-t", "--cached", "--others", "--exclude-standard", "--", *_PATHSPECS]
+    """`(tag, path)` for tracked (`H`, `M`...), untracked-not-ignored (`?`) and, again, tracked paths whose
+    work tree differs from git's index (`C`: unstaged changes, deletions included) that can matter."""
+    args = ["git", "ls-files", "-z", "-t", "--cached", "--modified", "--others", "--exclude-standard", "--",
+            *_PATHSPECS]
     proc = subprocess.run(args, cwd=top, capture_output=True, env=git_env(args[1:], literal=False))  # :(glob) specs
     if proc.returncode != 0:
         first = proc.stderr.decode("utf-8", "replace").strip().splitlines()[:1]

@@ -402,3 +402,72 @@ def test_line_endings_matter_where_git_keeps_them(make_repo: MakeRepo) -> None:
     git(repo, "config", "core.autocrlf", "true")
     assert stored_alike(repo, "memory/_index.md", b"a\r\nb\r\n", b"a\nb\n")
     assert not stored_alike(repo, "memory/_index.md", b"a\r\nc\r\n", b"a\nb\n")
+
+
+# --- partial staging: the plain git hook indexes what the commit holds, or refuses ---------------
+
+def _clean_clone_is_fresh(repo: Path, tmp_path: Path) -> bool:
+    clone = tmp_path / "clean-clone"
+    git(tmp_path, "clone", "-q", str(repo), str(clone))
+    return cli("reindex", "--check", "-C", str(clone))[0] == 0
+
+
+def test_plain_hook_refuses_a_partly_staged_leaf_and_keeps_head_true(make_repo: MakeRepo, tmp_path: Path) -> None:
+    repo = migrated(make_repo)
+    assert cli("install-hook", "-C", str(repo))[0] == 0
+    write(repo, PRICING, "## Pricing\n\nWholesale mugs $20 from April.\n")
+    git(repo, "add", PRICING)
+    write(repo, PRICING, "## Pricing\n\nWholesale mugs $20 from April.\n\nDraft: maybe $22 in the autumn, with a long note.\n")
+    head, before = git(repo, "rev-parse", "HEAD"), tree_files(repo)
+    proc = run(["git", "commit", "-q", "-m", "price"], repo)
+    assert proc.returncode != 0 and f"{PRICING}: has changes that are not staged" in proc.stderr, proc.stderr
+    assert "git stash push --keep-index" in proc.stderr
+    assert (git(repo, "rev-parse", "HEAD"), tree_files(repo)) == (head, before)
+    # the way out the message names: set the unstaged hunk aside, commit, and HEAD is true
+    git(repo, "stash", "push", "-q", "--keep-index")
+    first = run(["git", "commit", "-q", "-m", "price"], repo)
+    assert first.returncode == 1, first.stderr
+    assert first.stderr.rstrip().endswith("git add -A -- MEMORY.md memory/_index.md memory/domains/business/_index.md")
+    git(repo, "add", "-A", "--", "MEMORY.md", "memory/_index.md", "memory/domains/business/_index.md")
+    assert run(["git", "commit", "-q", "-m", "price"], repo).returncode == 0
+    assert _clean_clone_is_fresh(repo, tmp_path)
+    assert "Draft: maybe $22" in git(repo, "stash", "show", "-p")  # the unstaged hunk is kept, not committed
+
+
+@pytest.mark.parametrize("unstaged", ["edit", "delete"])
+def test_plain_hook_refuses_an_unstaged_leaf_in_an_unrelated_commit(make_repo: MakeRepo, unstaged: str) -> None:
+    repo = migrated(make_repo)
+    assert cli("install-hook", "-C", str(repo))[0] == 0
+    if unstaged == "edit":
+        write(repo, PRICING, "## Pricing\n\nAn agent's unstaged note about a much higher price.\n")
+    else:
+        (repo / PRICING).unlink()
+    write(repo, "notes/todo.txt", "buy clay\n")
+    git(repo, "add", "notes/todo.txt")
+    before = tree_files(repo)
+    proc = run(["git", "commit", "-q", "-m", "todo"], repo)
+    assert proc.returncode != 0 and "has changes that are not staged" in proc.stderr, proc.stderr
+    assert tree_files(repo) == before
+
+
+def test_plain_hook_refuses_to_rewrite_a_trunk_with_unstaged_changes(make_repo: MakeRepo) -> None:
+    repo = migrated(make_repo)
+    assert cli("install-hook", "-C", str(repo))[0] == 0
+    with (repo / "MEMORY.md").open("a", encoding="utf-8") as fh:
+        fh.write("\n## Kiln config\n\nCone 6, hold 10 minutes.\n")  # the agent's append, not staged
+    write(repo, "notes/todo.txt", "buy clay\n")
+    git(repo, "add", "notes/todo.txt")
+    before = tree_files(repo)
+    proc = run(["git", "commit", "-q", "-m", "todo"], repo)
+    assert proc.returncode != 0 and "MEMORY.md: has changes that are not staged" in proc.stderr, proc.stderr
+    assert tree_files(repo) == before
+
+
+def test_a_trunk_with_unstaged_changes_the_run_would_not_touch_passes(make_repo: MakeRepo) -> None:
+    repo = migrated(make_repo)
+    assert cli("install-hook", "-C", str(repo))[0] == 0
+    trunk = (repo / "MEMORY.md").read_text()
+    (repo / "MEMORY.md").write_text(trunk.replace("Pinned: answer briefly", "Pinned: answer very briefly"))
+    write(repo, "notes/todo.txt", "buy clay\n")
+    git(repo, "add", "notes/todo.txt")
+    assert run(["git", "commit", "-q", "-m", "todo"], repo).returncode == 0

@@ -53,7 +53,8 @@ def test_hook_rewrites_indexes_after_an_edit_and_names_them(make_repo: MakeRepo,
         "bonsai-git: wrote MEMORY.md", "bonsai-git: wrote memory/_index.md",
         "bonsai-git: wrote memory/domains/business/_index.md",
     ]
-    assert "rewrote 3 file(s); stage them and commit again: git add -A -- MEMORY.md memory" in err
+    assert err.endswith("rewrote 3 file(s); stage them and commit again: git add -A -- MEMORY.md memory/_index.md "
+                        "memory/domains/business/_index.md\n")
     settle(repo, capsys)
 
 
@@ -159,7 +160,8 @@ def test_hook_handles_several_workspaces_in_one_repository(make_repo: MakeRepo, 
     code, out, err = hook(repo / "agents", capsys)  # from a subfolder too
     assert code == 1
     assert "wrote agents/bob/memory/domains/business/_index.md" in out and "alice" not in out
-    assert err.endswith("git add -A -- agents/bob/MEMORY.md agents/bob/memory\n")
+    assert err.endswith("git add -A -- agents/bob/MEMORY.md agents/bob/memory/_index.md "
+                        "agents/bob/memory/domains/business/_index.md\n")  # exactly the files written
     write(repo / "agents/alice", CRON, "## Cron\n<<<<<<< HEAD\n")
     assert hook(repo, capsys)[2].startswith("bonsai-git: agents/alice/memory/domains/infrastructure/cron-jobs.md:2:")
 
