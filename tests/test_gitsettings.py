@@ -471,3 +471,23 @@ def test_a_trunk_with_unstaged_changes_the_run_would_not_touch_passes(make_repo:
     write(repo, "notes/todo.txt", "buy clay\n")
     git(repo, "add", "notes/todo.txt")
     assert run(["git", "commit", "-q", "-m", "todo"], repo).returncode == 0
+
+
+# --- untracked leaves: one rule everywhere --------------------------------------------------------
+
+def test_every_command_agrees_an_untracked_leaf_is_not_indexed_until_git_tracks_it(make_repo: MakeRepo) -> None:
+    repo = migrated(make_repo)
+    new = "memory/domains/business/suppliers.md"
+    write(repo, new, "## Suppliers\n\nClay from Highwater Clays.\n")
+    code, out, err = cli("reindex", "--check", "-C", str(repo))
+    assert (code, out) == (0, "") and f"{new}: not tracked by git, so not indexed" in err
+    assert run(["bonsai-git-hook", "--check"], repo).returncode == 0  # the pre-push check
+    report = json.loads(cli("status", "--json", "-C", str(repo))[1])
+    assert report["stale"] == [] and [w["path"] for w in report["warnings"] if w["kind"] == "untracked_leaf"] == [new]
+    before = tree_files(repo)
+    assert cli("reindex", "-C", str(repo))[:2] == (0, "")
+    assert tree_files(repo) == before
+    git(repo, "add", new)  # tracked now: every command sees it the same way
+    assert cli("reindex", "--check", "-C", str(repo))[0] == 1
+    assert run(["bonsai-git-hook", "--check"], repo).returncode == 1
+    assert "memory/domains/business/_index.md" in json.loads(cli("status", "--json", "-C", str(repo))[1])["stale"]
