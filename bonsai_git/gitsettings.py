@@ -36,6 +36,9 @@ from .errors import Refused
 
 # git subcommands that run the user's hooks: they get the user's environment as it is.
 _RUNS_HOOKS = frozenset({"commit", "revert", "merge", "am", "rebase", "cherry-pick"})
+# check-ignore takes path names, not pathspecs, and dies under GIT_LITERAL_PATHSPECS ("pathspec
+# magic not supported"): it gets no global pathspec switch at all.
+_NO_PATHSPECS = frozenset({"check-ignore"})
 _PATHSPEC_SWITCHES = ("GIT_GLOB_PATHSPECS", "GIT_NOGLOB_PATHSPECS", "GIT_ICASE_PATHSPECS")
 _REPO_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR")
 
@@ -51,12 +54,11 @@ def git_env(args: Sequence[str] = (), extra: Mapping[str, str] | None = None, *,
     env.update(extra or {})
     if args and _subcommand(args) in _RUNS_HOOKS:
         return env
+    env.pop("GIT_LITERAL_PATHSPECS", None)
     for name in _PATHSPEC_SWITCHES:
         env.pop(name, None)
-    if literal:
+    if literal and _subcommand(args) not in _NO_PATHSPECS:
         env["GIT_LITERAL_PATHSPECS"] = "1"
-    else:
-        env.pop("GIT_LITERAL_PATHSPECS", None)
     return env
 
 

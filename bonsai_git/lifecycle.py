@@ -384,5 +384,10 @@ def lifecycle_text(result: LifecycleResult) -> str:
         lines.append(f"Commit {result.commit[:12]} ({TRAILER}: {plan.op}). Review: git show --stat HEAD   "
                      f"Undo: git revert {result.commit[:12]}")
     else:
-        lines.append("Written, not committed (--no-commit): review with git status, then commit.")
+        import shlex
+
+        # Stage them before anything reindexes: leaves are indexed once git tracks them (one rule).
+        paths = " ".join(shlex.quote(p) for p, _ in plan.changes)
+        lines.append(f"Written, not committed (--no-commit): review with git status, then stage and commit: "
+                     f"git add -A -- {paths}")
     return "\n".join(lines)

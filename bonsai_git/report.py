@@ -60,4 +60,6 @@ def migration_text(result: MigrationResult) -> str:
         lines.append("Review: git show --stat HEAD    Undo: bonsai-git rollback")
     elif result.dry_run:
         lines.append("Run without --dry-run to write and commit it.")
+    else:  # leaves are indexed once git tracks them (one rule): stage before anything reindexes
+        lines.append("Review with git status, then stage and commit it: git add -A -- MEMORY.md memory")
     return "\n".join(lines)
