@@ -110,6 +110,15 @@ def check_repository_env(folder: Path) -> None:
                   f"to {where}; unset {' and '.join(n for n in _REPO_ENV if os.environ.get(n))} and run again")
 
 
+def check_no_repository_env(what: str) -> None:
+    """Refuse (exit 3) when GIT_DIR / GIT_WORK_TREE / GIT_COMMON_DIR are set: `what` makes a new
+    repository, and `git init` would initialise the one they name instead."""
+    named = [n for n in _REPO_ENV if os.environ.get(n)]
+    if named:
+        raise Refused(f"{what}: the environment sets {', '.join(named)}, so git would work on another repository; "
+                      f"unset {' and '.join(named)} and run again")
+
+
 def _facts(folder: Path, args: Sequence[str], env: Mapping[str, str]) -> tuple[str, ...] | None:
     proc = subprocess.run(["git", *args], cwd=folder, capture_output=True, env=dict(env))
     if proc.returncode != 0:

@@ -511,3 +511,30 @@ def test_a_glob_named_workspace_is_still_refused_when_gitignore_hides_memory(tmp
     git(repo, "commit", "-q", "-m", "ignore")
     code, out, err = cli("migrate", "--force", "-C", str(repo / "ws[1]"))
     assert code == 3 and "ignored by .gitignore" in err
+
+
+def test_demo_refuses_a_git_dir_in_the_environment(make_repo: MakeRepo, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = make_repo(LIVING)
+    head = git(repo, "rev-parse", "HEAD")
+    monkeypatch.setenv("GIT_DIR", str(repo / ".git"))
+    code, out, err = cli("demo", str(tmp_path / "demo"))
+    assert code == 3 and "GIT_DIR" in err
+    monkeypatch.delenv("GIT_DIR")
+    assert git(repo, "rev-parse", "HEAD") == head and not (tmp_path / "demo").exists()
+
+
+def test_migrating_a_crlf_checkout_gives_the_tree_an_lf_checkout_finds_fresh(make_repo: MakeRepo,
+                                                                            tmp_path: Path) -> None:
+    origin = make_repo(LIVING)
+    git(origin, "config", "receive.denyCurrentBranch", "updateInstead")
+    clone = _crlf_clone(origin, tmp_path)
+    assert b"\r\n" in (clone / "MEMORY.md").read_bytes()
+    code, out, err = cli("migrate", "--force", "-C", str(clone))
+    assert code == 0, err
+    assert git(clone, "status", "--porcelain") == ""
+    assert cli("reindex", "--check", "-C", str(clone))[:2] == (0, "")
+    git(clone, "push", "-q", "origin", "main")
+    assert b"\r\n" not in (origin / "MEMORY.md").read_bytes()
+    assert cli("reindex", "--check", "-C", str(origin))[:2] == (0, "")
+    assert run(["bonsai-git-hook", "--check"], origin).returncode == 0
