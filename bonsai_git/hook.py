@@ -121,7 +121,8 @@ def _refuse_unstaged(top: Path, ws: Workspace, cache: FactsCache) -> None:
     deleted but not staged) would be indexed as it is on disk, so the commit would carry
     indexes of text it does not hold, stale in every clean clone.  MEMORY.md with unstaged
     changes counts when the run would rewrite it (absorb, or a new block): staging the rewrite
-    would stage those changes too.  The pre-commit framework sets unstaged changes aside
+    would stage those changes too.  A generated `_index.md` with unstaged changes (an earlier
+    run rewrote it and it was not staged) would leave a stale index in the commit.  The pre-commit framework sets unstaged changes aside
     before its hooks run, so this refuses only under the plain git hook.  Called inside a
     commit only (git sets GIT_INDEX_FILE for its hooks): run by hand, nothing is committed, and
     the hook indexes the work tree as `reindex` does.
@@ -129,6 +130,12 @@ def _refuse_unstaged(top: Path, ws: Workspace, cache: FactsCache) -> None:
     leaves = sorted(p for p in set(ws.unstaged) if leaf_location(p) is not None)
     if not leaves and TRUNK in ws.unstaged and _would_rewrite_trunk(top, ws, cache):
         leaves = [TRUNK]
+    indexes = sorted(p for p in set(ws.unstaged) if p.startswith(MEMORY_DIR + "/") and p.endswith("/_index.md"))
+    if not leaves and indexes:  # rewritten by an earlier run and not staged: the commit would hold the old one
+        more = f" (and {len(indexes) - 1} more)" if len(indexes) > 1 else ""
+        raise Refused(f"{ws.prefix}{indexes[0]}{more}: a generated index with changes that are not staged, so this "
+                      f"commit would hold a stale one; stage it: git add -A -- "
+                      f"{' '.join(ws.prefix + p for p in indexes)}")
     if leaves:
         more = f" (and {len(leaves) - 1} more)" if len(leaves) > 1 else ""
         raise Refused(f"{ws.prefix}{leaves[0]}{more}: has changes that are not staged, so the indexes would describe "

@@ -538,3 +538,19 @@ def test_migrating_a_crlf_checkout_gives_the_tree_an_lf_checkout_finds_fresh(mak
     assert b"\r\n" not in (origin / "MEMORY.md").read_bytes()
     assert cli("reindex", "--check", "-C", str(origin))[:2] == (0, "")
     assert run(["bonsai-git-hook", "--check"], origin).returncode == 0
+
+
+def test_plain_hook_refuses_a_commit_that_leaves_the_rewritten_indexes_unstaged(make_repo: MakeRepo,
+                                                                               tmp_path: Path) -> None:
+    repo = migrated(make_repo)
+    assert cli("install-hook", "-C", str(repo))[0] == 0
+    write(repo, PRICING, "## Pricing\n\nWholesale mugs $20 from April.\n")
+    git(repo, "add", PRICING)
+    assert run(["git", "commit", "-q", "-m", "price"], repo).returncode == 1  # the hook rewrote the indexes
+    second = run(["git", "commit", "-q", "-m", "price"], repo)  # ... and they were not staged
+    assert second.returncode != 0, second.stderr
+    assert "a generated index with changes that are not staged" in second.stderr
+    assert "git add -A -- memory/_index.md memory/domains/business/_index.md" in second.stderr
+    git(repo, "add", "-A", "--", "MEMORY.md", "memory")
+    assert run(["git", "commit", "-q", "-m", "price"], repo).returncode == 0
+    assert _clean_clone_is_fresh(repo, tmp_path)
