@@ -168,7 +168,7 @@ def _stale(workspace: Path, config: Config) -> tuple[tuple[str, ...] | None, str
     trunk = _read_text(workspace / TRUNK)
     if trunk is None:
         if os.path.lexists(workspace / TRUNK) and read_regular_or_none(workspace / TRUNK) is None:
-            return None, f"{TRUNK}: not a regular file (or unreadable); bonsai-git reads regular files only"
+            return None, f"{TRUNK}: is not a regular file (or unreadable); bonsai-git reads regular files only"
         return None, None
     if not is_migrated(trunk):
         return None, None

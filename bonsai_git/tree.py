@@ -225,7 +225,7 @@ def _read_bytes(path: str, name: str | None = None) -> bytes:
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise NotRegularFile(f"{name or path}: not a regular file (a FIFO, device, socket or folder); "
+            raise NotRegularFile(f"{name or path}: is not a regular file (a FIFO, device, socket or folder); "
                                  "bonsai-git reads regular files only. Replace it with a file")
         data = os.read(fd, 1 << 16)
         if len(data) < 1 << 16:  # a short read of a regular file is its end

@@ -212,9 +212,9 @@ def test_hook_status_reindex_refuse_a_fifo_memory_without_hanging(make_repo: Mak
                  ["bonsai-git", "absorb"], ["bonsai-git", "move", "pricing", "identity"]):
         proc = subprocess.run(args, cwd=repo, env=env(), capture_output=True, text=True, timeout=30)
         assert proc.returncode == 3, (args, proc.stderr)
-        assert "move" in args or "MEMORY.md: not a regular file" in proc.stderr, (args, proc.stderr)
+        assert "move" in args or "MEMORY.md: is not a regular file" in proc.stderr, (args, proc.stderr)
     proc = subprocess.run(["bonsai-git", "status"], cwd=repo, env=env(), capture_output=True, text=True, timeout=30)
-    assert proc.returncode == 1 and "MEMORY.md: not a regular file" in proc.stdout, proc.stdout + proc.stderr
+    assert proc.returncode == 1 and "MEMORY.md: is not a regular file" in proc.stdout, proc.stdout + proc.stderr
 
 
 def test_migrate_refuses_memory_that_is_a_symlink_to_a_device(make_repo: MakeRepo) -> None:
@@ -237,7 +237,7 @@ def test_a_leaf_replaced_by_a_fifo_is_refused_or_skipped_never_read(make_repo: M
         assert proc.returncode in (1, 3), (args, proc.stderr)
     from bonsai_git.tree import NotRegularFile, read_leaves
 
-    with pytest.raises(NotRegularFile, match="pricing.md: not a regular file"):
+    with pytest.raises(NotRegularFile, match="pricing.md: is not a regular file"):
         read_leaves(repo, [PRICING])
 
 
