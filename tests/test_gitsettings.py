@@ -554,3 +554,19 @@ def test_plain_hook_refuses_a_commit_that_leaves_the_rewritten_indexes_unstaged(
     git(repo, "add", "-A", "--", "MEMORY.md", "memory")
     assert run(["git", "commit", "-q", "-m", "price"], repo).returncode == 0
     assert _clean_clone_is_fresh(repo, tmp_path)
+
+
+def test_migrate_no_commit_names_what_to_stage_and_then_every_command_agrees(make_repo: MakeRepo) -> None:
+    repo = make_repo(LIVING)
+    write(repo, "memory/2026-03-01.md", "daily note\n")
+    git(repo, "add", "memory/2026-03-01.md")
+    git(repo, "commit", "-q", "-m", "daily")
+    write(repo, "memory/2026-03-01.md", "daily note, edited by the agent\n")  # not ours to stage
+    code, out, err = cli("migrate", "--force", "--no-commit", "-C", str(repo))
+    assert code == 0, err
+    paths = out.rsplit("git add -A -- ", 1)[1].split()
+    assert paths == ["MEMORY.md", "memory/_index.md", "memory/domains", "memory/dates.md"]
+    git(repo, "add", "-A", "--", *paths)
+    assert cli("reindex", "--check", "-C", str(repo))[:2] == (0, "")
+    assert run(["bonsai-git-hook", "--check"], repo).returncode == 0
+    assert git(repo, "diff", "--name-only") == "memory/2026-03-01.md\n"  # the daily note stays unstaged
