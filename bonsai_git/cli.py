@@ -41,7 +41,10 @@ class WorkspaceCommand(click.Command):
             from .gitsettings import check_repository_env, find_workspace
 
             # Run from any folder inside a workspace, as git runs from any folder of a repository.
-            workspace = ctx.params["workspace"] = find_workspace(workspace)
+            found = find_workspace(workspace)
+            if found != workspace:
+                click.echo(f"note: the workspace is {found} (the nearest folder up holding MEMORY.md)", err=True)
+            workspace = ctx.params["workspace"] = found
             if workspace.is_dir():
                 check_repository_env(workspace)
         if isinstance(workspace, Path) and not ctx.params.get("recover"):

@@ -13,6 +13,10 @@ What a run does, for the repository that holds the current folder:
    (a warning names them), tracked leaves deleted from disk but not from the index are left
    out (a warning says `git rm`).  pre-commit never passes deleted files to a hook and only
    notices changes to tracked files, so the hook reads the whole tree instead of its arguments.
+   The same rule serves `reindex`, `absorb` and `status` (gitsettings.indexed_leaf_paths).
+   Inside a commit (GIT_INDEX_FILE set), a leaf whose work tree differs from git's index is
+   refused (exit 3): the commit would carry indexes of text it does not hold.  MEMORY.md's git
+   attributes must reach memory/ too (gitsettings.check_attributes, exit 3).
 3. With `absorb = true` (the default), `##` sections appended after the trunk's end marker are
    moved into new leaves first (absorb.py).  Then every stale generated file is rewritten.
 4. Exit 0 when nothing changed; 1 when it wrote anything (a new untracked `_index.md` or

@@ -250,6 +250,7 @@ def test_commands_find_the_workspace_from_a_subfolder(make_repo: MakeRepo) -> No
     assert code == 0, err
     code, out, err = cli("migrate", "--force", cwd=repo / "notes/deep")
     assert code == 0, err
+    assert err.startswith(f"note: the workspace is {repo}")
     sub = repo / "memory/domains/business"
     for args in (["reindex", "--check"], ["absorb", "--dry-run"]):
         code, out, err = cli(*args, cwd=sub)
