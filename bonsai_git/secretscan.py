@@ -56,7 +56,7 @@ _PASSWORD_NAMES = (
     r"mot[ _-]de[ _-]passe", r"has(?:ł|l)o", r"l(?:ö|o)senord", "şifre", "sifre", "parola", r"kata[ _]sandi",
     r"mật[ _]khẩu", r"mat[ _]khau",
     "密码", "密碼", "口令", "パスワード", "暗証番号", "비밀번호", "패스워드", "암호", "пароль", "Пароль", "ПАРОЛЬ",
-    "парола", "Парола", "κωδικός", "Κωδικός", "ΚΩΔΙΚΟΣ", "συνθηματικό", "Συνθηματικό", "كلمة المرور", "كلمة السر",
+    "парола", "Парола", "κωδικός", "Κωδικός", "ΚΩΔΙΚΟΣ", "κωδικος", "συνθηματικό", "Συνθηματικό", "كلمة المرور", "كلمة السر",
     "סיסמה", "סיסמא", "รหัสผ่าน", "पासवर्ड",
 )
 _KEY_NAMES = (
@@ -88,8 +88,10 @@ def _by_first_char(alternatives: tuple[str, ...]) -> str:
 # names in a script without spaces (`数据库密码`); short ones end real words (`bypass`, `compass`,
 # Portuguese `resenha`) so they count only at a word's start or after a separator (`DB_PASS`).
 _GLUABLE = re.compile(r"pass(?:word|wd|phrase|code|wort)|pwd|[^a-z].*")
-# A value ends at whitespace, ASCII delimiters and full-width punctuation (CJK text has no spaces).
-_VALUE = r"[^\s\"'`,;|<>()\[\]{}、。，；：！？（）【】「」『』《》]"
+# A value is printable ASCII but "'`,;|<>()[]{} (and accented Latin letters): it ends where
+# other scripts start, since CJK or Thai prose touches a value with no space (`密码：Tr0ub4dor是…`,
+# `token_count: 150000个` is a count).  A password written in another script is not found.
+_VALUE = r"[!#-&*-+\--:=?-Z\\^-_a-z~\u00c0-\u024f]"
 # Group 1 (empty) marks where the name ends.
 _ASSIGNMENT = (
     rf"(?:{_by_first_char(_PASSWORD_NAMES + _KEY_NAMES)})()(?P<suffix>[_.-][a-z0-9]+)?(?![a-z0-9])"
