@@ -67,6 +67,10 @@ _KEY_NAMES = (
 _PASSWORD_NAME = re.compile("|".join(_PASSWORD_NAMES))
 
 
+def _split_by_script(names: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    return tuple(n for n in names if n[0].isascii()), tuple(n for n in names if not n[0].isascii())
+
+
 def _by_first_char(alternatives: tuple[str, ...]) -> str:
     """One regex alternation, grouped by first character (`p(?:ass…|wd|w)|s(?:ecret|enha)|…`).
 
@@ -94,7 +98,7 @@ _GLUABLE = re.compile(r"pass(?:word|wd|phrase|code|wort)|pwd|[^a-z].*")
 _VALUE = r"[!#-&*-+\--:=?-Z\\^-_a-z~\u00c0-\u024f]"
 # Group 1 (empty) marks where the name ends.
 _ASSIGNMENT = (
-    rf"(?:{_by_first_char(_PASSWORD_NAMES + _KEY_NAMES)})()(?P<suffix>[_.-][a-z0-9]+)?(?![a-z0-9])"
+    r"(?:{names})()(?P<suffix>[_.-][a-z0-9]+)?(?![a-z0-9])"
     rf"[*_\"'`]*[ \t]*[:=：＝][ \t]*[*_]*[ \t]*[\"'`]?(?P<value>{_VALUE}{{6,200}})"
 )
 # What masking treats as a placeholder (unchanged since the first release: generated text stays
@@ -253,8 +257,10 @@ def _rules() -> tuple[_Rule, ...]:
               lambda v, _m: not _PLACEHOLDER.search(v), _exempt, group=1, start=_anywhere, vendor=False),
         _Rule("bearer token", re.compile(r"bearer\s+([a-z0-9._~+/=-]{20,})"), 0, group=1, lowered=True,
               vendor=False),
-        _Rule("secret assignment", re.compile(_ASSIGNMENT), 0, _assigned, _exempt, group="value", lowered=True,
-              start=_name_start, vendor=False),
+        *(_Rule("secret assignment", re.compile(_ASSIGNMENT.replace("{names}", _by_first_char(names))), 0, _assigned,
+                _exempt, group="value", lowered=True, start=_name_start, vendor=False)
+          # Names starting in ASCII, then in other scripts: two patterns scan 5 MB 2x faster than one.
+          for names in _split_by_script(_PASSWORD_NAMES + _KEY_NAMES)),
     )
 
 
