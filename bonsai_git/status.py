@@ -238,7 +238,7 @@ def _finding_key(f: Finding) -> tuple[int, str, int]:
 
 def _domain_health(stats: DomainStats) -> DomainHealth:
     leaf, tokens = stats.leaves[0]  # largest first (ties by name)
-    return DomainHealth(stats.name, len(stats.leaves), stats.tokens, (leaf.path, tokens))
+    return DomainHealth(stats.name, len(stats.leaves), stats.tokens, (mask_name(leaf.path), tokens))
 
 
 def absorbable_sections(inbox: str, config: Config) -> int:

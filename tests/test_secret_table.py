@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bonsai_git.cli import main
 from bonsai_git.config import parse_config
@@ -273,3 +275,16 @@ def test_the_hook_path_still_skips_the_rules_on_a_no_op_run(make_repo: MakeRepo)
              "print(code, secretscan._rules.cache_info().currsize)")
     out = subprocess.run([sys.executable, "-c", probe], cwd=repo, capture_output=True, text=True)
     assert out.stdout.split() == ["0", "0"], out.stderr
+
+
+@given(st.text(alphabet=st.characters(blacklist_categories=["Cs"], blacklist_characters="/\x00"), max_size=80),
+       st.sampled_from([line for kind, line in POSITIVES if "\n" not in line and "/" not in line
+                        and kind != "secret assignment"]))
+def test_mask_name_is_idempotent_and_hides_keys_in_any_case(around: str, key: str) -> None:
+    from bonsai_git.secretscan import mask_name
+
+    for name in (f"{around}{key}{around}.md", f"{around}-{key.lower()}-{around}.md"):
+        once = mask_name(name)
+        assert mask_name(once) == once
+        body = key[_keep(find_secrets(key)[0].kind):] if find_secrets(key) else key
+        assert body.lower()[-12:] not in once.lower(), (name, once)
