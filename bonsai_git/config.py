@@ -24,7 +24,6 @@ Parsing is pure (`parse_config(text)`); `load_config(path)` only reads the file.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -172,10 +171,12 @@ def _strings(value: object, key: str, source: str) -> tuple[str, ...]:
 def _secret_allow(value: object, source: str) -> frozenset[str]:
     """`[secrets] allow`: fingerprints (`sha256:` and 16 hex digits, secretscan.fingerprint) of values
     that are not secrets.  Anything else is refused without echoing it: it may be the value itself."""
+    from .secretscan import FINGERPRINT  # the one definition of the shape
+
     if not isinstance(value, list):
         raise BadInput(f"{source}: secrets.allow must be a list of fingerprints (\"sha256:…\" as a warning prints them)")
     for number, entry in enumerate(value, 1):
-        if not isinstance(entry, str) or not re.fullmatch(r"sha256:[0-9a-f]{16}", entry):
+        if not isinstance(entry, str) or not FINGERPRINT.fullmatch(entry):
             raise BadInput(f"{source}: secrets.allow entry {number} is not a fingerprint (\"sha256:\" and 16 hex digits, "
                            "as a warning prints it); never write the value itself there")
     return frozenset(value)

@@ -47,7 +47,7 @@ MASK = "…[masked]"
 RANDOM_KIND = "random-looking token"
 # Ends a line whose secret-looking value is not a secret (an HTML comment: invisible when rendered).
 ALLOW_MARKER = "<!-- bonsai:allow-secret -->"
-FINGERPRINT = re.compile(r"sha256:[0-9a-f]{16}")
+FINGERPRINT = re.compile(r"sha256:[0-9a-f]{16}")  # what `fingerprint` returns; `[secrets] allow` takes only this
 
 # Secret names, matched against the ASCII-lowercased text.  Password names accept all-digit values.
 # Secret names.  Password names accept all-digit values.

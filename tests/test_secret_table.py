@@ -288,3 +288,16 @@ def test_mask_name_is_idempotent_and_hides_keys_in_any_case(around: str, key: st
         assert mask_name(once) == once
         body = key[_keep(find_secrets(key)[0].kind):] if find_secrets(key) else key
         assert body.lower()[-12:] not in once.lower(), (name, once)
+
+
+def test_the_secrets_hook_refuses_a_malformed_config_in_one_line(make_repo: MakeRepo) -> None:
+    repo = make_repo("# Memory\n\nNotes.\n")
+    leaf = "memory/domains/general/keys.md"
+    (repo / leaf).parent.mkdir(parents=True)
+    (repo / leaf).write_text("## Keys\n" + POSITIVES[4][1] + "\n")
+    (repo / ".bonsai.toml").write_text(f'[secrets]\nallow = ["{POSITIVES[4][1]}"]\n')  # the value, not its print
+    git(repo, "add", "-A")
+    proc = subprocess.run([SECRETS, leaf], cwd=repo, capture_output=True, text=True)
+    assert proc.returncode == 3 and proc.stdout == ""
+    assert proc.stderr.count("\n") == 1 and "secrets.allow entry 1 is not a fingerprint" in proc.stderr
+    assert POSITIVES[4][1] not in proc.stderr
