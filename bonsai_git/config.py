@@ -174,11 +174,12 @@ def _secret_allow(value: object, source: str) -> frozenset[str]:
     from .secretscan import FINGERPRINT  # the one definition of the shape
 
     if not isinstance(value, list):
-        raise BadInput(f"{source}: secrets.allow must be a list of fingerprints (\"sha256:…\" as a warning prints them)")
+        raise BadInput(f"{source}: secrets.allow must be a list of fingerprints (\"sha256:…\" as warnings print "
+                       "them)")
     for number, entry in enumerate(value, 1):
         if not isinstance(entry, str) or not FINGERPRINT.fullmatch(entry):
-            raise BadInput(f"{source}: secrets.allow entry {number} is not a fingerprint (\"sha256:\" and 16 hex digits, "
-                           "as a warning prints it); never write the value itself there")
+            raise BadInput(f"{source}: secrets.allow entry {number} is not a fingerprint (\"sha256:\" and 16 hex "
+                           "digits, as a warning prints it); never write the value itself there")
     return frozenset(value)
 
 

@@ -49,15 +49,14 @@ RANDOM_KIND = "random-looking token"
 ALLOW_MARKER = "<!-- bonsai:allow-secret -->"
 FINGERPRINT = re.compile(r"sha256:[0-9a-f]{16}")  # what `fingerprint` returns; `[secrets] allow` takes only this
 
-# Secret names, matched against the ASCII-lowercased text.  Password names accept all-digit values.
-# Secret names.  Password names accept all-digit values.
+# Secret names, matched against the lowercased text (`_lower`).  Password names accept all-digit values.
 _PASSWORD_NAMES = (
     r"pass(?:word|wd|phrase|code|wort)?", "pwd", "pw", "kennwort", "wachtwoord", "senha", r"contrase(?:ñ|n)a",
     r"mot[ _-]de[ _-]passe", r"has(?:ł|l)o", r"l(?:ö|o)senord", "şifre", "sifre", "parola", r"kata[ _]sandi",
     r"mật[ _]khẩu", r"mat[ _]khau",
     "密码", "密碼", "口令", "パスワード", "暗証番号", "비밀번호", "패스워드", "암호", "пароль", "Пароль", "ПАРОЛЬ",
-    "парола", "Парола", "κωδικός", "Κωδικός", "ΚΩΔΙΚΟΣ", "κωδικος", "συνθηματικό", "Συνθηματικό", "كلمة المرور", "كلمة السر",
-    "סיסמה", "סיסמא", "รหัสผ่าน", "पासवर्ड",
+    "парола", "Парола", "κωδικός", "Κωδικός", "ΚΩΔΙΚΟΣ", "κωδικος", "συνθηματικό", "Συνθηματικό",
+    "كلمة المرور", "كلمة السر", "סיסמה", "סיסמא", "รหัสผ่าน", "पासवर्ड",
 )
 _KEY_NAMES = (
     r"client[_ -]?secret", r"secret[_ -]?key", "secret", r"api[_ -]?key", "apikey", r"access[_ -]?key",
@@ -202,7 +201,7 @@ class _Rule:
     """kind; pattern; `group`: the group holding the secret value (0: the whole match); chars of the
     value a mask may keep; `check`: does the value look real; `exempt`: not a secret after all
     (reports only: placeholders, pointers, examples); `lowered`: match against the
-    ASCII-lowercased text (names in any case); `start`: where a match may begin; `vendor`: a key
+    lowercased text (names in any case); `start`: where a match may begin; `vendor`: a key
     format with a vendor prefix, so generated text masks it even when the check fails
     (`sk-test-XXXXXXXXXXXXXXXXXXXX` has no digit, but no index line needs it either).
 

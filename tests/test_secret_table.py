@@ -100,7 +100,8 @@ def test_an_allowed_fingerprint_silences_that_value_only() -> None:
     allow = {fingerprint(first)}
     assert [f.line for f in find_secrets(text, allow=allow)] == [2]
     assert [f.line for f in find_secrets(text, allow={"sha256:0000000000000000"})] == [1, 2]
-    assert fingerprint(first) == fingerprint(f"  {first}. ") and re.fullmatch(r"sha256:[0-9a-f]{16}", fingerprint(first))
+    assert fingerprint(first) == fingerprint(f"  {first}. ")
+    assert re.fullmatch(r"sha256:[0-9a-f]{16}", fingerprint(first))
 
 
 def test_secrets_allow_takes_fingerprints_never_values() -> None:
