@@ -147,7 +147,12 @@ def _concrete(value: str, digits_only_ok: bool = False) -> bool:
 
 
 def _assigned(value: str, m: re.Match[str]) -> bool:
-    digits_ok = m.group("suffix") is None and _PASSWORD_NAME.fullmatch(m.string, m.start(), m.start(1)) is not None
+    """A concrete value; digits only count for a password name without a suffix, and for a bare
+    `pass` only in a compound (`DB_PASS=482913`, not `Boarding pass: 482913`, a booking number)."""
+    text, start = m.string, m.start()
+    digits_ok = m.group("suffix") is None and _PASSWORD_NAME.fullmatch(text, start, m.start(1)) is not None
+    if text[start : m.start(1)] == "pass" and (start == 0 or text[start - 1] not in "_.-"):
+        digits_ok = False
     return _concrete(value, digits_only_ok=digits_ok)
 
 

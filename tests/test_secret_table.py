@@ -302,3 +302,15 @@ def test_the_secrets_hook_refuses_a_malformed_config_in_one_line(make_repo: Make
     assert proc.returncode == 3 and proc.stdout == ""
     assert proc.stderr.count("\n") == 1 and "secrets.allow entry 1 is not a fingerprint" in proc.stderr
     assert POSITIVES[4][1] not in proc.stderr
+
+
+@pytest.mark.parametrize(("kind", "line"), [(k, ln) for k, ln in POSITIVES if "\n" not in ln],
+                         ids=[f"{i:02d}-{k}" for i, (k, ln) in enumerate(POSITIVES) if "\n" not in ln])
+def test_a_leaf_name_made_from_a_heading_leaves_the_key_out_in_every_script(kind: str, line: str) -> None:
+    from bonsai_git.slugs import leaf_name
+
+    value = _value(kind, line)[_keep(kind):].lower()
+    for label, text in variants(line):
+        name = leaf_name(text)
+        assert not {value[i : i + 8] for i in range(len(value) - 7)} & {name[i : i + 8] for i in range(len(name))}, \
+            (label, name)
