@@ -314,3 +314,16 @@ def test_a_leaf_name_made_from_a_heading_leaves_the_key_out_in_every_script(kind
         name = leaf_name(text)
         assert not {value[i : i + 8] for i in range(len(value) - 7)} & {name[i : i + 8] for i in range(len(name))}, \
             (label, name)
+
+
+def test_the_secrets_hook_stays_light(make_repo: MakeRepo) -> None:
+    repo = make_repo("# Memory\n\nNotes.\n")
+    leaf = "memory/domains/general/keys.md"
+    (repo / leaf).parent.mkdir(parents=True)
+    (repo / leaf).write_text("## Keys\n" + POSITIVES[4][1] + "\n")
+    git(repo, "add", "-A")
+    probe = ("import sys\nfrom bonsai_git.secrethook import main\ncode = main(sys.argv[1:])\n"
+             "heavy = sorted(m for m in ('git', 'click', 'markdown_it', 'slugify', 'tomllib') if m in sys.modules)\n"
+             "print(code, ','.join(heavy))")
+    out = subprocess.run([sys.executable, "-c", probe, leaf], cwd=repo, capture_output=True, text=True)
+    assert out.stdout.splitlines()[-1] == "1 ", out.stderr
