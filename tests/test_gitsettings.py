@@ -571,3 +571,17 @@ def test_migrate_no_commit_names_what_to_stage_and_then_every_command_agrees(mak
     assert cli("reindex", "--check", "-C", str(repo))[:2] == (0, "")
     assert run(["bonsai-git-hook", "--check"], repo).returncode == 0
     assert git(repo, "diff", "--name-only") == "memory/2026-03-01.md\n"  # the daily note stays unstaged
+
+
+def test_a_bare_repository_with_a_separate_work_tree_is_accepted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The "dotfiles" layout: GIT_DIR names a bare repository, GIT_WORK_TREE the folder that holds the workspace."""
+    bare, home = tmp_path / "dotfiles.git", tmp_path / "home"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(bare))
+    write(home, "agent/MEMORY.md", LIVING)
+    monkeypatch.setenv("GIT_DIR", str(bare))
+    monkeypatch.setenv("GIT_WORK_TREE", str(home))
+    git(home, "add", "agent/MEMORY.md")
+    git(home, "commit", "-q", "-m", "memory")
+    code, out, err = cli("status", "--json", "-C", str(home / "agent"))
+    assert code in (0, 1) and "GIT_DIR" not in err, err
+    assert json.loads(out)["migrated"] is False
