@@ -20,12 +20,14 @@ meanwhile (the agent wrote to it), the new leaves are removed again and nothing 
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from .config import SINGLE_FILE_DOMAINS, Config, load_config
 from .errors import BadInput, Failed
+from .branches import is_index_name
 from .indexes import FactsOf, foreign_block_line, render_tree
 from .tree import (
     DOMAINS_DIR, END, INDEX_NAME, TRUNK, Leaf, TrunkParts, decode_utf8, find_conflict_marker, has_symlink_between,
@@ -126,11 +128,26 @@ def read_trunk(workspace: Path) -> tuple[bytes, TrunkParts]:
 
 
 def existing_index_paths(workspace: Path) -> tuple[str, ...]:
-    """Branch index paths present on disk (`memory/domains/<d>/_index.md`), sorted."""
-    root = workspace / DOMAINS_DIR
-    if not root.is_dir():
-        return ()
-    return tuple(sorted(f"{DOMAINS_DIR}/{d.name}/{INDEX_NAME}" for d in root.iterdir() if (d / INDEX_NAME).is_file()))
+    """Generated index files on disk under `memory/domains/` (`_index.md`, `_index.<key>.md`, at any
+    depth, not inside `_`/`.` folders nor through symlinks), workspace-relative, sorted."""
+    found: list[str] = []
+    _walk_indexes(os.path.join(os.fspath(workspace), DOMAINS_DIR), DOMAINS_DIR, found)
+    return tuple(sorted(found))
+
+
+def _walk_indexes(folder: str, relative: str, found: list[str]) -> None:
+    try:
+        entries = os.scandir(folder)
+    except OSError:
+        return
+    with entries:
+        for entry in entries:
+            name = entry.name
+            if entry.is_dir(follow_symlinks=False):
+                if not name.startswith(("_", ".")):
+                    _walk_indexes(entry.path, f"{relative}/{name}", found)
+            elif is_index_name(name) and entry.is_file(follow_symlinks=False):
+                found.append(f"{relative}/{name}")
 
 
 def taken_leaf_names(workspace: Path) -> dict[str, tuple[str, ...]]:
