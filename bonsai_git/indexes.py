@@ -58,6 +58,9 @@ class LeafFacts:
 
 
 FactsOf = Callable[[Leaf], LeafFacts]
+# Renders one domain's index files ({path: text}) from its stats, the config and the facts; the
+# hook passes a memo of `render_branch_indexes` (factcache.py) that gives the same bytes.
+BranchesOf = Callable[["DomainStats", Config, "FactsOf | None"], dict[str, str]]
 
 
 def leaf_facts(text: str, estimator: str) -> LeafFacts:
@@ -176,17 +179,18 @@ def render_tree(
     config: Config,
     existing_indexes: Iterable[str] = (),
     facts: FactsOf | None = None,
+    branches: BranchesOf | None = None,
 ) -> dict[str, str | None]:
     """Every generated file of the tree: {workspace-relative path: text, or None to delete}.
 
     `existing_indexes` are index paths present now (any `_index*.md` under memory/domains/);
     one that is no longer rendered maps to None.  The trunk maps to its full new text.  `facts`
-    (optional) supplies each leaf's LeafFacts, e.g. from a cache; the bytes are the same as
-    without it.
+    (optional) supplies each leaf's LeafFacts, e.g. from a cache, and `branches` each domain's
+    index files (a memo of `domain_index_files`); the bytes are the same as without them.
     """
     stats = domain_stats(leaves, config.estimator, facts)
     files: dict[str, str | None] = {}
-    files.update(render_index_files(stats, config, facts))
+    files.update(render_index_files(stats, config, facts, branches))
     for path in sorted(existing_indexes):
         files.setdefault(path, None)
     files[ROOT_INDEX] = render_root_index(stats, facts=facts)
@@ -194,13 +198,28 @@ def render_tree(
     return dict(sorted(files.items()))
 
 
-def render_index_files(stats: Iterable[DomainStats], config: Config, facts: FactsOf | None = None) -> dict[str, str]:
+def render_index_files(stats: Iterable[DomainStats], config: Config, facts: FactsOf | None = None,
+                       branches: BranchesOf | None = None) -> dict[str, str]:
     """Every branch index file of every folder domain, {path: text}."""
     files: dict[str, str] = {}
     for s in stats:
         if s.name not in SINGLE_FILE_DOMAINS:
-            files.update(render_branch_indexes(s, config.estimator, facts, config.branch_tokens))
+            files.update((branches or domain_index_files)(s, config, facts))
     return files
+
+
+def domain_index_files(stats: DomainStats, config: Config, facts: FactsOf | None = None) -> dict[str, str]:
+    """`render_branch_indexes` for a domain under `config` (the default BranchesOf)."""
+    return render_branch_indexes(stats, config.estimator, facts, config.branch_tokens)
+
+
+def branch_inputs(stats: DomainStats, config: Config, facts: FactsOf | None = None) -> str:
+    """Everything a domain's index files depend on, as one string (a cache key's source)."""
+    rows = [f"{stats.name}\0{config.branch_tokens}\0{config.estimator}"]
+    for leaf, tokens in stats.leaves:
+        summary = summarize(leaf.text) if facts is None else facts(leaf).summary
+        rows.append(f"{leaf.name}\0{tokens}\0{summary}\0{heading_text(leaf.text)}")
+    return "\n".join(rows)
 
 
 def stale_files(rendered: Mapping[str, str | None], current: Mapping[str, str | None]) -> tuple[str, ...]:

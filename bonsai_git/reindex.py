@@ -28,10 +28,10 @@ from pathlib import Path
 from .config import SINGLE_FILE_DOMAINS, Config, load_config
 from .errors import BadInput, Failed
 from .branches import is_index_name
-from .indexes import FactsOf, foreign_block_line, render_tree
+from .indexes import BranchesOf, FactsOf, foreign_block_line, render_tree
 from .tree import (
     DOMAINS_DIR, END, INDEX_NAME, TRUNK, Leaf, TrunkParts, decode_utf8, find_conflict_marker, has_symlink_between,
-    leaf_location, parse_trunk, read_leaves, remove_empty_folders, walk_leaf_paths, write_durably,
+    _read_bytes, leaf_location, parse_trunk, read_leaves, remove_empty_folders, walk_leaf_paths, write_durably,
 )
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms per hook run)
@@ -61,13 +61,14 @@ def reindex_workspace(
     config: Config | None = None,
     absorb: bool = False,
     facts: FactsOf | None = None,
+    branches: BranchesOf | None = None,
 ) -> ReindexResult:
     """Regenerate every branch index, `memory/_index.md` and the trunk block of `workspace`.
 
     `leaf_paths` (workspace-relative) defaults to every leaf on disk; the hook passes the
     leaves git tracks.  `absorb=True` first moves the inbox's `##` sections into leaves.
     `check=True` writes nothing and only reports.  `facts` (the hook's cache) supplies leaf
-    facts without changing a byte of the output.  Raises BadInput (exit 3) when MEMORY.md is
+    facts and `branches` each domain's index files, without changing a byte of the output.  Raises BadInput (exit 3) when MEMORY.md is
     missing, not UTF-8, has no bonsai markers or a merge-conflict marker outside its block, or
     a leaf is unreadable; Failed (exit 1) when MEMORY.md changed while absorbing.
     """
@@ -78,12 +79,12 @@ def reindex_workspace(
     if plan is None or not plan.sections:
         leaves = read_leaves(workspace, paths)
         pending = _count_inbox_sections(parts.inbox) if not absorb and parts.inbox.strip() else 0
-        rendered = render_tree(leaves, parts, config, existing_index_paths(workspace), facts)
+        rendered = render_tree(leaves, parts, config, existing_index_paths(workspace), facts, branches)
         return ReindexResult(_sync(workspace, rendered, trunk_bytes, check), (), pending)
     planned = dict(plan.files)
     leaves = read_leaves(workspace, [p for p in paths if p not in planned]) + _planned_leaves(planned)
     new_parts = TrunkParts(parts.pinned, parts.block, plan.inbox, parts.newline)
-    rendered = render_tree(leaves, new_parts, config, existing_index_paths(workspace), facts)
+    rendered = render_tree(leaves, new_parts, config, existing_index_paths(workspace), facts, branches)
     if check:
         stale = _sync(workspace, rendered, trunk_bytes, check=True)
         return ReindexResult(tuple(sorted({*planned, *stale})), plan.sections)
@@ -239,7 +240,10 @@ def _sync(workspace: Path, rendered: Mapping[str, str | None], trunk_bytes: byte
     for path in sorted(rendered, key=lambda p: (p != TRUNK, p)):
         target = workspace / path
         text = rendered[path]
-        current = target.read_bytes() if target.is_file() else None
+        try:  # one open+read (tree._read_bytes), not is_file()+read_bytes(): the hook's hot path
+            current: bytes | None = _read_bytes(os.path.join(os.fspath(workspace), path))
+        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+            current = None
         wanted = None if text is None else text.encode("utf-8")
         if current == wanted:
             continue
