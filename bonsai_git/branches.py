@@ -38,6 +38,7 @@ INDEX_PREFIX = "_index"
 _HEAD_TOKENS = 22
 _GROUP_TOKENS = 24
 _NAME_CHARS = 24
+_RANGE_CHARS = 18  # each guide word of a name range's label
 # Each extra index read is a tool call and a turn: the split weighs it like this many tokens, so it
 # prefers fuller leaf-level indexes (and fewer files) to a marginally cheaper but deeper path.
 _READ_TOKENS = 150
@@ -140,7 +141,7 @@ def _layout(folder: str, slug: str, labels: list[str], entries: list[_Entry], ke
     while True:
         groups = _split(entries, keys, bound, cap)
         listing = [
-            _group_entry(label, index_file_name(_join(slug, gslug)), members, span=not gslug[-1:].isdigit())
+            _group_entry(label, index_file_name(_join(slug, gslug)), members, span=not _is_range_slug(gslug))
             for label, gslug, members, _rest in groups
         ]
         text = _index_text(labels, listing, entries)
@@ -280,17 +281,12 @@ def _best_fanout(n: int, mean: float, bound: int, cap: int) -> int:
 
 
 def _range_labels(bounds: list[tuple[str, str]]) -> list[str]:
-    """Guide-word labels `first–last` for name ranges: the names' shared prefix once, then each
-    end cut to the shortest prefix that keeps the labels distinct (`deploy-notes-b–f`)."""
-    stems = [(_stem(a), _stem(b)) for a, b in bounds]
-    common = _common_prefix([s for pair in stems for s in pair])
-    tails = [(a[len(common) :], b[len(common) :]) for a, b in stems]
-    longest = max([1, *(len(t) for pair in tails for t in pair)])
-    labels: list[str] = []
-    for width in range(1, longest + 1):
-        labels = [common + (a[:width] if a[:width] == b[:width] else f"{a[:width]}–{b[:width]}") for a, b in tails]
-        if len(set(labels)) == len(labels):
-            break
+    """Guide-word labels `first–last` for name ranges, like a dictionary's: the first name, then the
+    last without the words it shares with the first (`log-2026-02-16–18`)."""
+    labels = []
+    for first, last in bounds:
+        a, b = _short(_stem(first), _RANGE_CHARS), _short(_stem(last), _RANGE_CHARS)
+        labels.append(a if a == b else f"{a}–{b[len(_common_prefix([a, b])):] or b}")
     return labels
 
 
@@ -318,9 +314,11 @@ def _group_entry(label: str, target: str, members: Sequence[_Entry], name: str |
     tokens = sum(e.leaf_tokens for e in members)
     first, last = min(e.first for e in members), max(e.last for e in members)
     what = f"{leaves} leaf" if leaves == 1 else f"{leaves} leaves"
-    text = f"### [{label}]({target})\n{what} ({format_tokens(tokens)} tokens)"
-    if span:
-        text += ": " + _short(_stem(first)) + ("" if first == last else f" … {_short(_stem(last))}")
+    text = f"### [{label}]({target})\n{what}"
+    if span:  # the guide words; the last without the prefix it shares with the first
+        a, b = _stem(first), _stem(last)
+        common = _common_prefix([a, b])
+        text += ": " + _short(a) + ("" if a == b else f" … {_short(b[len(common):] or b)}")
     return _entry(name or label, text, "", leaves, tokens, first, last)
 
 
@@ -334,8 +332,7 @@ def _index_text(labels: list[str], entries: Sequence[_Entry], split_from: Sequen
     if split_from is None:
         lines.append(f"_Estimated tokens: {format_tokens(tokens)} in {count}_")
     else:
-        lines.append(f"_Estimated tokens: {format_tokens(tokens)} in {count}, in {len(entries)} sub-branches: "
-                     "read the one that fits_")
+        lines.append(f"_{format_tokens(tokens)} tokens in {count}; read the sub-branch that fits_")
     for entry in entries:
         lines += ["", entry.text]
     return "\n".join(lines) + "\n"
@@ -350,13 +347,19 @@ def _stem(name: str) -> str:
     return name[:-3] if name.endswith(".md") else name
 
 
-def _short(name: str) -> str:
-    return name if len(name) <= _NAME_CHARS else name[: _NAME_CHARS - 1] + "…"
+def _short(name: str, chars: int = _NAME_CHARS) -> str:
+    return name if len(name) <= chars else name[: chars - 1] + "…"
 
 
 def _slug(label: str) -> str:
     slug = _SLUG_JUNK.sub("-", label.casefold()).strip("-_")
     return slug or "x"
+
+
+def _is_range_slug(slug: str) -> bool:
+    """True for a name range's slug (`3`, `other-3`): its label already gives the guide words."""
+    last = slug.rsplit("-", 1)[-1]
+    return last.isdigit() and (slug == last or slug.startswith("other-")) and len(last) < 4
 
 
 def _join(parent: str, child: str) -> str:

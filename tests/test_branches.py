@@ -80,7 +80,7 @@ def test_name_ranges_are_the_last_resort() -> None:
     leaves = [_leaf("general", f"{w}.md", w.title()) for w in words]
     files = _rendered(leaves)
     top = files["memory/domains/general/_index.md"]
-    assert "### [a–" in top and "](_index.1.md)" in top  # guide words, like a dictionary's
+    assert "### [apple–" in top and "](_index.1.md)" in top  # guide words, like a dictionary's
     assert all(estimate_tokens(t) <= BOUND for t in _indexes(files).values())
     _assert_every_leaf_listed_once(files, leaves)
 
@@ -249,3 +249,18 @@ def test_the_hook_refuses_text_typed_inside_the_block_and_keeps_it(make_repo: Ma
     proc = subprocess.run(["bonsai-git-hook"], cwd=repo, capture_output=True, text=True)
     assert proc.returncode == 3 and "text inside the generated block" in proc.stderr
     assert (repo / TRUNK).read_text(encoding="utf-8") == typed
+
+
+def test_the_hooks_memo_of_index_files_never_hides_a_stale_or_damaged_file(make_repo: MakeRepo,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = make_repo(_split_memory())
+    assert CliRunner().invoke(main, ["migrate", "-C", str(repo)]).exit_code == 0
+    assert run_hook(repo) == 0 and run_hook(repo) == 0  # the second run answers from the memo
+    sub = sorted((repo / "memory/domains/general").glob("_index.*.md"))[0]
+    good = sub.read_bytes()
+    sub.write_bytes(good.replace(b"leaves", b"leafs", 1))  # a hand edit of a generated file
+    assert run_hook(repo) == 1 and sub.read_bytes() == good
+    sub.unlink()
+    assert run_hook(repo) == 1 and sub.read_bytes() == good
+    monkeypatch.setenv("BONSAI_GIT_NO_CACHE", "1")
+    assert run_hook(repo) == 0  # the same bytes with or without the memo
