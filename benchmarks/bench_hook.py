@@ -132,10 +132,11 @@ def time_edit_hook(ws: Path, runs: int = RUNS) -> float:
 
 def tree_shape(ws: Path) -> str:
     """Index files, the largest one, the lookup cost over all leaves, as one line."""
-    files = {p.relative_to(ws).as_posix(): p.read_text(encoding="utf-8") for p in (ws / "memory").rglob("_index*.md")}
+    domains = ws / "memory" / "domains"
+    files = {p.relative_to(ws).as_posix(): p.read_text(encoding="utf-8") for p in domains.rglob("_index*.md")}
     files["MEMORY.md"] = (ws / "MEMORY.md").read_text(encoding="utf-8")
     cost = lookup_cost(files)
-    sub = sum(1 for p in files if p.rsplit("/", 1)[-1].startswith("_index."))
+    sub = sum(1 for p in files if p.rsplit("/", 1)[-1].startswith("_index.") and not p.endswith("/_index.md"))
     largest = max(estimate_tokens(t) for p, t in files.items() if p != "MEMORY.md")
     return (f"{len(files) - 1} index files ({sub} sub-branch files), largest ~{largest} tokens; lookup cost "
             f"median {cost.median}, p95 {cost.p95}, max {cost.max} over {cost.leaves} leaves")

@@ -81,7 +81,8 @@ def _entry(name: str, text: str, heading: str, leaves: int, leaf_tokens: int, fi
 
 def heading_text(leaf_text: str) -> str:
     """The heading of a leaf's text (str): its first line without `#` marks; "" when blank."""
-    first = leaf_text.lstrip("\ufeff").split("\n", 1)[0].strip()
+    end = leaf_text.find("\n")
+    first = (leaf_text if end < 0 else leaf_text[:end]).lstrip("\ufeff").strip()
     return first.lstrip("#").strip()
 
 

@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 
 from .indexes import BranchesOf, DomainStats, FactsOf, LeafFacts, branch_inputs, domain_index_files, leaf_facts
-from .tree import Leaf, write_durably
+from .tree import Leaf, _read_bytes, write_durably
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -172,8 +172,7 @@ def _read_all(root: Path, paths: list[str]) -> dict[str, str] | None:
     base = os.fspath(root)
     for path in paths:
         try:
-            with open(os.path.join(base, path), "rb") as fh:
-                out[path] = fh.read().decode("utf-8")
+            out[path] = _read_bytes(os.path.join(base, path)).decode("utf-8")
         except (OSError, UnicodeDecodeError):
             return None
     return out
