@@ -30,6 +30,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from .secretscan import mask_name
 from .tokens import estimate_tokens, format_tokens
 
 INDEX_PREFIX = "_index"
@@ -111,7 +112,7 @@ def render_domain_indexes(
         entries = [_leaf_entry(leaf) for leaf in by_folder[sub]]
         entries += [summaries[child] for child in sorted(subfolders.get(sub, ()))]
         path = f"{folder}/{sub}" if sub else folder
-        labels = [title, *sub.split("/")] if sub else [title]
+        labels = [title, *mask_name(sub).split("/")] if sub else [title]
         _layout(path, "", labels, sorted(entries, key=_sort_key), keys, branch_tokens, out)
         if sub:
             summaries[sub] = _group_entry(sub.rsplit("/", 1)[-1] + "/", f"{sub.rsplit('/', 1)[-1]}/{INDEX_PREFIX}.md",
@@ -286,7 +287,8 @@ def _range_labels(bounds: list[tuple[str, str]]) -> list[str]:
     last without the words it shares with the first (`log-2026-02-16–18`)."""
     labels = []
     for first, last in bounds:
-        a, b = _short(_stem(first), _RANGE_CHARS), _short(_stem(last), _RANGE_CHARS)
+        a = _short(mask_name(_stem(first)), _RANGE_CHARS)
+        b = _short(mask_name(_stem(last)), _RANGE_CHARS)
         labels.append(a if a == b else f"{a}–{b[len(_common_prefix([a, b])):] or b}")
     return labels
 
@@ -305,7 +307,7 @@ def _common_prefix(names: list[str]) -> str:
 
 def _leaf_entry(leaf: BranchLeaf) -> _Entry:
     name = leaf.name.rsplit("/", 1)[-1]
-    text = f"### {name} ({format_tokens(leaf.tokens)} tokens)" + (f"\n{leaf.summary}" if leaf.summary else "")
+    text = f"### {mask_name(name)} ({format_tokens(leaf.tokens)} tokens)" + (f"\n{leaf.summary}" if leaf.summary else "")
     return _entry(name, text, leaf.heading, 1, leaf.tokens, name, name)
 
 
@@ -315,9 +317,9 @@ def _group_entry(label: str, target: str, members: Sequence[_Entry], name: str |
     tokens = sum(e.leaf_tokens for e in members)
     first, last = min(e.first for e in members), max(e.last for e in members)
     what = f"{leaves} leaf" if leaves == 1 else f"{leaves} leaves"
-    text = f"### [{label}]({target})\n{what}"
+    text = f"### [{mask_name(label)}]({mask_name(target)})\n{what}"
     if span:  # the guide words; the last without the prefix it shares with the first
-        a, b = _stem(first), _stem(last)
+        a, b = mask_name(_stem(first)), mask_name(_stem(last))
         common = _common_prefix([a, b])
         text += ": " + _short(a) + ("" if a == b else f" … {_short(b[len(common):] or b)}")
     return _entry(name or label, text, "", leaves, tokens, first, last)
@@ -353,7 +355,7 @@ def _short(name: str, chars: int = _NAME_CHARS) -> str:
 
 
 def _slug(label: str) -> str:
-    slug = _SLUG_JUNK.sub("-", label.casefold()).strip("-_")
+    slug = _SLUG_JUNK.sub("-", mask_name(label).casefold()).strip("-_")
     return slug or "x"
 
 

@@ -17,6 +17,9 @@ Formats (DESIGN.md §3):
   scope; the index path is `memory/domains/<domain>/_index.md`, said once, and a single-file
   domain names its file.  At most 380 tokens: scopes are shortened, then dropped, then the
   last domains are folded into one line, when many domains would not fit.
+Names (domains, leaves, sub-folders, sub-branch labels) are shown through
+`secretscan.mask_name`, whoever made the file: an agent-made `notes-akia….md` must not carry its
+key into always-loaded text (branches.py masks what it shows and the index file names it makes).
 The block's begin line carries a CRC-32 of the block's body (`#1a2b3c4d`): "is this block
 exactly what the renderer wrote" is then an exact check (`foreign_block_line`), and text typed
 between the markers is refused rather than overwritten.
@@ -31,6 +34,7 @@ from dataclasses import dataclass
 
 from .branches import BranchLeaf, heading_text, render_domain_indexes
 from .config import DEFAULT_BRANCH_TOKENS, SINGLE_FILE_DOMAINS, Config, domain_scope
+from .secretscan import mask_name
 from .summary import summarize
 from .tokens import estimate_tokens, format_tokens
 from .tree import BEGIN, DOMAINS_DIR, END, INDEX_NAME, ROOT_INDEX, TRUNK, Leaf, TrunkParts
@@ -116,7 +120,8 @@ def render_branch_indexes(
                    summarize(leaf.text) if facts is None else facts(leaf).summary)
         for leaf, tokens in stats.leaves
     ]
-    return render_domain_indexes(stats.name, _title(stats.name), leaves, branch_tokens, f"{DOMAINS_DIR}/{stats.name}")
+    return render_domain_indexes(stats.name, mask_name(_title(stats.name)), leaves, branch_tokens,
+                                 f"{DOMAINS_DIR}/{stats.name}")
 
 
 def render_branch_index(stats: DomainStats, estimator: str = "script-aware", facts: FactsOf | None = None,
@@ -236,7 +241,7 @@ def _block_body(shown: Sequence[str], names: Sequence[str], level: int, nl: str,
         if level == 1:
             scope = re.split(r"[:,;(]", scope, maxsplit=1)[0].strip()
         single = SINGLE_FILE_DOMAINS.get(name)
-        head = f"- {name}" + (f" ({single})" if single else "")
+        head = f"- {mask_name(name)}" + (f" ({single})" if single else "")
         lines.append(f"{head}: {scope}" if scope and level < 2 else head)
     hidden = len(names) - len(shown)
     if hidden:
@@ -247,13 +252,13 @@ def _block_body(shown: Sequence[str], names: Sequence[str], level: int, nl: str,
 def _domain_lines(s: DomainStats, names: int, with_summary: bool, summaries: dict[str, str]) -> list[str]:
     single = SINGLE_FILE_DOMAINS.get(s.name)
     count = len(s.leaves)
-    head = f"- {s.name} ({format_tokens(s.tokens)} tokens"
+    head = f"- {mask_name(s.name)} ({format_tokens(s.tokens)} tokens"
     if single is not None:
         head += f"): {single}"
     else:
         head += f", {_leaves(count)})"
         if names:
-            listed = [leaf.stem for leaf, _ in s.leaves[:names]]
+            listed = [mask_name(leaf.stem) for leaf, _ in s.leaves[:names]]
             more = count - len(listed)
             head += ": " + ", ".join(listed) + (f", +{more} more" if more else "")
     lines = [head]

@@ -15,7 +15,7 @@ def migration_json(result: MigrationResult) -> dict[str, Any]:
 
     {already_migrated, dry_run, commit (sha or null), boot_tokens_before, boot_tokens_after,
      sections, pinned_sections, domains: {name: {leaves, tokens}}, files: [paths],
-     secret_warnings: ["path:line: kind"] (never the value),
+     secret_warnings: ["path:line: kind (sha256:…)"] (never the value),
      lookup: {leaves, median, p95, max, largest_index: {path, tokens} | null} | null}
     `lookup`: tokens from boot to a leaf's entry in the planned tree (lookup.py).
     """
