@@ -39,7 +39,6 @@ INDEX_PREFIX = "_index"
 _HEAD_TOKENS = 22
 _GROUP_TOKENS = 24
 _NAME_CHARS = 24
-_RANGE_CHARS = 18  # each guide word of a name range's label
 # Each extra index read is a tool call and a turn: the split weighs it like this many tokens, so it
 # prefers fuller leaf-level indexes (and fewer files) to a marginally cheaper but deeper path.
 _READ_TOKENS = 150
@@ -283,14 +282,26 @@ def _best_fanout(n: int, mean: float, bound: int, cap: int) -> int:
 
 
 def _range_labels(bounds: list[tuple[str, str]]) -> list[str]:
-    """Guide-word labels `first–last` for name ranges, like a dictionary's: the first name, then the
-    last without the words it shares with the first (`log-2026-02-16–18`)."""
+    """Guide-word labels `first–last` for contiguous name ranges, like a dictionary's: each end just
+    long enough to tell it from the neighbouring range's (to the end of that word), the last
+    without the words it shares with the first (`log-2026-02-19–24`, `deploy-notes-for-the-bramble–heron`)."""
+    stems = [(_stem(a), _stem(b)) for a, b in bounds]
     labels = []
-    for first, last in bounds:
-        a = _short(mask_name(_stem(first)), _RANGE_CHARS)
-        b = _short(mask_name(_stem(last)), _RANGE_CHARS)
+    for i, (first, last) in enumerate(stems):
+        a = _guide_word(first, stems[i - 1][1] if i else last)  # the first range: told from its own last
+        b = _guide_word(last, stems[i + 1][0] if i + 1 < len(stems) else first)
+        a, b = mask_name(a), mask_name(b)
         labels.append(a if a == b else f"{a}–{b[len(_common_prefix([a, b])):] or b}")
     return labels
+
+
+def _guide_word(name: str, neighbour: str) -> str:
+    """The prefix of `name` that differs from `neighbour`, run on to the end of its word (+6 chars at most)."""
+    n = 0
+    while n < min(len(name), len(neighbour)) and name[n] == neighbour[n]:
+        n += 1
+    end = name.find("-", n + 1)
+    return name[: min(len(name) if end < 0 else end, n + 7)]
 
 
 def _common_prefix(names: list[str]) -> str:
@@ -317,8 +328,10 @@ def _group_entry(label: str, target: str, members: Sequence[_Entry], name: str |
     tokens = sum(e.leaf_tokens for e in members)
     first, last = min(e.first for e in members), max(e.last for e in members)
     what = f"{leaves} leaf" if leaves == 1 else f"{leaves} leaves"
-    text = f"### [{mask_name(label)}]({mask_name(target)})\n{what}"
-    if span:  # the guide words; the last without the prefix it shares with the first
+    text = f"### [{mask_name(label)}]({mask_name(target)})"
+    if span:  # a name range's label already says what it holds: no second line
+        text += f"\n{what}"
+        # the guide words: the first and last names, the last without the words it shares with the first
         a, b = mask_name(_stem(first)), mask_name(_stem(last))
         common = _common_prefix([a, b])
         text += ": " + _short(a) + ("" if a == b else f" … {_short(b[len(common):] or b)}")
