@@ -125,3 +125,16 @@ def test_foreign_block_line_reads_an_older_block_by_its_line_shapes() -> None:
 def test_foreign_block_line_lets_a_conflicted_block_be_regenerated() -> None:
     block = render_block(["general"])
     assert foreign_block_line(block.replace(END, "<<<<<<< HEAD\nx\n=======\ny\n>>>>>>> b\n" + END)) is None
+
+
+from hypothesis import given, strategies as st  # noqa: E402
+
+
+@given(st.lists(st.sampled_from(sorted(DOMAIN_SCOPES)), min_size=1, unique=True), st.data())
+def test_foreign_block_line_catches_every_insertion_into_the_body(domains: list[str], data: st.DataObject) -> None:
+    block = render_block(domains)
+    start = block.index("\n") + 1
+    end = block.rindex(END)
+    at = data.draw(st.integers(start, end))
+    typed = data.draw(st.text(min_size=1).filter(lambda t: "<<<<<<<" not in t))
+    assert foreign_block_line(block[:at] + typed + block[at:]) is not None
