@@ -6,7 +6,7 @@ Every key has a default, so the file is never required.  Shape (DESIGN.md §2):
     preamble_tokens = 40         # a larger preamble becomes the leaf general/preamble.md
     pinned = ["Core Rules"]      # extra pin rules: whole words/phrases or exact headings
     absorb = true                # the hook moves `##` sections after the end marker into leaves
-    branch_tokens = 280          # no index file grows past this: bigger ones split into sub-branches
+    branch_tokens = 260          # no index file grows past this: bigger ones split into sub-branches
     [tokens]
     estimator = "script-aware"   # or "chars4"
     [domains]                    # listed domains come first, in this order; a default domain
@@ -37,9 +37,9 @@ DEFAULT_SUBJECT = "bonsai: migrate MEMORY.md into {domains} domains ({before} ->
 # The commit subject's placeholders, with a sample of the type each gets (transaction.commit_message).
 SUBJECT_FIELDS: dict[str, object] = {"domains": 7, "before": "6,340", "after": "256", "sections": 23}
 MAX_DOMAIN_NAME = 60
-# The bound on every index file (issue 11): 280 keeps trunk + each index on the way to a leaf
+# The bound on every index file (issue 11): 260 keeps trunk + each index on the way to a leaf
 # under ~700 tokens at 1,000 leaves; below MIN_BRANCH_TOKENS an index holds too few entries.
-DEFAULT_BRANCH_TOKENS = 280
+DEFAULT_BRANCH_TOKENS = 260
 MIN_BRANCH_TOKENS = 150
 
 # DESIGN.md §2, in priority order.  CJK keywords match as substrings, the rest as whole words.
