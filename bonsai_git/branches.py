@@ -185,7 +185,22 @@ def _split(entries: list[_Entry], keys: tuple[str, ...], bound: int, cap: int
             groups += _name_ranges(remaining, bound, room, "Other ")
         else:
             groups.append(("Other", "other", remaining, ()))
-    return groups
+    return _unique_slugs(groups)
+
+
+def _unique_slugs(groups: list[tuple[str, str, list[_Entry], tuple[str, ...]]]
+                  ) -> list[tuple[str, str, list[_Entry], tuple[str, ...]]]:
+    """Groups whose slugs (file names) differ: `Person:` and a word `person`, `C++` and `C#`, get `-2`, `-3`."""
+    seen: set[str] = set()
+    out = []
+    for label, slug, members, keys in groups:
+        unique, n = slug, 1
+        while unique in seen:
+            n += 1
+            unique = f"{slug}-{n}"
+        seen.add(unique)
+        out.append((label, unique, members, keys))
+    return out
 
 
 def _group(entries: list[_Entry], key: str) -> tuple[dict[str, list[_Entry]], list[_Entry]] | None:

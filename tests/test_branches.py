@@ -264,3 +264,14 @@ def test_the_hooks_memo_of_index_files_never_hides_a_stale_or_damaged_file(make_
     assert run_hook(repo) == 1 and sub.read_bytes() == good
     monkeypatch.setenv("BONSAI_GIT_NO_CACHE", "1")
     assert run_hook(repo) == 0  # the same bytes with or without the memo
+
+
+def test_groups_whose_keys_slug_alike_get_distinct_index_files() -> None:
+    kinds = [_leaf("general", f"person-{n}.md", f"Person: {n.title()}") for n in ("ada", "bo", "cy", "dee")]
+    words = [_leaf("general", f"note-{n}.md", f"Notes on the person {n}") for n in ("kiln", "glaze", "clay", "wax")]
+    cpp = [_leaf("general", f"c{n}.md", f"C++: {n}") for n in ("a", "b")] + [
+        _leaf("general", f"d{n}.md", f"C#: {n}") for n in ("a", "b")]
+    leaves = kinds + words + cpp + [_leaf("general", f"z{i}.md", f"Zebra {i}") for i in range(6)]
+    files = _rendered(leaves)
+    assert all(estimate_tokens(t) <= BOUND for t in _indexes(files).values())
+    _assert_every_leaf_listed_once(files, leaves)  # no index file written over another
