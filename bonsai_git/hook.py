@@ -169,7 +169,8 @@ def _run_workspace(top: Path, ws: Workspace, check: bool, cache: FactsCache) -> 
     try:
         config = load_config(root)
         result = reindex_workspace(root, check=check, leaf_paths=leaves, config=config, absorb=config.absorb,
-                                   facts=cache.facts_of(config.estimator), branches=cache.branches_of(root))
+                                   facts=cache.facts_of(config.estimator), branches=cache.branches_of(root),
+                                   known=cache.on_disk)
     except BonsaiError as exc:
         if ws.prefix:  # name the file from the repository's top, where the user commits
             exc.message = ws.prefix + exc.message

@@ -62,13 +62,15 @@ def reindex_workspace(
     absorb: bool = False,
     facts: FactsOf | None = None,
     branches: BranchesOf | None = None,
+    known: Mapping[str, bytes] | None = None,
 ) -> ReindexResult:
     """Regenerate every branch index, `memory/_index.md` and the trunk block of `workspace`.
 
     `leaf_paths` (workspace-relative) defaults to every leaf on disk; the hook passes the
     leaves git tracks.  `absorb=True` first moves the inbox's `##` sections into leaves.
     `check=True` writes nothing and only reports.  `facts` (the hook's cache) supplies leaf
-    facts and `branches` each domain's index files, without changing a byte of the output.  Raises BadInput (exit 3) when MEMORY.md is
+    facts and `branches` each domain's index files, without changing a byte of the output;
+    `known` ({absolute path: bytes}) holds index files `branches` has just read from disk.  Raises BadInput (exit 3) when MEMORY.md is
     missing, not UTF-8, has no bonsai markers or a merge-conflict marker outside its block, or
     a leaf is unreadable; Failed (exit 1) when MEMORY.md changed while absorbing.
     """
@@ -80,7 +82,7 @@ def reindex_workspace(
         leaves = read_leaves(workspace, paths)
         pending = _count_inbox_sections(parts.inbox) if not absorb and parts.inbox.strip() else 0
         rendered = render_tree(leaves, parts, config, existing_index_paths(workspace), facts, branches)
-        return ReindexResult(_sync(workspace, rendered, trunk_bytes, check), (), pending)
+        return ReindexResult(_sync(workspace, rendered, trunk_bytes, check, known), (), pending)
     planned = dict(plan.files)
     leaves = read_leaves(workspace, [p for p in paths if p not in planned]) + _planned_leaves(planned)
     new_parts = TrunkParts(parts.pinned, parts.block, plan.inbox, parts.newline)
@@ -231,19 +233,25 @@ def _file_is(path: Path, data: bytes) -> bool:
         return False
 
 
-def _sync(workspace: Path, rendered: Mapping[str, str | None], trunk_bytes: bytes, check: bool) -> tuple[str, ...]:
+def _sync(workspace: Path, rendered: Mapping[str, str | None], trunk_bytes: bytes, check: bool,
+          known: Mapping[str, bytes] | None = None) -> tuple[str, ...]:
     """Write (or under check, only list) the rendered files whose bytes differ; the trunk first.
 
+    `known`: {absolute path: bytes} just read from disk (never the trunk), not read again.
     Raises Failed when MEMORY.md changed on disk since `trunk_bytes` were read.
     """
     changed = []
+    base = os.fspath(workspace)
     for path in sorted(rendered, key=lambda p: (p != TRUNK, p)):
         target = workspace / path
         text = rendered[path]
-        try:  # one open+read (tree._read_bytes), not is_file()+read_bytes(): the hook's hot path
-            current: bytes | None = _read_bytes(os.path.join(os.fspath(workspace), path))
-        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
-            current = None
+        full = os.path.join(base, path)
+        current: bytes | None = None if known is None or path == TRUNK else known.get(full)
+        if current is None:
+            try:  # one open+read (tree._read_bytes), not is_file()+read_bytes(): the hook's hot path
+                current = _read_bytes(full)
+            except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+                current = None
         wanted = None if text is None else text.encode("utf-8")
         if current == wanted:
             continue
