@@ -10,6 +10,7 @@ leaves.  The pure helpers parse paths and the trunk; `read_leaves` is the only I
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import stat
@@ -26,7 +27,9 @@ DOMAINS_DIR = "memory/domains"
 ROOT_INDEX = "memory/_index.md"
 INDEX_NAME = "_index.md"
 BEGIN_PREFIX = "<!-- bonsai:begin"
-BEGIN = "<!-- bonsai:begin generated; edit memory/ then run bonsai-git reindex -->"
+# The rendered begin line is BEGIN + " #<crc32 of the block body> -->" (indexes.py); any line
+# starting with BEGIN_PREFIX is read as a begin marker, so older trunks' longer line still pairs.
+BEGIN = "<!-- bonsai:begin generated"
 END = "<!-- bonsai:end -->"
 _BEGIN_LINE = re.compile(r"^<!-- bonsai:begin\b[^\n]*$", re.M)
 _END_LINE = re.compile(r"^<!-- bonsai:end -->[ \t]*\r?$", re.M)
@@ -202,9 +205,10 @@ def read_regular(path: Path | str, name: str | None = None) -> bytes:
     """The bytes of the regular file at `path` (a symlink to one is followed).
 
     Anything else is refused before a byte is read: NotRegularFile (BadInput, exit 3) naming
-    `name` (default: the path).  Opened with O_NONBLOCK, so a FIFO never blocks the open, and
-    checked with fstat on the open descriptor, so nothing can swap the file in between
-    (a FIFO for MEMORY.md made the hook and status hang).  FileNotFoundError when absent.
+    `name` (default: the path); a folder raises IsADirectoryError, as open() does.  Opened with
+    O_NONBLOCK, so a FIFO never blocks the open, and checked with fstat on the open descriptor,
+    so nothing can swap the file in between (a FIFO for MEMORY.md made the hook and status
+    hang).  FileNotFoundError when absent.
     """
     return _read_bytes(os.fspath(path), name)
 
@@ -224,7 +228,10 @@ def _read_bytes(path: str, name: str | None = None) -> bytes:
     """
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):  # as open() would say: callers treat a folder like a missing file
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+        if not stat.S_ISREG(mode):
             raise NotRegularFile(f"{name or path}: is not a regular file (a FIFO, device, socket or folder); "
                                  "bonsai-git reads regular files only. Replace it with a file")
         data = os.read(fd, 1 << 16)

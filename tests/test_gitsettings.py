@@ -428,8 +428,8 @@ def test_plain_hook_refuses_a_partly_staged_leaf_and_keeps_head_true(make_repo: 
     git(repo, "stash", "push", "-q", "--keep-index")
     first = run(["git", "commit", "-q", "-m", "price"], repo)
     assert first.returncode == 1, first.stderr
-    assert first.stderr.rstrip().endswith("git add -A -- MEMORY.md memory/_index.md memory/domains/business/_index.md")
-    git(repo, "add", "-A", "--", "MEMORY.md", "memory/_index.md", "memory/domains/business/_index.md")
+    assert first.stderr.rstrip().endswith("git add -A -- memory/_index.md memory/domains/business/_index.md")
+    git(repo, "add", "-A", "--", "memory/_index.md", "memory/domains/business/_index.md")
     assert run(["git", "commit", "-q", "-m", "price"], repo).returncode == 0
     assert _clean_clone_is_fresh(repo, tmp_path)
     assert "Draft: maybe $22" in git(repo, "stash", "show", "-p")  # the unstaged hunk is kept, not committed

@@ -49,11 +49,10 @@ def test_hook_rewrites_indexes_after_an_edit_and_names_them(make_repo: MakeRepo,
     write(repo, PRICING, "## Pricing\n\nWholesale $20 from April.\n")
     code, out, err = hook(repo, capsys)
     assert code == 1
-    assert out.splitlines() == [
-        "bonsai-git: wrote MEMORY.md", "bonsai-git: wrote memory/_index.md",
-        "bonsai-git: wrote memory/domains/business/_index.md",
+    assert out.splitlines() == [  # the trunk is quiet: a leaf edit never rewrites MEMORY.md
+        "bonsai-git: wrote memory/_index.md", "bonsai-git: wrote memory/domains/business/_index.md",
     ]
-    assert err.endswith("rewrote 3 file(s); stage them and commit again: git add -A -- MEMORY.md memory/_index.md "
+    assert err.endswith("rewrote 2 file(s); stage them and commit again: git add -A -- memory/_index.md "
                         "memory/domains/business/_index.md\n")
     settle(repo, capsys)
 
@@ -107,8 +106,8 @@ def test_hook_lists_nested_folders_under_their_domain(make_repo: MakeRepo, capsy
     write(repo, "memory/domains/infrastructure/hosts/kiln-pi.md", "## Kiln Pi\n\nRaspberry Pi logging kiln temps.\n")
     git(repo, "add", "-A")
     assert hook(repo, capsys)[0] == 1
-    assert "### hosts/kiln-pi.md (~" in (repo / "memory/domains/infrastructure/_index.md").read_text()
-    assert not (repo / "memory/domains/infrastructure/hosts/_index.md").exists()
+    assert "### [hosts/](hosts/_index.md)" in (repo / "memory/domains/infrastructure/_index.md").read_text()
+    assert "### kiln-pi.md (~" in (repo / "memory/domains/infrastructure/hosts/_index.md").read_text()
     settle(repo, capsys)
 
 
@@ -160,7 +159,7 @@ def test_hook_handles_several_workspaces_in_one_repository(make_repo: MakeRepo, 
     code, out, err = hook(repo / "agents", capsys)  # from a subfolder too
     assert code == 1
     assert "wrote agents/bob/memory/domains/business/_index.md" in out and "alice" not in out
-    assert err.endswith("git add -A -- agents/bob/MEMORY.md agents/bob/memory/_index.md "
+    assert err.endswith("git add -A -- agents/bob/memory/_index.md "
                         "agents/bob/memory/domains/business/_index.md\n")  # exactly the files written
     write(repo / "agents/alice", CRON, "## Cron\n<<<<<<< HEAD\n")
     assert hook(repo, capsys)[2].startswith("bonsai-git: agents/alice/memory/domains/infrastructure/cron-jobs.md:2:")
