@@ -110,12 +110,25 @@ def run_hook(directory: Path, *, check: bool = False) -> int:
     else:
         # Exactly the files written: `git add -A -- MEMORY.md memory` also staged hunks the user had
         # kept out of this commit.
-        import shlex
-
-        targets = " ".join(shlex.quote(p) for p in sorted(set(changed)))
-        print(f"bonsai-git: rewrote {len(changed)} file(s); stage them and commit again: git add -A -- {targets}",
-              file=sys.stderr)
+        print(f"bonsai-git: rewrote {len(changed)} file(s); stage them and commit again: git add -A -- "
+              f"{_addable(changed)}", file=sys.stderr)
     return 1
+
+
+def _addable(paths: Sequence[str]) -> str:
+    """`paths` for a shell `git add`, never showing a secret-looking name: a path whose name
+    `mask_name` would change is given as its nearest ancestor folder that shows none."""
+    import shlex
+
+    from .secretscan import mask_name  # loaded already whenever something was written
+
+    out: list[str] = []
+    for path in sorted(set(paths)):
+        while path and mask_name(path) != path:
+            path = path.rpartition("/")[0]
+        if path and path not in out:
+            out.append(path)
+    return " ".join(shlex.quote(p) for p in out)
 
 
 def _refuse_unstaged(top: Path, ws: Workspace, cache: FactsCache) -> None:
@@ -126,8 +139,9 @@ def _refuse_unstaged(top: Path, ws: Workspace, cache: FactsCache) -> None:
     indexes of text it does not hold, stale in every clean clone.  MEMORY.md with unstaged
     changes counts when the run would rewrite it (absorb, or a new block): staging the rewrite
     would stage those changes too.  A generated `_index.md` with unstaged changes (an earlier
-    run rewrote it and it was not staged) would leave a stale index in the commit.  The pre-commit framework sets unstaged changes aside
-    before its hooks run, so this refuses only under the plain git hook.  Called inside a
+    run rewrote it and it was not staged) would leave a stale index in the commit.  The
+    pre-commit framework sets unstaged changes aside before its hooks run, so this refuses only
+    under the plain git hook.  Called inside a
     commit only (git sets GIT_INDEX_FILE for its hooks): run by hand, nothing is committed, and
     the hook indexes the work tree as `reindex` does.
     """
@@ -135,16 +149,19 @@ def _refuse_unstaged(top: Path, ws: Workspace, cache: FactsCache) -> None:
     if not leaves and TRUNK in ws.unstaged and _would_rewrite_trunk(top, ws, cache):
         leaves = [TRUNK]
     indexes = sorted(p for p in set(ws.unstaged) if p.startswith(MEMORY_DIR + "/") and p.endswith("/_index.md"))
+    from .secretscan import mask_name  # names are shown masked, as everywhere (issue 13)
+
     if not leaves and indexes:  # rewritten by an earlier run and not staged: the commit would hold the old one
         more = f" (and {len(indexes) - 1} more)" if len(indexes) > 1 else ""
-        raise Refused(f"{ws.prefix}{indexes[0]}{more}: a generated index with changes that are not staged, so this "
-                      f"commit would hold a stale one; stage it: git add -A -- "
-                      f"{' '.join(ws.prefix + p for p in indexes)}")
+        raise Refused(f"{mask_name(ws.prefix + indexes[0])}{more}: a generated index with changes that are not "
+                      f"staged, so this commit would hold a stale one; stage it: git add -A -- "
+                      f"{_addable([ws.prefix + p for p in indexes])}")
     if leaves:
         more = f" (and {len(leaves) - 1} more)" if len(leaves) > 1 else ""
-        raise Refused(f"{ws.prefix}{leaves[0]}{more}: has changes that are not staged, so the indexes would describe "
-                      f"text this commit does not hold; stage them (git add -- {ws.prefix}{leaves[0]}) or set them "
-                      "aside (git stash push --keep-index), then commit again")
+        raise Refused(f"{mask_name(ws.prefix + leaves[0])}{more}: has changes that are not staged, so the indexes "
+                      f"would describe text this commit does not hold; stage them (git add -- "
+                      f"{_addable([ws.prefix + leaves[0]])}) or set them aside (git stash push --keep-index), then "
+                      "commit again")
 
 
 def _would_rewrite_trunk(top: Path, ws: Workspace, cache: FactsCache) -> bool:
