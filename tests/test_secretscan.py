@@ -185,7 +185,7 @@ def test_no_leaf_name_carries_a_key(migrated: tuple[Path, str, str]) -> None:
     paths = git(repo, "ls-tree", "-r", "--name-only", "HEAD")
     for kind, (value, _line) in KEYS.items():
         assert not {w.lower() for w in _windows(value, 8)} & set(re.findall(r"[^/\n]{8}", paths.lower())), kind
-    assert "memory/domains/general/token-for-ci.md" in paths.splitlines()
+    assert "memory/domains/infrastructure/token-for-ci.md" in paths.splitlines()
 
 
 def test_leaves_keep_every_key_verbatim(migrated: tuple[Path, str, str]) -> None:
@@ -208,7 +208,7 @@ def test_migrate_warns_once_per_key_by_file_line_and_kind_never_the_value(migrat
     warnings = [ln[len("warning: "):] for ln in err.splitlines() if ln.startswith("warning: ")]
     assert len(warnings) == len(KEYS) + 1  # the GitHub token is also in its section's heading
     assert sorted(w.rsplit(": ", 1)[1] for w in warnings) == sorted([*KEYS, "github token"])
-    assert "memory/domains/general/token-for-ci.md:1: github token" in warnings
+    assert "memory/domains/infrastructure/token-for-ci.md:1: github token" in warnings
     for w in warnings:
         path, line, kind = re.fullmatch(r"(.+?):(\d+): (.+)", w).groups()  # type: ignore[union-attr]
         shown = (repo / path).read_text().splitlines()[int(line) - 1]
