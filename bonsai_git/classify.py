@@ -117,6 +117,7 @@ class _Index:
     cjk: re.Pattern[str] | None
     cjk_keywords: dict[str, tuple[tuple[str, str, float], ...]]
     configured: frozenset[str]
+    surface: frozenset[str]
 
 
 @functools.lru_cache(maxsize=65536)  # memory text repeats its words: a lookup beats the rules
@@ -174,32 +175,57 @@ def _index(domains: tuple[tuple[str, tuple[str, ...]], ...], configured: tuple[s
         cjk=cjk_re,
         cjk_keywords={k: tuple(v) for k, v in cjk.items()},
         configured=frozenset(configured),
+        surface=_surface_forms([*words, *(p[0] for p in phrases)]),
     )
 
 
-def _score_text(text: str, index: _Index, scores: dict[str, float], found: dict[str, list[str]],
-                scale: float = 1.0) -> None:
-    """Add every keyword match in `text` to `scores` ({domain: points}) and `found` ({domain: words})."""
-    spans = [(m.start(), m.end()) for m in _WORD.finditer(text)]
-    stems = [stem(text[a:b]) for a, b in spans]
-    i, n = 0, len(stems)
-    while i < n:
-        s = stems[i]
-        span = 1
-        hits = index.words.get(s, ())
-        for phrase, phrase_hits in index.phrases.get(s, ()):
-            if tuple(stems[i : i + len(phrase)]) == phrase:
-                hits, span = phrase_hits, len(phrase)
-                break
-        for domain, _keyword, weight in hits:
-            scores[domain] = scores.get(domain, 0.0) + weight * scale
-            found.setdefault(domain, []).append(text[spans[i][0] : spans[i + span - 1][1]])
-        i += span
+def _score_text(text: str, index: _Index, scores: dict[str, float], found: dict[str, list[str]]) -> None:
+    """Add every keyword match in `text` to `scores` ({domain: points}) and `found` ({domain: words}).
+
+    Only words whose lowercase form can stem to a keyword (`_Index.surface`) are stemmed: most words
+    of a body are not, and a set lookup is what keeps 1,000 sections within milliseconds.
+    """
+    lowered = text.casefold()
+    words = _WORD.findall(lowered)
+    surface = index.surface
+    candidates = [i for i, w in enumerate(words) if w in surface]
+    if candidates:
+        # casefold can change a length (ß -> ss); then show the lowered words instead of the original
+        spans = [m.span() for m in _WORD.finditer(lowered)] if len(lowered) == len(text) else None
+        n, done = len(words), -1
+        for i in candidates:
+            if i <= done:  # inside a phrase already counted
+                continue
+            s = stem(words[i])
+            span = 1
+            hits = index.words.get(s, ())
+            for phrase, phrase_hits in index.phrases.get(s, ()):
+                size = len(phrase)
+                if i + size <= n and all(stem(words[i + j]) == phrase[j] for j in range(1, size)):
+                    hits, span = phrase_hits, size
+                    break
+            done = i + span - 1
+            shown = text[spans[i][0] : spans[done][1]] if spans is not None else " ".join(words[i : done + 1])
+            for domain, _keyword, weight in hits:
+                scores[domain] = scores.get(domain, 0.0) + weight
+                found.setdefault(domain, []).append(shown)
     if index.cjk is not None and CJK_CHAR.search(text):
         for m in index.cjk.finditer(text):
             for domain, _keyword, weight in index.cjk_keywords[m.group()]:
-                scores[domain] = scores.get(domain, 0.0) + weight * scale
+                scores[domain] = scores.get(domain, 0.0) + weight
                 found.setdefault(domain, []).append(m.group())
+
+
+def _surface_forms(stems: Iterable[str]) -> frozenset[str]:
+    """Every lowercase word that `stem` can map to one of `stems` (a superset is safe: it only filters)."""
+    out: set[str] = set()
+    for k in stems:
+        for base in (k, k + "ing", k + "ed"):
+            forms = {base, base + "s", base + "es"}
+            if base.endswith("y"):
+                forms.add(base[:-1] + "ies")
+            out |= forms | {f + "'s" for f in forms}
+    return frozenset(out)
 
 
 def _prefix(heading: str) -> tuple[str, str] | None:
@@ -269,7 +295,10 @@ def classify_section(section: SectionInput, config: Config, document: str | None
     `document` is the document's dominant domain (`dominant_domain`), or None.  The steps and
     weights are in this module's docstring.
     """
-    index = _index(config.domains, config.configured)
+    return _classify(section, _index(config.domains, config.configured), document)
+
+
+def _classify(section: SectionInput, index: _Index, document: str | None) -> Classification:
     scores, found, prefixed = _heading_scores(section.heading, index)
     long = len(section.heading) > LONG_HEADING_CHARS or len(_WORD.findall(section.heading)) > LONG_HEADING
     needed = BODY_MIN if long else 1.0
@@ -313,12 +342,13 @@ def dominant_domain(decisions: Iterable[Classification]) -> str | None:
 def classify_document(sections: Sequence[SectionInput], config: Config) -> tuple[Classification, ...]:
     """Classify every section of one document, in order: each on its own, then the sections nothing
     placed get the document's dominant domain (`dominant_domain`) when there is one."""
-    first = [classify_section(s, config) for s in sections]
+    index = _index(config.domains, config.configured)  # hashing the table once, not per section
+    first = [_classify(s, index, None) for s in sections]
     document = dominant_domain(first)
     if document is None:
         return tuple(first)
     return tuple(
-        classify_section(s, config, document) if c.decided_by == "fallback" else c
+        _classify(s, index, document) if c.decided_by == "fallback" else c
         for s, c in zip(sections, first)
     )
 
