@@ -284,17 +284,32 @@ def reflect(workspace: Path, as_json: bool) -> None:
 
 @main.command()
 @WORKSPACE
-@click.argument("leaf")
+@click.argument("leaves", nargs=-1, required=True)
 @click.argument("domain")
 @DRY_RUN
 @NO_COMMIT
 @NO_VERIFY
-def move(workspace: Path, leaf: str, domain: str, dry_run: bool, no_commit: bool, no_verify: bool) -> None:
-    """Move LEAF (a path or unique name) to DOMAIN, reindex, commit (exit 3: refused, nothing written)."""
-    from .lifecycle import lifecycle_text, move_leaf
+def move(workspace: Path, leaves: tuple[str, ...], domain: str, dry_run: bool, no_commit: bool, no_verify: bool) -> None:
+    """Move LEAVES (paths or unique names) to DOMAIN, reindex, one commit (exit 3: refused, nothing written)."""
+    from .lifecycle import lifecycle_text, move_leaves
 
-    click.echo(lifecycle_text(move_leaf(workspace, leaf, domain, dry_run=dry_run, no_commit=no_commit,
-                                        no_verify=no_verify)))
+    click.echo(lifecycle_text(move_leaves(workspace, leaves, domain, dry_run=dry_run, no_commit=no_commit,
+                                          no_verify=no_verify)))
+
+
+@main.command()
+@WORKSPACE
+@click.option("--all", "all_leaves", is_flag=True,
+              help="Re-sort every leaf, not only general/ (leaves a `move` placed stay where they are).")
+@DRY_RUN
+@NO_COMMIT
+@NO_VERIFY
+def regroup(workspace: Path, all_leaves: bool, dry_run: bool, no_commit: bool, no_verify: bool) -> None:
+    """Re-apply the current rules and .bonsai.toml to a migrated tree, as one commit (Bonsai-Op: regroup)."""
+    from .lifecycle import lifecycle_text, regroup_workspace
+
+    click.echo(lifecycle_text(regroup_workspace(workspace, all_leaves=all_leaves, dry_run=dry_run,
+                                                no_commit=no_commit, no_verify=no_verify)))
 
 
 @main.command()
