@@ -282,9 +282,9 @@ def _domains(
     scopes: dict[str, str] = {}
     configured: list[str] = []
     for name, value in table.items():
-        if not is_domain_name(name) or name == FALLBACK_DOMAIN:
+        if not is_domain_name(name) or name in (FALLBACK_DOMAIN, "pinned"):  # a plan's "pinned" means the trunk
             raise BadInput(f"{source}: domain name {name!r} must be lowercase letters, digits or '-' "
-                           f"(at most {MAX_DOMAIN_NAME}, not {FALLBACK_DOMAIN!r})")
+                           f"(at most {MAX_DOMAIN_NAME}, not {FALLBACK_DOMAIN!r} or 'pinned')")
         where = f"domains.{name}"
         if isinstance(value, dict):
             unknown = sorted(set(value) - {"keywords", "scope"})
