@@ -118,6 +118,7 @@ class _Index:
     cjk_keywords: dict[str, tuple[tuple[str, str, float], ...]]
     configured: frozenset[str]
     surface: frozenset[str]
+    heading_only: frozenset[str]
 
 
 @functools.lru_cache(maxsize=65536)  # memory text repeats its words: a lookup beats the rules
@@ -148,10 +149,14 @@ def _index(domains: tuple[tuple[str, tuple[str, ...]], ...], configured: tuple[s
     words: dict[str, list[tuple[str, str, float]]] = {}
     phrases: dict[tuple[str, ...], list[tuple[str, str, float]]] = {}
     cjk: dict[str, list[tuple[str, str, float]]] = {}
+    heading_only: set[str] = set()
     for domain, keywords in domains:
         for raw in keywords:
-            weight = WEAK_WEIGHT if raw.startswith("~") else 1.0
-            keyword = raw.lstrip("~").strip()
+            marks = raw[: len(raw) - len(raw.lstrip("~^"))]
+            weight = WEAK_WEIGHT if "~" in marks else 1.0
+            keyword = raw[len(marks) :].strip()
+            if "^" in marks:
+                heading_only.add(keyword)
             if not keyword:
                 continue
             if CJK_CHAR.search(keyword):
@@ -176,11 +181,14 @@ def _index(domains: tuple[tuple[str, tuple[str, ...]], ...], configured: tuple[s
         cjk_keywords={k: tuple(v) for k, v in cjk.items()},
         configured=frozenset(configured),
         surface=_surface_forms([*words, *(p[0] for p in phrases)]),
+        heading_only=frozenset(heading_only),
     )
 
 
-def _score_text(text: str, index: _Index, scores: dict[str, float], found: dict[str, list[str]]) -> None:
-    """Add every keyword match in `text` to `scores` ({domain: points}) and `found` ({domain: words}).
+def _score_text(text: str, index: _Index, scores: dict[str, float], found: dict[str, list[str]],
+                body: bool = False) -> None:
+    """Add every keyword match in `text` to `scores` ({domain: points}) and `found` ({domain: words});
+    in a `body`, heading-only keywords (`^word`) do not count.
 
     Only words whose lowercase form can stem to a keyword (`_Index.surface`) are stemmed: most words
     of a body are not, and a set lookup is what keeps 1,000 sections within milliseconds.
@@ -206,12 +214,16 @@ def _score_text(text: str, index: _Index, scores: dict[str, float], found: dict[
                     break
             done = i + span - 1
             shown = text[spans[i][0] : spans[done][1]] if spans is not None else " ".join(words[i : done + 1])
-            for domain, _keyword, weight in hits:
+            for domain, keyword, weight in hits:
+                if body and keyword in index.heading_only:
+                    continue
                 scores[domain] = scores.get(domain, 0.0) + weight
                 found.setdefault(domain, []).append(shown)
     if index.cjk is not None and CJK_CHAR.search(text):
         for m in index.cjk.finditer(text):
-            for domain, _keyword, weight in index.cjk_keywords[m.group()]:
+            for domain, keyword, weight in index.cjk_keywords[m.group()]:
+                if body and keyword in index.heading_only:
+                    continue
                 scores[domain] = scores.get(domain, 0.0) + weight
                 found.setdefault(domain, []).append(m.group())
 
@@ -308,7 +320,7 @@ def _classify(section: SectionInput, index: _Index, document: str | None) -> Cla
     if section.body:
         body_scores = dict(scores)
         body_found = {d: list(w) for d, w in found.items()}
-        _score_text(section.body[:BODY_CHARS], index, body_scores, body_found)
+        _score_text(section.body[:BODY_CHARS], index, body_scores, body_found, body=True)
         if max(body_scores.values(), default=0.0) >= BODY_MIN:
             return _decision(body_scores, body_found, "body", index)
     if scores:

@@ -45,12 +45,13 @@ MAX_DOMAIN_NAME = 60
 # the ambiguous `network`, `voice` and `issues`, which are weak.  Keyword syntax (classify.py):
 # a word matches whole words, singular and plural both ways and -ing/-ed forms of long words; several
 # words match as a phrase; CJK keywords match as substrings; a leading `~` makes a keyword weak
-# (half a point, and the body is read before a weak match alone decides).
+# (half a point, and the body is read before a weak match alone decides); a leading `^` makes it
+# count in headings only (`about`, `who`: common in any body).
 DEFAULT_DOMAINS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("identity", (
         "identity", "personal", "family", "personality", "preferences", "professional network",
         "about me", "about my human", "owner", "profile", "biography", "background", "working style",
-        "writing style", "voice and style", "~style", "tone", "habits", "values", "about", "~who",
+        "writing style", "voice and style", "^~style", "^tone", "habits", "^values", "^about", "^~who", "career", "education", "work history", "^kids", "^children", "^parenting",
         "~network", "~my human", "~user",
         "身份", "个人", "個人", "家庭", "偏好", "用户", "用戶", "使用者", "喜好", "习惯", "習慣",
         "プロフィール", "自己紹介", "好み", "家族", "신원", "프로필", "선호", "가족", "개인", "사용자",
@@ -58,7 +59,7 @@ DEFAULT_DOMAINS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("people", (
         "people", "person", "team", "contacts", "contact list", "colleagues", "coworkers",
         "stakeholders", "leadership", "committee", "supervisor", "staff", "employees", "who's who",
-        "relationships", "friends", "mentors", "network contacts",
+        "relationships", "friends", "mentors", "mentees", "neighbors", "network contacts",
         "人员", "人員", "联系人", "聯絡人", "联络人", "团队", "團隊", "同事", "人物", "人脉", "人脈",
         "担当者", "連絡先", "チーム", "人間関係", "사람", "연락처", "팀", "동료", "인맥",
     )),
@@ -68,7 +69,7 @@ DEFAULT_DOMAINS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "sponsors", "invoices", "vendors", "suppliers", "shop", "store", "orders", "hiring",
         "fundraising", "investors", "metrics", "kpi", "finance", "budget", "keywords", "backlinks",
         "listings", "marketplace", "newsletter", "podcast", "deals", "leads", "prospects", "strategy",
-        "operations", "logistics", "shipping", "content calendar", "board", "partners", "accounts",
+        "operations", "logistics", "shipping", "content calendar", "^board", "~partners", "accounts", "okrs", "social media", "^launch",
         "money", "conferences", "trade shows", "trading", "portfolio", "watchlist", "~pipeline", "~goals",
         "业务", "公司", "营收", "客户", "产品", "品牌", "销售", "市场", "营销", "价格", "定价",
         "供应商", "商品", "物流", "发货", "订单", "業務", "營收", "客戶", "產品", "銷售", "行銷",
@@ -91,7 +92,8 @@ DEFAULT_DOMAINS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "router", "wifi", "vpn", "home assistant", "homelab", "repository", "repo", "git", "codebase",
         "stack", "architecture", "certificates", "ssl", "equipment", "maintenance", "capacity",
         "known issues", "issue tracker", "tracker", "scheduled jobs", "jobs", "software", "hardware",
-        "devices", "email setup", "accounts and access", "postmortems", "~system", "~systems", "~network", "~release",
+        "devices", "email setup", "accounts and access", "postmortems", "bugs", "tech debt", "technical debt",
+        "passwords", "permissions", "~system", "~systems", "~network", "~release",
         "基础设施", "服务", "配置", "接口", "工具", "部署", "服务器", "伺服器", "系统", "系統",
         "设置", "設定", "备份", "備份", "监控", "監控", "运维", "運維", "环境", "環境", "服務",
         "サーバー", "インフラ", "ツール", "監視", "バックアップ", "デプロイ",
@@ -100,7 +102,7 @@ DEFAULT_DOMAINS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("agents", (
         "agent", "task", "sub-agent", "assistant", "bot", "subagents", "rules", "workflow",
         "templates", "format", "~conventions", "~recurring", "reminders", "briefing", "triage",
-        "task queue", "inbox", "operating rules", "instructions", "guidelines", "must not",
+        "task queue", "inbox", "heartbeat", "operating rules", "instructions", "guidelines", "must not",
         "agent identity", "persona", "~boundaries",
         "智能体", "任务", "任務", "代理", "助手", "助理", "模板", "工作流", "提醒", "规则", "規則",
         "エージェント", "アシスタント", "タスク", "ルール", "에이전트", "작업", "비서", "규칙", "템플릿",
@@ -112,7 +114,7 @@ DEFAULT_DOMAINS: tuple[tuple[str, tuple[str, ...]], ...] = (
     )),
     ("legal", (
         "legal", "non-compete", "contract", "compliance", "law", "lawyer", "attorney", "gdpr",
-        "privacy", "terms", "license", "licensing", "nda", "public records", "records requests",
+        "privacy", "^terms", "license", "licensing", "nda", "public records", "records requests",
         "safeguarding", "data retention", "retention", "regulations", "regulatory", "trademark",
         "copyright", "litigation",
         "法律", "合同", "合約", "合规", "合規", "隐私", "隱私", "法规", "法規", "契約", "法務",
@@ -122,19 +124,22 @@ DEFAULT_DOMAINS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "health", "fitness", "workouts", "gym", "exercise", "diet", "nutrition", "sleep", "medical",
         "doctor", "personal finance", "savings", "home", "house", "travel", "trips", "vacation",
         "holidays", "hobbies", "hobby", "reading list", "books", "language study", "wedding",
-        "recipes", "cooking", "pets", "garden", "passport", "visa", "training plan",
+        "recipes", "cooking", "pets", "garden", "passport", "visa", "training plan", "^car", "vehicle",
+        "medications", "dentist", "insurance", "taxes", "bills", "subscriptions", "mortgage", "rent",
+        "apartment", "^school", "language learning", "music", "photography", "gaming", "movies",
+        "shopping list", "groceries", "^routine",
         "健康", "健身", "旅行", "旅游", "旅遊", "爱好", "愛好", "趣味", "勉強", "学习", "學習",
         "运动", "運動", "家居", "婚礼", "婚禮", "読書", "건강", "운동", "여행", "취미", "공부", "결혼",
     )),
     ("log", (
         "log", "journal", "diary", "changelog", "change log", "weekly review", "monthly review",
         "reviews", "retrospective", "retro", "session log", "daily notes", "timeline",
-        "achievements", "history", "~report", "~updates", "~weekly", "~monthly",
+        "achievements", "^history", "~report", "~updates", "~weekly", "~monthly",
         "日志", "日誌", "周报", "週報", "月报", "月報", "回顾", "回顧", "复盘", "復盤", "日記",
         "振り返り", "変更履歴", "일지", "회고", "기록", "일기",
     )),
     ("dates", (
-        "dates", "remember", "anniversary", "birthday", "deadlines", "due dates", "renewals",
+        "dates", "^remember", "anniversary", "birthday", "deadlines", "due dates", "renewals",
         "important dates", "key dates",
         "日期", "生日", "纪念日", "紀念日", "截止", "期限", "誕生日", "記念日", "締切", "생일",
         "기념일", "마감", "날짜",
