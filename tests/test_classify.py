@@ -253,3 +253,12 @@ def test_config_weak_keyword_and_table_shape() -> None:
     assert classify_heading("Study", cfg).score == 0.5
     assert cfg.scopes == {"research": "papers and studies"}
     assert cfg.configured == ("research",)
+
+
+def test_heading_only_keywords_do_not_count_in_a_body() -> None:
+    assert classify_heading("About Kai", Config()).domain == "identity"
+    body = "All about who does what; kids' drawings about the history of the board.\n"
+    assert classify_section(SectionInput("Odds and ends", body), Config()).decided_by == "fallback"
+    cfg = parse_config('[domains.reading]\nkeywords = ["^reading", "novel"]\n')
+    assert classify_section(SectionInput("Shelf", "reading reading reading\n"), cfg).domain == "general"
+    assert classify_section(SectionInput("Shelf", "a novel, another novel\n"), cfg).domain == "reading"
