@@ -114,7 +114,8 @@ class _Index:
     order: dict[str, int]
     words: dict[str, tuple[tuple[str, str, float], ...]]
     phrases: dict[str, tuple[tuple[tuple[str, ...], tuple[tuple[str, str, float], ...]], ...]]
-    cjk: re.Pattern[str] | None
+    cjk: re.Pattern[str] | None  # the substring keywords (CJK, or without letters) as one alternation
+    cjk_only: bool  # every substring keyword holds CJK: a text without CJK cannot match
     cjk_keywords: dict[str, tuple[tuple[str, str, float], ...]]
     configured: frozenset[str]
     surface: frozenset[str]
@@ -159,7 +160,7 @@ def _index(domains: tuple[tuple[str, tuple[str, ...]], ...], configured: tuple[s
                 heading_only.add(keyword)
             if not keyword:
                 continue
-            if CJK_CHAR.search(keyword):
+            if CJK_CHAR.search(keyword) or not _WORD.search(keyword):  # substrings: CJK, or no letters (`🚀`)
                 if all(d != domain for d, _k, _w in cjk.get(keyword, ())):
                     cjk.setdefault(keyword, []).append((domain, keyword, weight))
                 continue
@@ -178,6 +179,7 @@ def _index(domains: tuple[tuple[str, tuple[str, ...]], ...], configured: tuple[s
         words={k: tuple(v) for k, v in words.items()},
         phrases={k: tuple(v) for k, v in by_first.items()},
         cjk=cjk_re,
+        cjk_only=all(CJK_CHAR.search(k) for k in cjk),
         cjk_keywords={k: tuple(v) for k, v in cjk.items()},
         configured=frozenset(configured),
         surface=_surface_forms([*words, *(p[0] for p in phrases)]),
@@ -219,7 +221,7 @@ def _score_text(text: str, index: _Index, scores: dict[str, float], found: dict[
                     continue
                 scores[domain] = scores.get(domain, 0.0) + weight
                 found.setdefault(domain, []).append(shown)
-    if index.cjk is not None and CJK_CHAR.search(text):
+    if index.cjk is not None and (not index.cjk_only or CJK_CHAR.search(text)):
         for m in index.cjk.finditer(text):
             for domain, keyword, weight in index.cjk_keywords[m.group()]:
                 if body and keyword in index.heading_only:
@@ -359,10 +361,8 @@ def classify_document(sections: Sequence[SectionInput], config: Config) -> tuple
     document = dominant_domain(first)
     if document is None:
         return tuple(first)
-    return tuple(
-        _classify(s, index, document) if c.decided_by == "fallback" else c
-        for s, c in zip(sections, first)
-    )
+    # a fallback means no other signal scored, so the document's domain is all that is left
+    return tuple(Classification(document, "document") if c.decided_by == "fallback" else c for c in first)
 
 
 def classify_heading(heading: str, config: Config) -> Classification:

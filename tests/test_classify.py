@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bonsai_git.classify import (
     SectionInput,
@@ -262,3 +264,19 @@ def test_heading_only_keywords_do_not_count_in_a_body() -> None:
     cfg = parse_config('[domains.reading]\nkeywords = ["^reading", "novel"]\n')
     assert classify_section(SectionInput("Shelf", "reading reading reading\n"), cfg).domain == "general"
     assert classify_section(SectionInput("Shelf", "a novel, another novel\n"), cfg).domain == "reading"
+
+
+def test_a_configured_keyword_without_letters_matches_as_a_substring() -> None:
+    cfg = parse_config('[domains]\nlaunches = ["🚀", "-"]\n')
+    assert classify_heading("🚀 Q3", cfg).domain == "launches"
+    assert classify_heading("Plain", cfg).domain == "general"
+
+
+@given(st.text(max_size=200), st.text(max_size=1200), st.text(max_size=80))
+def test_classify_section_is_total_and_deterministic(heading: str, body: str, group: str) -> None:
+    section = SectionInput(heading, body, group)
+    c = classify_section(section, Config())
+    assert c == classify_section(section, Config())
+    assert c.domain in {d for d, _ in DEFAULT_DOMAINS}
+    assert c.decided_by in {"heading", "prefix", "body", "group", "fallback"}
+    assert c.score >= c.runner_up_score >= 0.0
