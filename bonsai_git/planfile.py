@@ -99,6 +99,9 @@ def read_plan(text: str, sections: Sequence[Section], config: Config, source: st
     except tomllib.TOMLDecodeError as exc:
         raise BadInput(f"{source}: not valid TOML ({exc}); fix it or write a new one with "
                        "bonsai-git migrate --dry-run --plan-out") from None
+    unknown = sorted(set(data) - {"version", "source", "domains", "section"})
+    if unknown:
+        raise BadInput(f"{source}: unknown key {unknown[0]!r}; known keys: version, source, [domains], [[section]]")
     if data.get("version") != PLAN_VERSION:
         raise BadInput(f"{source}: version must be {PLAN_VERSION}; write a new plan with migrate --dry-run --plan-out")
     config = _with_plan_domains(data.get("domains", {}), config, source)

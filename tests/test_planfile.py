@@ -96,6 +96,7 @@ def test_an_unedited_plan_gives_the_same_tree_as_the_classifier() -> None:
         (lambda t: t[: t.rindex("[[section]]")], "entry 4: the plan lists 3 sections, MEMORY.md has 4"),
         (lambda t: t.replace("version = 1", "version = 2"), "plan.toml: version must be 1"),
         (lambda t: t + "oops = [", "plan.toml: not valid TOML"),
+        (lambda t: t.replace("version = 1", "version = 1\nmode = 2"), "plan.toml: unknown key 'mode'"),
         (lambda t: t.replace('decided_by = "heading"\n', 'decided_by = "heading"\ncolour = "red"\n', 1),
          "entry 1 ('Clients'): unknown key 'colour'"),
     ],
