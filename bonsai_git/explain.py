@@ -13,9 +13,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .classify import Classification, SectionInput, classify_section, is_pinned
+from .classify import Classification, SectionInput, body_of, classify_document, classify_section, is_pinned
 from .config import FALLBACK_DOMAIN, Config, domain_scope
+from .errors import BadInput
 from .plan import PINNED, plan_migration
+from .sections import split_sections
 
 
 def explain_headings(headings: Sequence[str], body: str, config: Config) -> list[dict[str, Any]]:
@@ -33,9 +35,20 @@ def explain_headings(headings: Sequence[str], body: str, config: Config) -> list
 def explain_file(text: str, config: Config) -> list[dict[str, Any]]:
     """One record per `##` section of `text` (a whole Markdown file), classified as migrate would.
 
-    Raises BadInput when migrate would refuse the file's plan (plan.plan_migration).
+    Records carry the leaf `path` a migration would use, unless migrate would refuse the file
+    (an already migrated trunk's markers): then the sections are explained without paths.
     """
-    plan = plan_migration(text, config)
+    try:
+        plan = plan_migration(text, config)
+    except BadInput:  # e.g. an already migrated trunk (marker lines): explain without leaf paths
+        sections = split_sections(text).sections
+        kept = [s for s in sections if not is_pinned(s.heading, config)]
+        found = iter(classify_document([SectionInput(s.heading, body_of(s.text), s.group) for s in kept], config))
+        out = []
+        for s in sections:
+            c = None if is_pinned(s.heading, config) else next(found)
+            out.append(_record(s.heading, s.line, c.domain if c else PINNED, c.decided_by if c else "pin", c, None))
+        return out
     return [_record(p.heading, p.line, p.domain, p.decided_by, p.classification, p.path) for p in plan.placed]
 
 

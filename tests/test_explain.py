@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from collections.abc import Callable
 import sys
 from pathlib import Path
 
@@ -77,3 +78,23 @@ def test_explain_runs_as_a_real_process() -> None:
     proc = subprocess.run([BONSAI, "explain", "2026-05-14 shipped v2"], capture_output=True, text=True)
     assert proc.returncode == 0
     assert proc.stdout.startswith("'2026-05-14 shipped v2' -> log: decided by prefix, score 2 (words: \"2026-05-14\")")
+
+
+def test_explain_file_on_a_migrated_trunk_explains_what_follows_the_block(make_repo: Callable[..., Path]) -> None:
+    repo = make_repo(corpus_bytes("02-ops-assistant-2764.md"))
+    assert CliRunner().invoke(main, ["migrate", "-C", str(repo)]).exit_code == 0
+    with (repo / "MEMORY.md").open("a") as fh:
+        fh.write("\n## Servers added later\n\nnas2 at 10.0.0.9\n")
+    code, out, err = explain("-C", str(repo), "--file", "MEMORY.md", "--json")
+    assert (code, err) == (0, "")
+    sections = json.loads(out)["sections"]
+    assert sections[-1]["heading"] == "Servers added later" and sections[-1]["domain"] == "infrastructure"
+
+
+def test_explain_file_without_leaf_paths_when_migrate_would_refuse(tmp_path: Path) -> None:
+    marker_text = "# T\n\n<!-- bonsai:begin x -->\n<!-- bonsai:end -->\n\n## 📌 Pinned\n\nkeep\n\n## Servers\n\nnas\n"
+    (tmp_path / "m.md").write_text(marker_text)
+    code, out, err = explain("--file", str(tmp_path / "m.md"), "--json")
+    sections = json.loads(out)["sections"]
+    assert (code, err) == (0, "") and [s["domain"] for s in sections] == ["pinned", "infrastructure"]
+    assert all("path" not in s for s in sections)
