@@ -50,7 +50,7 @@ MAX_DOMAIN_NAME = 60
 DEFAULT_DOMAINS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("identity", (
         "identity", "personal", "family", "personality", "preferences", "professional network",
-        "about me", "about my human", "owner", "profile", "biography", "background", "working style",
+        "about me", "about my human", "^owner", "profile", "biography", "background", "working style",
         "writing style", "voice and style", "^~style", "^tone", "habits", "^values", "^about", "^~who", "career", "education", "work history", "^kids", "^children", "^parenting",
         "~network", "~my human", "~user",
         "身份", "个人", "個人", "家庭", "偏好", "用户", "用戶", "使用者", "喜好", "习惯", "習慣",

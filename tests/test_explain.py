@@ -98,3 +98,9 @@ def test_explain_file_without_leaf_paths_when_migrate_would_refuse(tmp_path: Pat
     sections = json.loads(out)["sections"]
     assert (code, err) == (0, "") and [s["domain"] for s in sections] == ["pinned", "infrastructure"]
     assert all("path" not in s for s in sections)
+
+
+def test_explain_without_headings_prints_the_domain_table() -> None:
+    code, out, _ = explain()
+    assert code == 0 and out.startswith("Domains (table order: an equal score goes to the earlier one):\n")
+    assert len(out.splitlines()) == 1 + len(DOMAIN_SCOPES)
