@@ -13,8 +13,8 @@ def migration_json(result: MigrationResult) -> dict[str, Any]:
 
     {already_migrated, dry_run, commit (sha or null), boot_tokens_before, boot_tokens_after,
      section_count, sections: [{heading, line, domain, path, decided_by, score}], pinned_sections,
-     domains: {name: {leaves, tokens}}, files: [paths], secret_warnings: ["path:line: kind"] (never
-     the value)}.  A pinned section's domain is "pinned" and its path MEMORY.md.
+     domains: {name: {leaves, tokens}}, files: [paths], secret_warnings: ["path:line: kind (sha256:…)"]
+     (never the value)}.  A pinned section's domain is "pinned" and its path MEMORY.md.
     """
     plan = result.plan
     out: dict[str, Any] = {"already_migrated": result.already_migrated, "dry_run": result.dry_run,
