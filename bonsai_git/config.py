@@ -106,6 +106,8 @@ DEFAULT_DOMAINS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "templates", "format", "~conventions", "~recurring", "reminders", "briefing", "triage",
         "task queue", "inbox", "heartbeat", "operating rules", "instructions", "guidelines", "must not",
         "agent identity", "persona", "~boundaries",
+        # to-do lists belong to their items' domain (the body decides); the agent's list otherwise
+        "~todo", "~to-do", "~open loops", "~action items", "~priorities", "~待办", "~待辦", "~やること", "~할 일",
         "智能体", "任务", "任務", "代理", "助手", "助理", "模板", "工作流", "提醒", "规则", "規則",
         "エージェント", "アシスタント", "タスク", "ルール", "에이전트", "작업", "비서", "규칙", "템플릿",
     )),
