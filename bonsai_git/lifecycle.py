@@ -227,7 +227,7 @@ def regroup_moves(leaves: Sequence[Leaf], config: Config, *, all_leaves: bool = 
     body, with the whole tree as the document (its dominant domain counts, as in a migration).
     Candidates: leaves in `general` (or every leaf with `all_leaves`), minus the paths in `keep`
     (placed by a `move`).  A leaf stays when the rules give its own domain, `general` or a
-    single-file domain.  A target name taken (case-insensitively) gets `-2`, `-3`, ... (its bytes
+    single-file domain, or only the tree's dominant domain (no word of its own points there).  A target name taken (case-insensitively) gets `-2`, `-3`, ... (its bytes
     are untouched either way).  Pure; deterministic (leaf path order).
     """
     from .classify import SectionInput, body_of, classify_document
@@ -247,7 +247,7 @@ def regroup_moves(leaves: Sequence[Leaf], config: Config, *, all_leaves: bool = 
         new = decision.domain
         if leaf.path in kept or (not all_leaves and leaf.domain != FALLBACK_DOMAIN):
             continue
-        if new in (leaf.domain, FALLBACK_DOMAIN) or new in SINGLE_FILE_DOMAINS:
+        if new in (leaf.domain, FALLBACK_DOMAIN) or new in SINGLE_FILE_DOMAINS or decision.decided_by == "document":
             continue
         name = PurePosixPath(leaf.name).name[: -len(".md")]
         target, n = f"{DOMAINS_DIR}/{new}/{name}.md", 1

@@ -132,3 +132,9 @@ def test_regroup_moves_renames_a_taken_name_and_skips_single_file_domains() -> N
     assert {old: new for old, (new, _) in moves.items()} == {
         "memory/domains/general/servers.md": "memory/domains/infrastructure/servers-2.md"}
     assert regroup_moves(leaves, Config(), all_leaves=True, keep=["memory/domains/general/servers.md"]) == {}
+
+
+def test_regroup_needs_a_leafs_own_words_not_only_the_dominant_domain() -> None:
+    leaves = tuple(Leaf("people", f"p{i}.md", f"## Person: P{i}\n\nfriend\n") for i in range(4))
+    leaves += (Leaf("general", "ana-ruiz.md", "## Ana Ruiz\n\nmet at the fair\n"),)
+    assert regroup_moves(leaves, Config()) == {}
