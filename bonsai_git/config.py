@@ -63,7 +63,8 @@ DEFAULT_DOMAINS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "stakeholders", "leadership", "committee", "supervisor", "staff", "employees", "who's who",
         "relationships", "friends", "mentors", "mentees", "neighbors", "network contacts",
         "人员", "人員", "联系人", "聯絡人", "联络人", "团队", "團隊", "同事", "人物", "人脉", "人脈",
-        "担当者", "連絡先", "チーム", "人間関係", "사람", "연락처", "팀", "동료", "인맥",
+        "担当者", "連絡先", "チーム", "人間関係", "メンバー", "成员", "成員", "사람", "연락처", "팀", "동료",
+        "인맥", "멤버",
     )),
     ("business", (
         "business", "revenue", "company", "seo", "events", "product", "brand", "pricing", "clients",
@@ -140,7 +141,7 @@ DEFAULT_DOMAINS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "reviews", "retrospective", "retro", "session log", "daily notes", "timeline",
         "achievements", "^history", "~report", "~updates", "~weekly", "~monthly",
         "日志", "日誌", "周报", "週報", "月报", "月報", "回顾", "回顧", "复盘", "復盤", "日記",
-        "振り返り", "変更履歴", "일지", "회고", "기록", "일기",
+        "振り返り", "変更履歴", "議事録", "会议记录", "會議記錄", "일지", "회고", "기록", "일기", "회의록",
     )),
     ("dates", (
         "^dates", "^remember", "anniversary", "birthday", "^deadlines", "^due dates", "renewals",
