@@ -159,19 +159,19 @@ DEFAULT_DOMAINS: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 # One line per domain saying what it holds (issue 10; ../shared/corpus/LABELS.md draws the borders).
 # The trunk shows these, `explain` and the README list them; `.bonsai.toml` may set a domain's scope.
-DOMAIN_SCOPES: dict[str, str] = {
-    "identity": "the owner as a person: who they are, family, preferences, working style, voice",
-    "people": "other individuals, teams and contact lists (Person: X)",
-    "business": "the owner's work: company, clients, products, pricing, sales, marketing, SEO",
-    "projects": "named projects and initiatives with goals and status (Project: X)",
-    "infrastructure": "hosts, services, tools, APIs, configuration, monitoring, runbooks, incidents",
-    "agents": "the agent itself, other agents, the agent's rules and recurring work",
-    "community": "communities, meetups and groups the owner runs or attends",
-    "legal": "contracts, compliance, privacy and data retention, legal matters",
-    "personal": "health, fitness, personal finance, home, travel and hobbies",
-    "log": "dated entries, session logs, weekly and monthly reviews, changelogs",
-    "dates": "birthdays, anniversaries, renewals and deadlines, in one file",
-    "general": "whatever fits no other domain",
+DOMAIN_SCOPES: dict[str, str] = {  # short: the trunk loads one line per domain at every boot
+    "identity": "the owner: who they are, family, preferences",
+    "people": "other people, teams, contacts (Person: X)",
+    "business": "the owner's work: company, clients, products, sales",
+    "projects": "projects with goals and status (Project: X)",
+    "infrastructure": "hosts, services, tools, config, incidents",
+    "agents": "the agent, other agents, its rules and routines",
+    "community": "communities, meetups and groups",
+    "legal": "contracts, compliance, privacy, legal matters",
+    "personal": "health, fitness, money, home, travel, hobbies",
+    "log": "dated entries, reviews, changelogs",
+    "dates": "birthdays, anniversaries, renewals, deadlines",
+    "general": "whatever fits nowhere else",
 }
 
 

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from bonsai_git.cli import main
-from bonsai_git.config import Config, parse_config
+from bonsai_git.config import DOMAIN_SCOPES, Config, parse_config
 from bonsai_git.errors import BadInput
 from bonsai_git.hook import run_hook
 from bonsai_git.indexes import render_tree
@@ -244,7 +244,7 @@ def test_the_hook_refuses_text_typed_inside_the_block_and_keeps_it(make_repo: Ma
     repo = make_repo(_split_memory())
     assert CliRunner().invoke(main, ["migrate", "-C", str(repo)]).exit_code == 0
     trunk = (repo / TRUNK).read_text(encoding="utf-8")
-    scope = "other individuals, teams and contact lists (Person: X)"
+    scope = DOMAIN_SCOPES["people"]
     assert scope in trunk
     typed = trunk.replace(scope, scope + "; the kiln key is in the shed")
     (repo / TRUNK).write_text(typed, encoding="utf-8")
