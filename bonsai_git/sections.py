@@ -28,11 +28,14 @@ _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.S)
 
 @dataclass(frozen=True, slots=True)
 class Section:
-    """One level-2 section: its heading text (inline source, one line), exact text, 1-based line."""
+    """One level-2 section: its heading text (inline source, one line), exact text, 1-based line,
+    and `group`: the text of the last top-level `#` heading before it ("" when none, or when the
+    document has a single `#` heading: that is its title, not a group)."""
 
     heading: str
     text: str
     line: int
+    group: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,15 +75,23 @@ def split_sections(text: str) -> SplitDocument:
     tokens = _parser().parse(body)
     starts = line_starts(body)
     cuts: list[tuple[int, str]] = []
+    groups: list[str] = []
+    group = ""
     for i, tok in enumerate(tokens):
-        if tok.type == "heading_open" and tok.tag == "h2" and tok.level == 0 and tok.map:
-            cuts.append((tok.map[0], _heading_text(tokens[i + 1].content)))
+        if tok.type == "heading_open" and tok.level == 0 and tok.map:
+            if tok.tag == "h2":
+                cuts.append((tok.map[0], _heading_text(tokens[i + 1].content)))
+                groups.append(group)
+            elif tok.tag == "h1":
+                group = _heading_text(tokens[i + 1].content)
     if not cuts:
         return SplitDocument(text, ())
     offsets = [starts[line] for line, _ in cuts] + [len(body)]
     preamble = bom + body[: offsets[0]]
+    if sum(1 for tok in tokens if tok.type == "heading_open" and tok.tag == "h1" and tok.level == 0) < 2:
+        groups = [""] * len(cuts)  # a lone `#` heading is the file's title, not a group of sections
     sections = tuple(
-        Section(heading, body[offsets[k] : offsets[k + 1]], line + 1)
+        Section(heading, body[offsets[k] : offsets[k + 1]], line + 1, groups[k])
         for k, (line, heading) in enumerate(cuts)
     )
     return SplitDocument(preamble, sections)

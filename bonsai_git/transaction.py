@@ -51,6 +51,7 @@ class MigrationResult:
     notes: list[str] = field(default_factory=list)
     message: str = ""
     warnings: list[str] = field(default_factory=list)
+    config: Config = field(default_factory=Config)
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,11 +128,16 @@ def migrate(
     force: bool = False,
     allow_detached: bool = False,
     no_verify: bool = False,
+    plan_text: str | None = None,
+    plan_source: str = "plan.toml",
 ) -> MigrationResult:
     """Migrate `<workspace>/MEMORY.md` into a memory tree as one commit (DESIGN.md §5).
 
-    Raises Refused (exit 3) for every failed precondition, with nothing written; Failed (exit 1)
-    or Interrupted (exit 130) after a restore.  Already migrated returns `already_migrated`.
+    `plan_text`: an edited plan (planfile.py; `plan_source` names it in messages) that decides
+    each section's domain and leaf instead of the classifier; every other guarantee is unchanged.
+    Raises Refused (exit 3) for every failed precondition or a plan that does not fit MEMORY.md,
+    with nothing written; Failed (exit 1) or Interrupted (exit 130) after a restore.  Already
+    migrated returns `already_migrated`.
     """
     ctx = open_workspace(workspace)
     journal.refuse_if_journaled(ctx.top)
@@ -146,12 +152,19 @@ def migrate(
                 f"{ctx.repo_path(TRUNK)}: only ~{tokens:,} tokens (minimum {config.min_tokens:,}); the trunk's fixed "
                 f"cost would eat the saving. Use --force to migrate anyway"
             )
-        plan = plan_migration(original, config)
+        choices = None
+        if plan_text is not None:
+            from .planfile import read_plan
+            from .sections import split_sections
+
+            edited = read_plan(plan_text, split_sections(original).sections, config, plan_source)
+            config, choices = edited.config, edited.choices
+        plan = plan_migration(original, config, choices)
         message = commit_message(plan, config, ctx.repo.head.commit.tree[ctx.repo_path(TRUNK)].hexsha)
         warnings = _secret_warnings(ctx, original, plan, config.secret_allow)
         _check_planned_paths(ctx, plan)  # a dry run refuses what the real run would refuse
         if dry_run:
-            return MigrationResult(plan, dry_run=True, notes=notes, message=message, warnings=warnings)
+            return MigrationResult(plan, dry_run=True, notes=notes, message=message, warnings=warnings, config=config)
         if not no_commit:  # --no-commit makes no commit, so needs no identity
             check_identity(ctx)
         changes = {path: text.encode("utf-8") for path, text in plan.files}
@@ -159,7 +172,7 @@ def migrate(
             ctx, changes, None if no_commit else message,
             verify=lambda: _verify_on_disk(ctx, original, plan), no_verify=no_verify,
         )
-        return MigrationResult(plan, commit=sha, notes=notes, message=message, warnings=warnings)
+        return MigrationResult(plan, commit=sha, notes=notes, message=message, warnings=warnings, config=config)
 
 
 def commit_message(plan: MigrationPlan, config: Config, source_blob: str) -> str:
