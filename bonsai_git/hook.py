@@ -82,6 +82,13 @@ def run_hook(directory: Path, *, check: bool = False) -> int:
     workspaces = find_workspaces(top, _ls_files(top))
     if not workspaces:
         return 0
+    if check:
+        return _run_workspaces(top, common_dir, workspaces, check)
+    with _holding_lock(journal):  # the lock `absorb` and every writing command take: one writer at a time
+        return _run_workspaces(top, common_dir, workspaces, check)
+
+
+def _run_workspaces(top: Path, common_dir: Path, workspaces: list[Workspace], check: bool) -> int:
     from .factcache import open_cache
 
     cache = open_cache(common_dir)
@@ -104,6 +111,55 @@ def run_hook(directory: Path, *, check: bool = False) -> int:
         print(f"bonsai-git: rewrote {len(changed)} file(s); stage them and commit again: git add -A -- {targets}",
               file=sys.stderr)
     return 1
+
+
+class _holding_lock:
+    """Hold `bonsai.lock` (next to the journal folder) while the hook writes.
+
+    The same flock that filelock's UnixFileLock takes in `absorb`, `reindex`, `migrate`...,
+    taken with fcntl directly so the hook's import path stays light.  Waits up to LOCK_WAIT
+    seconds (an `absorb` run is short), then LockHeld (exit 3).  Inside bonsai-git's own commit
+    (journal.OWN_COMMIT_ENV names this journal folder) the committing run holds the lock already.
+    """
+
+    LOCK_WAIT = 5.0
+
+    def __init__(self, journal: Path) -> None:
+        self.journal = journal
+        self.fd: int | None = None
+
+    def __enter__(self) -> None:
+        if os.environ.get("BONSAI_GIT_OWN_COMMIT") == str(self.journal.resolve()):
+            return
+        import fcntl
+        import time
+
+        lock = self.journal.with_name("bonsai.lock")
+        try:
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError:
+            return  # a read-only git dir: nothing else can write there either
+        deadline = time.monotonic() + self.LOCK_WAIT
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    os.close(fd)
+                    from .errors import LockHeld
+
+                    raise LockHeld(f"{lock}: another bonsai-git run holds this lock; wait for it to finish, "
+                                   f"then commit again") from None
+                time.sleep(0.05)
+        self.fd = fd
+
+    def __exit__(self, *exc: object) -> None:
+        if self.fd is not None:
+            import fcntl
+
+            fcntl.flock(self.fd, fcntl.LOCK_UN)
+            os.close(self.fd)
 
 
 def _warn_provenance(top: Path, rewritten: Sequence[Workspace]) -> None:

@@ -10,6 +10,7 @@ leaves.  The pure helpers parse paths and the trunk; `read_leaves` is the only I
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from collections.abc import Iterable
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from .config import SINGLE_FILE_DOMAINS
-from .errors import BadInput
+from .errors import BadInput, ConcurrentWrite
 
 TRUNK = "MEMORY.md"
 MEMORY_DIR = "memory"
@@ -272,3 +273,193 @@ def _mode_for(path: Path) -> int:
 def sync_barrier() -> None:
     """Flush every file written so far to stable storage (one os.sync for a batch of writes)."""
     os.sync()
+
+
+# --- replacing files another process may be writing --------------------------------------------
+
+RESCUE_SUFFIX = ".bonsai-kept"
+
+
+@dataclass
+class _Watch:
+    """A file this run replaced or deleted: an open fd on the inode it replaced, and what it held."""
+
+    path: Path
+    name: str
+    fd: int
+    expected: bytes
+    data: bytes | None  # what we put at `path` (None: deleted)
+
+
+class CheckedWriter:
+    """Replace files only while they still hold the bytes the run read, and prove it afterwards.
+
+    An agent may write MEMORY.md, a leaf or an index at any instant.  Comparing the file with
+    what the run read and then renaming a temp file over it leaves a window between the two in
+    which an append would be thrown away.  So each replacement (`write`, `delete`):
+
+    1. writes the new bytes to a temp file first (the slow part), then opens the file being
+       replaced and compares its bytes with `expected` right before the rename: a difference
+       raises ConcurrentWrite (exit 1) naming the file, which is left as the other writer left it;
+    2. keeps that open fd on the replaced inode: a writer that opened the file before the rename
+       still writes into that inode, not into ours.  Right after the rename, and again in
+       `finish()` (after the rest of the run, which gives a late writer time to land), the old
+       inode is read back.  Bytes appended to it (old bytes + X) are carried: X is appended to
+       the file we wrote (for MEMORY.md that is after the end marker, where new memories go).
+       Any other change to it (a rewrite) is put back in place of ours, or when ours is gone
+       too, kept next to it as `<name>.bonsai-kept`, and ConcurrentWrite is raised.
+
+    `name(path)` shows a path to the user.  Always call `close()` (or `finish()`), e.g. in a
+    finally block.  A writer that opens a file and writes to it only after `finish()` ran is
+    beyond reach (it writes into a file no longer in the tree; no tool that replaces files
+    atomically can see that): DESIGN/README state the guarantee as "writes that complete
+    before the command ends".
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.watches: list[_Watch] = []
+        self.carried: list[str] = []
+
+    def write(self, rel: str, data: bytes, expected: bytes | None, *, sync: bool = True) -> None:
+        """Write `data` at workspace-relative `rel`, which must hold `expected` now (None: must not exist)."""
+        path = self.root / rel
+        import tempfile
+
+        fd, tmp = tempfile.mkstemp(prefix=".bonsai-", dir=path.parent)
+        try:
+            os.fchmod(fd, _mode_for(path))
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+                if sync:
+                    fh.flush()
+                    os.fsync(fh.fileno())
+            if expected is None:
+                try:
+                    os.link(tmp, path)  # atomic and exclusive: never over a file someone just made
+                except FileExistsError:
+                    raise self._changed(rel, "was created") from None
+            else:
+                self._replace(path, rel, tmp, expected, data)
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+        if sync:
+            _fsync_folder(path.parent)
+
+    def _replace(self, path: Path, rel: str, tmp: str, expected: bytes, data: bytes) -> None:
+        old = self._open_if_same(path, rel, expected)
+        try:
+            os.replace(tmp, path)
+        except BaseException:
+            os.close(old)
+            raise
+        watch = _Watch(path, rel, old, expected, data)
+        self.watches.append(watch)
+        self._settle(watch)
+
+    def delete(self, rel: str, expected: bytes) -> None:
+        """Delete workspace-relative `rel`, which must hold `expected` now."""
+        path = self.root / rel
+        old = self._open_if_same(path, rel, expected)
+        try:
+            path.unlink()
+        except BaseException:
+            os.close(old)
+            raise
+        watch = _Watch(path, rel, old, expected, None)
+        self.watches.append(watch)
+        self._settle(watch)
+
+    def finish(self) -> None:
+        """Read every replaced inode once more (late writes), then close; ConcurrentWrite as above."""
+        try:
+            for watch in self.watches:
+                self._settle(watch)
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        """Close the fds held on replaced files (idempotent)."""
+        for watch in self.watches:
+            with contextlib.suppress(OSError):
+                os.close(watch.fd)
+        self.watches = []
+
+    def _open_if_same(self, path: Path, rel: str, expected: bytes) -> int:
+        try:
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        except FileNotFoundError:
+            raise self._changed(rel, "was deleted") from None
+        except OSError:
+            raise self._changed(rel, "is no longer a regular file") from None
+        if _pread_all(fd) != expected:
+            os.close(fd)
+            raise self._changed(rel, "changed")
+        return fd
+
+    def _settle(self, watch: _Watch) -> None:
+        """Act on bytes written into the replaced inode after the check (see the class docstring)."""
+        late = _pread_all(watch.fd)
+        if late == watch.expected:
+            return
+        before, watch.expected = watch.expected, late  # each late write is handled once
+        if late.startswith(before) and watch.data is not None:
+            _append(watch.path, late[len(before):])  # carried: lands after our bytes
+            self.carried.append(watch.name)
+            return
+        if watch.data is None:
+            try:
+                with open(watch.path, "xb") as fh:  # deleted by us: put their file back
+                    fh.write(late)
+            except FileExistsError:
+                self._keep_aside(watch, late)
+        elif _holds(watch.path, watch.data):
+            write_durably(watch.path, late)  # their rewrite replaces ours
+        else:
+            self._keep_aside(watch, late)
+        raise self._changed(watch.name, "was rewritten")
+
+    @staticmethod
+    def _keep_aside(watch: _Watch, late: bytes) -> None:
+        aside = watch.path.with_name(watch.path.name + RESCUE_SUFFIX)
+        write_durably(aside, late)
+        watch.name = f"{watch.name} (their bytes are in {aside.name})"
+
+    @staticmethod
+    def _changed(rel: str, how: str) -> ConcurrentWrite:
+        return ConcurrentWrite(f"{rel}: {how} by another process while bonsai-git was running; that write was kept "
+                               f"and the run was undone. Run the command again")
+
+
+def _pread_all(fd: int) -> bytes:
+    chunks = []
+    offset = 0
+    while chunk := os.pread(fd, 1 << 20, offset):
+        chunks.append(chunk)
+        offset += len(chunk)
+    return b"".join(chunks)
+
+
+def _append(path: Path, data: bytes) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+    try:
+        os.write(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _holds(path: Path, data: bytes) -> bool:
+    try:
+        return path.read_bytes() == data
+    except OSError:
+        return False
+
+
+def _fsync_folder(folder: Path) -> None:
+    dir_fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
