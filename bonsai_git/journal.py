@@ -39,8 +39,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from .errors import JournalPresent, LockHeld
-from .tree import write_durably
+from .errors import ConcurrentWrite, JournalPresent, LockHeld
+from .tree import CheckedWriter, write_durably
 
 JOURNAL_DIR = "bonsai"
 LOCK_NAME = "bonsai.lock"  # gitrepo.workspace_lock's file, next to the journal folder
@@ -363,24 +363,23 @@ def restore(top: Path, journal: Journal, prior: Callable[[str], bytes], *,
             errors.append(f"HEAD: {_first_line(proc.stderr)}")
     errors += _restore_index(top, journal)
     workspace = top / journal.prefix if journal.prefix else top
-    for n, entry in enumerate(journal.entries, 1):
-        target = workspace / _safe_relative(entry.path)
-        shown = journal.repo_path(entry.path)
+    writer = CheckedWriter(workspace)
+    try:
+        for n, entry in enumerate(journal.entries, 1):
+            shown = journal.repo_path(entry.path)
+            try:
+                _restore_entry(workspace, writer, entry, shown, prior, planned, journal.object_format, keep_foreign,
+                               rescue_dir or top, rescued)
+            except (OSError, ConcurrentWrite) as exc:
+                errors.append(f"{shown}: {exc.strerror or exc}" if isinstance(exc, OSError) else exc.message)
+            if n == 1:
+                crash_point("restore")
         try:
-            old = prior(entry.path) if entry.existed else None
-            wanted = _restored_bytes(target, entry, old, planned(entry.path), journal.object_format, keep_foreign)
-            if isinstance(wanted, _Keep):
-                print(f"bonsai-git: warning: {shown} changed while bonsai-git was running; {wanted.why}",
-                      file=sys.stderr)
-                continue
-            if isinstance(wanted, _Rescue):
-                rescued.append(_rescue(rescue_dir or top, shown, wanted.data))
-                wanted = old
-            _restore_path(target, wanted)
-        except OSError as exc:
-            errors.append(f"{shown}: {exc.strerror or exc}")
-        if n == 1:
-            crash_point("restore")
+            writer.finish()  # an append that landed in a file as we put it back: carried
+        except ConcurrentWrite as exc:
+            errors.append(exc.message)
+    finally:
+        writer.close()
     if rescued and not quiet:
         print(f"bonsai-git: warning: {len(rescued)} file(s) held bytes that are neither the original nor bonsai-git's "
               f"(a commit hook's fix, or another writer), e.g. {rescued[0]}; the original state was restored and a "
@@ -394,6 +393,95 @@ def restore(top: Path, journal: Journal, prior: Callable[[str], bytes], *,
     return errors
 
 
+def _restore_entry(workspace: Path, writer: CheckedWriter, entry: JournalEntry, shown: str,
+                   prior: Callable[[str], bytes], planned: Callable[[str], bytes | None], object_format: str,
+                   keep_foreign: bool, rescue_dir: Path, rescued: list[str]) -> None:
+    """Restore one path (see `restore`), replacing it only while it holds the bytes just judged:
+    an agent appending meanwhile makes it judge again (up to 100 times), so the append is kept too."""
+    target = workspace / _safe_relative(entry.path)
+    old = prior(entry.path) if entry.existed else None
+    for _attempt in range(100):
+        current = _current_bytes(target)
+        wanted = _restored_bytes(current, entry, old, planned(entry.path), object_format, keep_foreign)
+        if isinstance(wanted, _Keep):
+            print(f"bonsai-git: warning: {shown} changed while bonsai-git was running; {wanted.why}", file=sys.stderr)
+            return
+        if isinstance(wanted, _Rescue):
+            rescued.append(_rescue(rescue_dir, shown, wanted.data))
+            wanted = old
+        if wanted == current:
+            return
+        try:
+            if current is not None and target.is_symlink():
+                target.unlink()
+                current = None
+            if wanted is None:
+                if current is not None:
+                    writer.delete(entry.path, current)
+            else:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                writer.write(entry.path, wanted, current)
+            return
+        except ConcurrentWrite:
+            continue
+    raise ConcurrentWrite(f"{shown}: kept changing while bonsai-git restored it; left as it is")
+
+
+def _current_bytes(target: Path) -> bytes | None:
+    try:
+        return None if target.is_symlink() or not target.is_file() else target.read_bytes()
+    except OSError:
+        return None
+
+
+def finish_tree(top: Path, journal: Journal, prior: Callable[[str], bytes], rescue_dir: Path) -> list[str]:
+    """Make the working tree match a run whose commit exists whole (recovery's "completed" case).
+
+    A commit hook (a fixer that lets the commit through) may have rewritten our files in the
+    working tree after git stored our bytes: each journaled path whose bytes are neither the
+    committed ones nor those plus appended text (an agent's) gets the committed bytes back,
+    the bytes found copied to `rescue_dir` first.  A path the run deleted and that is back with
+    its prior bytes is deleted again.  Returns what could not be done; prints one warning line
+    when copies were made.
+    """
+    errors: list[str] = []
+    rescued: list[str] = []
+    workspace = top / journal.prefix if journal.prefix else top
+    writer = CheckedWriter(workspace)
+    try:
+        for entry in journal.entries:
+            shown = journal.repo_path(entry.path)
+            target = workspace / _safe_relative(entry.path)
+            current = _current_bytes(target)
+            try:
+                if entry.planned is None:
+                    if current is not None and entry.existed and current == prior(entry.path):
+                        writer.delete(entry.path, current)
+                    continue
+                if current is not None and blob_id(current, journal.object_format) == entry.planned:
+                    continue
+                ours = _git(top, "cat-file", "blob", entry.planned).stdout
+                if current is not None and current.startswith(ours):
+                    continue  # ours plus an agent's append: kept
+                if current is not None:
+                    rescued.append(_rescue(rescue_dir, shown, current))
+                target.parent.mkdir(parents=True, exist_ok=True)
+                writer.write(entry.path, ours, current)
+            except (OSError, ConcurrentWrite) as exc:
+                errors.append(f"{shown}: {exc.strerror or exc}" if isinstance(exc, OSError) else exc.message)
+        writer.finish()
+    except ConcurrentWrite as exc:
+        errors.append(exc.message)
+    finally:
+        writer.close()
+    run_git_retrying(top, "update-index", "-q", "--refresh")  # stat data only: the entries are HEAD's already
+    if rescued:
+        print(f"bonsai-git: warning: {len(rescued)} file(s) held bytes a commit hook (or another writer) wrote over "
+              f"the committed ones, e.g. {rescued[0]}; the committed bytes were put back and a copy of those kept "
+              f"under {rescue_dir}", file=sys.stderr)
+    return errors
+
+
 @dataclass(frozen=True, slots=True)
 class _Keep:
     why: str
@@ -404,13 +492,9 @@ class _Rescue:
     data: bytes
 
 
-def _restored_bytes(target: Path, entry: JournalEntry, old: bytes | None, new: bytes | None, object_format: str,
-                    keep_foreign: bool) -> bytes | None | _Keep | _Rescue:
-    """What `target` must hold after the restore (None: absent), or keep it, or rescue its bytes first."""
-    try:
-        current = None if target.is_symlink() or not target.is_file() else target.read_bytes()
-    except OSError:
-        current = None
+def _restored_bytes(current: bytes | None, entry: JournalEntry, old: bytes | None, new: bytes | None,
+                    object_format: str, keep_foreign: bool) -> bytes | None | _Keep | _Rescue:
+    """What a path holding `current` must hold after the restore (None: absent), or keep it, or rescue its bytes first."""
     if current is None or current == old or blob_id(current, object_format) == entry.planned:
         return old
     if new and current.startswith(new) and old is not None:
@@ -453,20 +537,6 @@ def _restore_index(top: Path, journal: Journal) -> list[str]:
         return [f"the index: {_first_line(proc.stderr)}"]
     run_git_retrying(top, "update-index", "-q", "--refresh")  # stat data only, so `git diff` stays quiet
     return []
-
-
-def _restore_path(target: Path, data: bytes | None) -> None:
-    if data is None:
-        if target.is_symlink() or target.is_file():
-            target.unlink()
-        return
-    try:
-        if not target.is_symlink() and target.is_file() and target.read_bytes() == data:
-            return
-    except OSError:
-        pass
-    target.parent.mkdir(parents=True, exist_ok=True)
-    write_durably(target, data)
 
 
 def _remove_temp_files(workspace: Path, journal: Journal) -> None:

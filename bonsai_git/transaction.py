@@ -364,6 +364,11 @@ def recover_workspace(workspace: Path) -> RecoveryResult:
         head = journal.head_commit(ctx.top)
         outcome, undo = _recovery_outcome(ctx, record, head)
         if outcome == "completed":
+            errors = journal.finish_tree(ctx.top, record, lambda path: journal.read_prior(folder, path),
+                                         folder.with_name(journal.RESCUE_DIR))
+            if errors:
+                raise Failed(f"{_shown(ctx, folder)}: could not finish {'; '.join(errors)}; fix that and run "
+                             f"`{journal.RECOVER_COMMAND}` again (the journal is kept)")
             journal.remove_journal(folder)
             return RecoveryResult(outcome, len(record.entries), head)
         errors = journal.restore(ctx.top, record, lambda path: journal.read_prior(folder, path),
