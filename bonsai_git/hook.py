@@ -34,7 +34,7 @@ from pathlib import Path
 
 from . import __version__
 from .errors import BonsaiError, NotARepository, run_entry
-from .tree import DOMAINS_DIR, MEMORY_DIR, TRUNK, is_migrated, leaf_location
+from .tree import DOMAINS_DIR, MEMORY_DIR, TRUNK, is_migrated, leaf_location, markers_missing
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms per hook run)
 if TYPE_CHECKING:
@@ -178,7 +178,10 @@ def find_workspaces(top: Path, listing: Sequence[tuple[str, str]]) -> list[Works
     """The migrated workspaces among `(tag, repo-relative path)` entries of `git ls-files -t`, by prefix.
 
     A workspace is a tracked `MEMORY.md` whose text on disk has bonsai markers.  Each gets the
-    tracked and untracked paths under its folder, relative to it.
+    tracked and untracked paths under its folder, relative to it.  A tracked `MEMORY.md` without
+    a valid marker pair beside a tracked `memory/domains/` (a marker deleted or retyped, the trunk
+    rewritten by an agent) raises BadInput (exit 3), the message `reindex --check` gives: indexing
+    nothing there would commit stale indexes.
     """
     tracked = {path for tag, path in listing if tag != "?"}
     workspaces = []
@@ -190,13 +193,24 @@ def find_workspaces(top: Path, listing: Sequence[tuple[str, str]]) -> list[Works
             text = trunk.read_bytes().decode("utf-8", "replace")
         except OSError:  # deleted from disk, or not a file: nothing to index there
             continue
+        prefix = path[: -len(TRUNK)]
         if is_migrated(text):
-            workspaces.append(Workspace(path[: -len(TRUNK)]))
+            workspaces.append(Workspace(prefix))
+        elif _has_domains(tracked, prefix):
+            error = markers_missing()
+            error.message = prefix + error.message
+            raise error
     for ws in workspaces:
         for tag, path in listing:
             if path.startswith(ws.prefix):
                 (ws.untracked if tag == "?" else ws.tracked).append(path[len(ws.prefix) :])
     return workspaces
+
+
+def _has_domains(tracked: set[str], prefix: str) -> bool:
+    """True when git tracks a file under `<prefix>memory/domains/`."""
+    folder = f"{prefix}{DOMAINS_DIR}/"
+    return any(p.startswith(folder) for p in tracked)
 
 
 def _run_workspace(top: Path, ws: Workspace, check: bool, cache: FactsCache) -> list[str]:
@@ -221,6 +235,7 @@ def _run_workspace(top: Path, ws: Workspace, check: bool, cache: FactsCache) -> 
     for path in sorted(ws.untracked):
         if path.startswith(DOMAINS_DIR + "/") and leaf_location(path) is not None:
             _warn(f"{ws.prefix}{path}: not tracked by git, so not indexed; git add it to include it")
+    _warn_layout(ws, leaves)
     try:
         config = load_config(root)
         result = reindex_workspace(root, check=check, leaf_paths=leaves, config=config, absorb=config.absorb,
@@ -242,6 +257,20 @@ def _run_workspace(top: Path, ws: Workspace, check: bool, cache: FactsCache) -> 
         _warn(f"{ws.prefix}{TRUNK}: {result.inbox_sections} new section(s) after the end marker are not absorbed "
               "(absorb = false); run bonsai-git absorb")
     return [ws.prefix + p for p in result.changed]
+
+
+def _warn_layout(ws: Workspace, leaves: list[str]) -> None:
+    """Warn about a `.md` file directly in memory/domains/ and a domain folder name `move` would refuse."""
+    from .config import SINGLE_FILE_DOMAINS, is_domain_name
+    from .tree import domain_name_message, misplaced_leaf, misplaced_message
+
+    for path in sorted({*ws.tracked, *ws.untracked}):
+        if misplaced_leaf(path):
+            _warn(f"{ws.prefix}{path}: {misplaced_message(path)}")
+    domains = {location[0] for path in leaves if (location := leaf_location(path)) is not None}
+    for domain in sorted(domains - set(SINGLE_FILE_DOMAINS)):
+        if not is_domain_name(domain):
+            _warn(f"{ws.prefix}{DOMAINS_DIR}/{domain}/: {domain_name_message(domain)}")
 
 
 def _locate(directory: Path) -> tuple[Path, Path, Path]:

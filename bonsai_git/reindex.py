@@ -29,7 +29,7 @@ from .errors import BadInput, ConcurrentWrite
 from .indexes import FactsOf, foreign_block_line, render_tree
 from .tree import (
     DOMAINS_DIR, END, INDEX_NAME, CheckedWriter, TRUNK, Leaf, TrunkParts, decode_utf8, find_conflict_marker, has_symlink_between,
-    leaf_location, parse_trunk, read_leaves, remove_empty_folders, walk_leaf_paths,
+    leaf_location, markers_missing, parse_trunk, read_leaves, remove_empty_folders, walk_leaf_paths,
 )
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms per hook run)
@@ -122,20 +122,18 @@ def read_trunk(workspace: Path) -> tuple[bytes, TrunkParts]:
     parts = parse_trunk(text)
     if parts is None:
         if (workspace / DOMAINS_DIR).is_dir():
-            raise BadInput(f"{TRUNK}: its bonsai markers are missing but {DOMAINS_DIR}/ exists; put them back "
-                           f"(e.g. `git checkout -- {TRUNK}`, or `git diff {TRUNK}` to see what changed)")
+            raise markers_missing()
         raise BadInput(f"{TRUNK}: no bonsai markers (not migrated yet); run bonsai-git migrate first")
     foreign = foreign_block_line(parts.block)
     if foreign is not None:
         at = text.count("\n", 0, len(parts.pinned)) + foreign
         raise BadInput(f"{TRUNK}:{at}: text inside the generated block (between the bonsai markers) would be "
                        f"overwritten; move it below `{END}` (new memories go there) and retry")
-    # The block is ours and is regenerated whole, conflicts included; the user's text is not.
-    for start, region in ((0, parts.pinned), (len(text) - len(parts.inbox), parts.inbox)):
-        line = find_conflict_marker(region)
-        if line is not None:
-            line += text.count("\n", 0, start)
-            raise BadInput(f"{TRUNK}:{line}: merge-conflict marker; resolve the conflict, then commit again")
+    # A conflict wholly inside the block is regenerated (the block is ours); any other conflict
+    # line, in the user's text or crossing a marker, is refused: a rewrite would keep half of it.
+    line = find_conflict_marker(text, allowed=(len(parts.pinned), len(parts.pinned) + len(parts.block)))
+    if line is not None:
+        raise BadInput(f"{TRUNK}:{line}: merge-conflict marker; resolve the conflict, then commit again")
     return data, parts
 
 

@@ -29,7 +29,7 @@ from .errors import BadInput, BonsaiError, NotARepository
 from .reindex import existing_index_paths, reindex_workspace
 from .status import FileFacts, Survey
 from .provenance import read_provenance
-from .tree import MEMORY_DIR, TRUNK, is_migrated, walk_leaf_paths
+from .tree import DOMAINS_DIR, MEMORY_DIR, TRUNK, is_migrated, markers_missing, walk_leaf_paths
 
 ARCHIVE_DIR = "memory/archive"
 NOW_ENV = "BONSAI_NOW"
@@ -164,6 +164,8 @@ def _stale(workspace: Path, config: Config) -> tuple[tuple[str, ...] | None, str
     if trunk is None:
         return None, None
     if not is_migrated(trunk):
+        if (workspace / DOMAINS_DIR).is_dir():
+            raise markers_missing()  # status refuses as reindex --check does (exit 3)
         return None, None
     try:
         return reindex_workspace(workspace, check=True, config=config).changed, None

@@ -32,6 +32,7 @@ from .gitrepo import (
 from .journal import Journal, JournalEntry, crash_point
 from .plan import MigrationPlan, plan_migration, verify_placements
 from .secretscan import has_secret, secret_warnings
+from .sections import unclosed_comment_warning
 from .tokens import estimate_tokens
 from .tree import DOMAINS_DIR, ROOT_INDEX, TRUNK, CheckedWriter, decode_utf8, is_migrated, sync_barrier, write_durably
 
@@ -41,7 +42,8 @@ PLANNED_AREAS = (DOMAINS_DIR, ROOT_INDEX, "memory/dates.md")
 @dataclass
 class MigrationResult:
     """What a migrate run did: the plan (None if already migrated), the commit sha, notes, and
-    `warnings`: one `path:line: kind` per secret-looking value in the planned files (never the value)."""
+    `warnings`: one `path:line: kind` per secret-looking value in the planned files (never the value);
+    `text_warnings`: MEMORY.md text that Markdown reads otherwise than it looks (an unclosed HTML comment)."""
 
     plan: MigrationPlan | None
     commit: str | None = None
@@ -50,6 +52,7 @@ class MigrationResult:
     notes: list[str] = field(default_factory=list)
     message: str = ""
     warnings: list[str] = field(default_factory=list)
+    text_warnings: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,12 +156,14 @@ def migrate(
                 f"{ctx.repo_path(TRUNK)}: only ~{tokens:,} tokens (minimum {config.min_tokens:,}); the trunk's fixed "
                 f"cost would eat the saving. Use --force to migrate anyway"
             )
+        text_warnings = [w for w in [unclosed_comment_warning(ctx.repo_path(TRUNK), original)] if w]
         plan = plan_migration(original, config)
         message = commit_message(plan, config, ctx.repo.head.commit.tree[ctx.repo_path(TRUNK)].hexsha)
         warnings = _secret_warnings(ctx, original, plan)
         _check_planned_paths(ctx, plan)  # a dry run refuses what the real run would refuse
         if dry_run:
-            return MigrationResult(plan, dry_run=True, notes=notes, message=message, warnings=warnings)
+            return MigrationResult(plan, dry_run=True, notes=notes, message=message, warnings=warnings,
+                                   text_warnings=text_warnings)
         if not no_commit:  # --no-commit makes no commit, so needs no identity
             check_identity(ctx)
         changes = {path: text.encode("utf-8") for path, text in plan.files}
@@ -166,7 +171,8 @@ def migrate(
             ctx, changes, None if no_commit else message,
             verify=lambda: _verify_on_disk(ctx, original, plan), no_verify=no_verify,
         )
-        return MigrationResult(plan, commit=sha, notes=notes, message=message, warnings=warnings)
+        return MigrationResult(plan, commit=sha, notes=notes, message=message, warnings=warnings,
+                               text_warnings=text_warnings)
 
 
 def commit_message(plan: MigrationPlan, config: Config, source_blob: str) -> str:

@@ -30,7 +30,13 @@ BEGIN = "<!-- bonsai:begin generated; edit memory/ then run bonsai-git reindex -
 END = "<!-- bonsai:end -->"
 _BEGIN_LINE = re.compile(r"^<!-- bonsai:begin\b[^\n]*$", re.M)
 _END_LINE = re.compile(r"^<!-- bonsai:end -->[ \t]*\r?$", re.M)
-_CONFLICT_START = re.compile(r"^<{7}(?: |\r?$)", re.M)
+# git's conflict lines: `<<<<<<< ours`, `||||||| base` (diff3), `=======`, `>>>>>>> theirs`.
+_CONFLICT_LINE = re.compile(r"^(?:(<{7})|(\|{7})|(={7})|(>{7}))(?:[ \t][^\n]*)?\r?$", re.M)
+_CONFLICT_HINT = re.compile(r"^(?:<{7}|>{7})", re.M)
+# A fenced code block's opening line (CommonMark: up to 3 spaces, 3+ backticks or tildes).
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})([^\n]*)$")
+_COMMENT_OPEN = re.compile(r"^ {0,3}<!--")
+_LINE = re.compile(r"[^\n]*\n|[^\n]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,15 +80,22 @@ class TrunkParts:
 def parse_trunk(text: str) -> TrunkParts | None:
     """Cut trunk text at the bonsai markers; None when it has no complete marker pair.
 
+    Only marker lines that are Markdown markers count: a marker line inside a (closed) fenced
+    code block or multi-line HTML comment (an agent quoting the markers) is text (`code_spans`).
     The block is the first end-marker line that has a begin-marker line before it, paired with
-    the *last* begin line before it: a begin-like line quoted in the user's pinned text (in a
-    code fence, say) therefore never swallows the text after it.
+    the *last* begin line before it: a begin-like line quoted in the user's pinned text
+    therefore never swallows the text after it.
     """
-    begins = [m for m in _BEGIN_LINE.finditer(text)]
+    if "<!-- bonsai:begin" not in text:
+        return None  # the usual flat MEMORY.md, decided without a scan
+    spans = code_spans(text, closed=True) if "```" in text or "~~~" in text or "<!--" in text else []
+    begins = [m for m in _BEGIN_LINE.finditer(text) if not _inside(spans, m.start())]
     if not begins:
         return None
     begin = end = None
     for candidate in _END_LINE.finditer(text):
+        if _inside(spans, candidate.start()):
+            continue
         before = [b for b in begins if b.end() <= candidate.start()]
         if before:
             begin, end = before[-1], candidate
@@ -96,6 +109,54 @@ def parse_trunk(text: str) -> TrunkParts | None:
         stop += 1
     newline = "\r\n" if text[begin.start() : begin.end()].endswith("\r") else "\n"
     return TrunkParts(text[: begin.start()], text[begin.start() : stop], text[stop:], newline)
+
+
+def code_spans(text: str, *, closed: bool = False) -> list[tuple[int, int]]:
+    """(start, end) char spans of `text` whose lines are code or comment, not Markdown structure.
+
+    Fenced code blocks (from the opening fence line through the closing one, or to the end of
+    the text when never closed, as CommonMark reads it) and HTML comments opened at a line start
+    and not closed on that line (through the line that holds `-->`, or to the end).  Only
+    top-level constructs; pure, no parser (the hook's light path calls it).  `closed`: leave
+    out a fence or comment that is never closed (parse_trunk: an unclosed fence typed above the
+    block must not make the real markers vanish; the migration and status warn about it instead).
+    """
+    spans: list[tuple[int, int]] = []
+    fence: tuple[str, int] | None = None
+    comment = False
+    start = 0
+    for m in _LINE.finditer(text):
+        line = m.group().rstrip("\r\n")
+        if fence is not None:
+            close = _FENCE.match(line)
+            if close and close.group(1)[0] == fence[0] and len(close.group(1)) >= fence[1] and not close.group(2).strip():
+                fence = None
+                spans.append((start, m.end()))
+            continue
+        if comment:
+            if "-->" in line:
+                comment = False
+                spans.append((start, m.end()))
+            continue
+        opening = _FENCE.match(line)
+        if opening and not (opening.group(1)[0] == "`" and "`" in opening.group(2)):
+            fence, start = (opening.group(1)[0], len(opening.group(1))), m.start()
+        elif _COMMENT_OPEN.match(line) and "-->" not in line[line.index("<!--") + 4 :]:
+            comment, start = True, m.start()
+    if (fence is not None or comment) and not closed:
+        spans.append((start, len(text)))
+    return spans
+
+
+def _inside(spans: list[tuple[int, int]], offset: int) -> bool:
+    return any(a <= offset < b for a, b in spans)
+
+
+def markers_missing() -> BadInput:
+    """The refusal for a trunk without a valid marker pair while `memory/domains/` exists (a marker
+    deleted or retyped, the trunk rewritten): one message for reindex, the hook, --check and status."""
+    return BadInput(f"{TRUNK}: its bonsai markers are missing but {DOMAINS_DIR}/ exists; put them back "
+                    f"(e.g. `git checkout -- {TRUNK}`, or `git diff {TRUNK}` to see what changed)")
 
 
 def is_migrated(text: str) -> bool:
@@ -126,21 +187,64 @@ def leaf_location(path: str) -> tuple[str, str] | None:
     return parts[2], "/".join(parts[3:])
 
 
+def misplaced_leaf(path: str) -> bool:
+    """True for a `.md` file put directly in `memory/domains/` (no domain folder): never a leaf, never indexed."""
+    parts = path.split("/")
+    return len(parts) == 3 and parts[:2] == ["memory", "domains"] and path.endswith(".md") \
+        and not parts[2].startswith((".", "_"))
+
+
+def misplaced_message(path: str) -> str:
+    """The warning for a misplaced_leaf `path`."""
+    return (f"directly in {DOMAINS_DIR}/, not in a domain folder, so never indexed; move it into "
+            f"{DOMAINS_DIR}/<domain>/ (git mv)")
+
+
+def domain_name_message(domain: str) -> str:
+    """The warning for a domain folder whose name `bonsai-git move` would refuse as a target."""
+    return (f"domain folder {shown_name(domain)!r} is not a name bonsai-git move accepts (lowercase letters, digits "
+            f"and '-'); rename the folder (git mv) so leaves can be moved into it")
+
+
 def leaf_paths(paths: Iterable[str]) -> tuple[str, ...]:
     """The leaf paths among workspace-relative paths, sorted."""
     return tuple(sorted(p for p in set(paths) if leaf_location(p) is not None))
 
 
-def find_conflict_marker(text: str) -> int | None:
-    """1-based line of the first git merge-conflict start line (`<<<<<<< ...`) in `text`, or None.
+def find_conflict_marker(text: str, allowed: tuple[int, int] | None = None) -> int | None:
+    """1-based line of the first git merge-conflict line in `text`, or None.
 
-    Only the start line counts: a lone `=======` is a setext underline and a `>>>>>>>` line a
-    deeply nested quote, both ordinary Markdown; `<<<<<<<` at a line start is never written by hand.
+    A conflict is a region git writes: a `<<<<<<< label` line, then `||||||| label` (diff3),
+    `=======` and `>>>>>>> label` lines; the first line of the region is reported.  Outside
+    such a region `=======` is a setext heading underline and `>>>>>>> x` a deeply nested
+    quote, both ordinary Markdown; `<<<<<<<` at a line start is never written by hand.  `allowed` is a (start, end) char span (MEMORY.md's
+    generated block) where a whole conflict region may sit: the tool regenerates it.  A region
+    that only starts or ends there, or crosses a marker, is not allowed.
     """
-    if "<<<<<<<" not in text:
-        return None  # the common case, found without running the line regex (hook's hot path)
-    m = _CONFLICT_START.search(text)
-    return None if m is None else text.count("\n", 0, m.start()) + 1
+    if _CONFLICT_HINT.search(text) is None:
+        return None  # the common case, found with one regex scan (hook's hot path)
+    region: list[int] = []  # offsets of the current region's lines
+    for m in _CONFLICT_LINE.finditer(text):
+        opening, base, sep, closing = m.groups()
+        if opening:
+            if region and not _all_in(region, allowed):
+                break
+            region = [m.start()]
+        elif region and (base or sep):
+            region.append(m.start())
+        elif closing and region:
+            region.append(m.start())
+            if not _all_in(region, allowed):
+                break
+            region = []
+    else:
+        if not region or _all_in(region, allowed):
+            return None
+    return text.count("\n", 0, region[0]) + 1
+
+
+def _all_in(offsets: list[int], span: tuple[int, int] | None) -> bool:
+    return span is not None and all(span[0] <= o < span[1] for o in offsets)
 
 
 def remove_empty_folders(folder: Path, stop: Path) -> None:
@@ -175,10 +279,41 @@ def decode_utf8(data: bytes, name: str) -> str:
         raise BadInput(f"{name}: not valid UTF-8 at byte offset {exc.start}; save it as UTF-8 and retry") from None
 
 
+def check_file_name(path: str) -> None:
+    """BadInput when a path cannot become text in a generated file: control characters (a newline
+    would inject lines, a fake end marker or heading, into the trunk and the indexes), line or
+    paragraph separators, or bytes that are not UTF-8 (a `surrogateescape` str from git or the
+    disk).  The message shows the name with those escaped (`\\n`, `\\xff`)."""
+    if path.isprintable():
+        return  # the usual name, decided without a per-char scan (isprintable is False for all the above)
+    import unicodedata
+
+    bad = [ch for ch in path if unicodedata.category(ch) in ("Cc", "Cs", "Zl", "Zp")]
+    if bad:
+        kind = "bytes that are not UTF-8" if any(0xDC80 <= ord(ch) <= 0xDCFF for ch in bad) else "control characters"
+        raise BadInput(f"{shown_name(path)}: its name holds {kind}, which would become text in MEMORY.md and the "
+                       f"indexes; rename it (git mv) to a plain name, then retry")
+
+
+def shown_name(path: str) -> str:
+    """`path` with control characters and non-UTF-8 bytes escaped, safe to print on one line."""
+    out = []
+    for ch in path:
+        code = ord(ch)
+        if 0xDC80 <= code <= 0xDCFF:
+            out.append(f"\\x{code - 0xDC00:02x}")
+        elif ch.isprintable() or ch == " ":
+            out.append(ch)
+        else:
+            out.append(ch.encode("unicode_escape").decode("ascii"))
+    return "".join(out)
+
+
 def read_leaves(workspace: Path, paths: Iterable[str]) -> tuple[Leaf, ...]:
     """Read the given leaf paths (workspace-relative) into Leaf records, sorted by path.
 
-    Raises BadInput for a leaf that is not UTF-8 or holds merge-conflict markers.
+    Raises BadInput for a leaf whose name could not be written into an index (check_file_name),
+    that is not UTF-8, or that holds merge-conflict markers.
     """
     leaves = []
     root = os.fspath(workspace)
@@ -186,6 +321,7 @@ def read_leaves(workspace: Path, paths: Iterable[str]) -> tuple[Leaf, ...]:
         location = leaf_location(path)
         if location is None:
             continue
+        check_file_name(path)
         text = decode_utf8(_read_bytes(os.path.join(root, path)), path)
         line = find_conflict_marker(text)
         if line is not None:

@@ -28,7 +28,7 @@ from support import corpus_bytes, git
 RUNS = int(os.environ.get("BONSAI_CONCURRENT_RUNS", "6"))
 APPENDER = Path(__file__).with_name("appender.py")
 SOURCE = corpus_bytes("03-chief-of-staff-6k.md")
-OUTCOMES: dict[str, Counter[int]] = {}
+OUTCOMES: dict[str, Counter[str]] = {}
 
 
 def everything(repo: Path) -> str:
@@ -59,7 +59,8 @@ def race(repo: Path, command: list[str], targets: list[str], delay: float) -> tu
 def check_truth(name: str, repo: Path, done: subprocess.CompletedProcess[bytes], tokens: list[str],
                 targets: list[str]) -> None:
     err = done.stderr.decode()
-    OUTCOMES.setdefault(name, Counter())[done.returncode] += 1
+    concurrent = "by another process" in err or "read back differently" in err
+    OUTCOMES.setdefault(name, Counter())[f"{done.returncode}{' (concurrent write)' if concurrent else ''}"] += 1
     assert done.returncode in (0, 1, 3), err
     if done.returncode == 1 and not (name == "hook" and "bonsai-git: rewrote" in err):  # the hook's "stage them"
         assert "by another process" in err or "read back differently" in err, err
