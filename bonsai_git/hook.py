@@ -197,7 +197,7 @@ def find_workspaces(top: Path, listing: Sequence[tuple[str, str]]) -> list[Works
         if is_migrated(text):
             workspaces.append(Workspace(prefix))
         elif _has_domains(tracked, prefix):
-            error = markers_missing()
+            error = markers_missing(text)
             error.message = prefix + error.message
             raise error
     for ws in workspaces:

@@ -122,7 +122,7 @@ def read_trunk(workspace: Path) -> tuple[bytes, TrunkParts]:
     parts = parse_trunk(text)
     if parts is None:
         if (workspace / DOMAINS_DIR).is_dir():
-            raise markers_missing()
+            raise markers_missing(text)
         raise BadInput(f"{TRUNK}: no bonsai markers (not migrated yet); run bonsai-git migrate first")
     foreign = foreign_block_line(parts.block)
     if foreign is not None:

@@ -165,7 +165,7 @@ def _stale(workspace: Path, config: Config) -> tuple[tuple[str, ...] | None, str
         return None, None
     if not is_migrated(trunk):
         if (workspace / DOMAINS_DIR).is_dir():
-            raise markers_missing()  # status refuses as reindex --check does (exit 3)
+            raise markers_missing(trunk)  # status refuses as reindex --check does (exit 3)
         return None, None
     try:
         return reindex_workspace(workspace, check=True, config=config).changed, None

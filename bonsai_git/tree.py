@@ -152,9 +152,21 @@ def _inside(spans: list[tuple[int, int]], offset: int) -> bool:
     return any(a <= offset < b for a, b in spans)
 
 
-def markers_missing() -> BadInput:
+def markers_missing(text: str = "") -> BadInput:
     """The refusal for a trunk without a valid marker pair while `memory/domains/` exists (a marker
-    deleted or retyped, the trunk rewritten): one message for reindex, the hook, --check and status."""
+    deleted or retyped, the trunk rewritten): one message for reindex, the hook, --check and status.
+
+    When the markers are there but an HTML comment or code fence opened above them hides them
+    (never closed before the marker line, so Markdown reads the marker as part of it), the
+    message names that line instead: closing it brings the markers back.
+    """
+    begin = _BEGIN_LINE.search(text)
+    spans = code_spans(text) if begin is not None else []
+    for start, end in spans:
+        if begin is not None and start <= begin.start() < end:
+            line = text.count("\n", 0, start) + 1
+            return BadInput(f"{TRUNK}:{line}: an HTML comment or code fence opened here is not closed before the "
+                            f"bonsai markers, so Markdown reads them as part of it; close it (`-->` or the fence)")
     return BadInput(f"{TRUNK}: its bonsai markers are missing but {DOMAINS_DIR}/ exists; put them back "
                     f"(e.g. `git checkout -- {TRUNK}`, or `git diff {TRUNK}` to see what changed)")
 
