@@ -1,0 +1,170 @@
+"""The instants a tight loop rarely hits, made certain: a write landing inside each window of a
+replacement (while the temp file is written, between the check and the rename, after the
+rename into the replaced file, mid-verification) is kept or carried, and the exit code says so."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import filelock
+import pytest
+from click.testing import CliRunner, Result
+
+from bonsai_git import hook as hook_module
+from bonsai_git import transaction
+from bonsai_git.cli import main
+from bonsai_git.errors import ConcurrentWrite
+from bonsai_git.hook import main as hook_main
+from bonsai_git.tree import CheckedWriter
+from living_tree import DATES, PRICING, MakeRepo, migrated, write
+from support import corpus_bytes, git
+
+SOURCE = corpus_bytes("03-chief-of-staff-6k.md")
+NOTE = b"\n## Written meanwhile\n\nthe agent's new fact\n"
+
+
+def cli(*args: str) -> Result:
+    return CliRunner().invoke(main, list(args))
+
+
+def append(path: Path, data: bytes = NOTE) -> None:
+    with open(path, "ab") as fh:
+        fh.write(data)
+
+
+def agent_during_temp_write(monkeypatch: pytest.MonkeyPatch, folder: Path, target: Path, data: bytes = NOTE) -> None:
+    """Append `data` to `target` once, while bonsai-git writes its first temp file in `folder`."""
+    real = os.fchmod
+    done: list[int] = []
+
+    def fchmod(fd: int, mode: int) -> None:
+        if not done and os.readlink(f"/proc/self/fd/{fd}").startswith(str(folder / ".bonsai-")):
+            done.append(1)
+            append(target, data)
+        real(fd, mode)
+
+    monkeypatch.setattr(os, "fchmod", fchmod)
+
+
+# --- the primitive ---------------------------------------------------------------------------
+
+def test_an_append_between_the_check_and_the_rename_is_carried(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    target = tmp_path / "MEMORY.md"
+    target.write_bytes(b"old\n")
+    real = os.replace
+    monkeypatch.setattr(os, "replace", lambda a, b: (append(target), real(a, b)))
+    writer = CheckedWriter(tmp_path)
+    writer.write("MEMORY.md", b"new\n", b"old\n")
+    writer.finish()
+    assert target.read_bytes() == b"new\n" + NOTE  # carried after our bytes
+    assert writer.carried == ["MEMORY.md"]
+
+
+def test_an_append_to_the_replaced_file_after_the_rename_is_carried_at_finish(tmp_path: Path) -> None:
+    target = tmp_path / "memory.md"
+    target.write_bytes(b"old\n")
+    held = open(target, "ab")  # a writer that opened the file before we replaced it
+    writer = CheckedWriter(tmp_path)
+    writer.write("memory.md", b"new\n", b"old\n")
+    held.write(NOTE)
+    held.close()
+    writer.finish()
+    assert target.read_bytes() == b"new\n" + NOTE
+
+
+def test_a_rewrite_of_the_replaced_file_puts_theirs_back_and_refuses(tmp_path: Path) -> None:
+    target = tmp_path / "leaf.md"
+    target.write_bytes(b"old\n")
+    held = open(target, "r+b")
+    writer = CheckedWriter(tmp_path)
+    writer.write("leaf.md", b"new\n", b"old\n")
+    held.seek(0)
+    held.write(b"THEIRS")
+    held.close()
+    with pytest.raises(ConcurrentWrite, match=r"^leaf\.md: was rewritten by another process"):
+        writer.finish()
+    assert target.read_bytes() == b"THEIRS"
+
+
+def test_a_file_changed_before_the_rename_is_refused_and_left_alone(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    target = tmp_path / "MEMORY.md"
+    target.write_bytes(b"old\n")
+    real = os.fchmod
+    monkeypatch.setattr(os, "fchmod", lambda fd, mode: (append(target), real(fd, mode)))  # during the temp write
+    writer = CheckedWriter(tmp_path)
+    with pytest.raises(ConcurrentWrite, match=r"^MEMORY\.md: changed by another process"):
+        writer.write("MEMORY.md", b"new\n", b"old\n")
+    writer.close()
+    assert target.read_bytes() == b"old\n" + NOTE
+    assert [p.name for p in tmp_path.iterdir()] == ["MEMORY.md"]  # no temp file left
+
+
+# --- (a) migrate: an append after the new trunk is written, before it is checked back ----------
+
+def test_migrate_restores_the_original_plus_an_append_made_after_the_trunk_was_written(
+        make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = make_repo(SOURCE)
+    head = git(repo, "rev-parse", "HEAD")
+    real = transaction.sync_barrier
+    monkeypatch.setattr(transaction, "sync_barrier", lambda: (append(repo / "MEMORY.md"), real()))
+    result = cli("migrate", "-C", str(repo))
+    assert result.exit_code == 1, result.stderr
+    assert "MEMORY.md: read back differently" in result.stderr
+    assert (repo / "MEMORY.md").read_bytes() == SOURCE + NOTE  # the original and the append: a whole state
+    assert not (repo / "memory").exists()
+    assert git(repo, "rev-parse", "HEAD") == head
+
+
+# --- (b) reindex, absorb, the hook: an append while the temp file is written ----------------------
+
+@pytest.mark.parametrize("command", [("reindex",), ("absorb",), ("hook",)])
+def test_an_append_while_the_temp_trunk_is_written_is_never_thrown_away(
+        make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch, command: tuple[str, ...]) -> None:
+    repo = migrated(make_repo)
+    append(repo / "MEMORY.md", b"\n## Pricing update\n\nMugs are $20 now.\n")
+    write(repo, "memory/domains/zzstress/note.md", "## Stress\n\nnew domain: the block changes\n")
+    git(repo, "add", "-A")
+    trunk = repo / "MEMORY.md"
+    agent_during_temp_write(monkeypatch, repo, trunk)
+    before = trunk.read_bytes()
+    result = cli(*command, "-C", str(repo))
+    assert result.exit_code == 1, result.stderr
+    assert "MEMORY.md: changed by another process while bonsai-git was running" in result.stderr
+    assert trunk.read_bytes() == before + NOTE
+    assert not (repo / "memory/domains/business/pricing-update.md").exists()
+
+
+# --- (c) absorb: a write to memory/dates.md during absorb ------------------------------------------
+
+def test_absorb_never_overwrites_a_write_to_dates_md(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = migrated(make_repo)
+    append(repo / "MEMORY.md", b"\n## Birthday: Theo\n\nJune 2\n")
+    dates = repo / DATES
+    agent_during_temp_write(monkeypatch, dates.parent, dates, b"- Kim: July 9\n")
+    trunk = (repo / "MEMORY.md").read_bytes()
+    result = cli("absorb", "-C", str(repo))
+    assert result.exit_code == 1, result.stderr
+    assert "memory/dates.md: changed by another process" in result.stderr
+    assert dates.read_bytes().endswith(b"- Kim: July 9\n") and b"Theo" not in dates.read_bytes()
+    assert (repo / "MEMORY.md").read_bytes() == trunk  # the section is still in the inbox: nothing lost
+
+
+# --- (d) the hook takes the same lock as absorb ----------------------------------------------------
+
+def test_the_hook_waits_for_the_lock_absorb_holds_and_then_refuses(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    repo = migrated(make_repo)
+    append(repo / "MEMORY.md", b"\n## Pricing update\n\nMugs are $20 now.\n")
+    git(repo, "add", "-A")
+    before = (repo / "MEMORY.md").read_bytes()
+    monkeypatch.setattr(hook_module._holding_lock, "LOCK_WAIT", 0.3)
+    lock = filelock.FileLock(str(repo / ".git" / "bonsai.lock"), timeout=0)  # what absorb/reindex/migrate take
+    with lock:
+        code = hook_main(["-C", str(repo)])
+    err = capsys.readouterr().err
+    assert code == 3 and "bonsai.lock: another bonsai-git run holds this lock" in err
+    assert (repo / "MEMORY.md").read_bytes() == before  # absorbed by no one twice
+    assert hook_main(["-C", str(repo)]) == 1  # free again: the hook absorbs it once
+    assert len(list((repo / "memory/domains").rglob("pricing-update*.md"))) == 1
