@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -457,11 +457,14 @@ class CheckedWriter:
        Any other change to it (a rewrite) is put back in place of ours, or when ours is gone
        too, kept next to it as `<name>.bonsai-kept`, and ConcurrentWrite is raised.
 
-    `name(path)` shows a path to the user.  Always call `close()` (or `finish()`), e.g. in a
+    The swap itself is an atomic exchange (renameat2 RENAME_EXCHANGE, where Linux offers it),
+    so a writer that replaced the file by a rename of its own (an editor's atomic save) between
+    the check and the swap gets its file put back, and ConcurrentWrite.  Paths are given
+    relative to `root` and shown as given.  Always call `close()` (or `finish()`), e.g. in a
     finally block.  A writer that opens a file and writes to it only after `finish()` ran is
     beyond reach (it writes into a file no longer in the tree; no tool that replaces files
-    atomically can see that): DESIGN/README state the guarantee as "writes that complete
-    before the command ends".
+    atomically can see that): the README states the guarantee for writes that complete before
+    the command ends.
     """
 
     def __init__(self, root: Path) -> None:
@@ -498,7 +501,18 @@ class CheckedWriter:
     def _replace(self, path: Path, rel: str, tmp: str, expected: bytes, data: bytes) -> None:
         old = self._open_if_same(path, rel, expected)
         try:
-            os.replace(tmp, path)
+            if _exchange(tmp, path):
+                # `tmp` now names the file that was at `path` at the instant of the swap.  If it
+                # is not the one we checked, another writer put a new file there meanwhile (an
+                # editor's atomic save): swap theirs back and stop.
+                if os.stat(tmp).st_ino != os.fstat(old).st_ino:
+                    _exchange(tmp, path)
+                    raise self._changed(rel, "was replaced")
+                os.unlink(tmp)
+            else:  # no renameat2 here: the inode check narrows the window to the rename itself
+                if os.stat(path).st_ino != os.fstat(old).st_ino:
+                    raise self._changed(rel, "was replaced")
+                os.replace(tmp, path)
         except BaseException:
             os.close(old)
             raise
@@ -578,6 +592,37 @@ class CheckedWriter:
     def _changed(rel: str, how: str) -> ConcurrentWrite:
         return ConcurrentWrite(f"{rel}: {how} by another process while bonsai-git was running; that write was kept "
                                f"and the run was undone. Run the command again")
+
+
+_RENAME_EXCHANGE = 2  # linux/fs.h
+_renameat2: list[Callable[..., int] | None] = []  # [libc's renameat2] once looked up, [None] when unavailable
+
+
+def _exchange(a: str | Path, b: str | Path) -> bool:
+    """Atomically swap the files at `a` and `b` (Linux renameat2 RENAME_EXCHANGE); False when the
+    system or file system cannot (the caller falls back to a rename)."""
+    if not _renameat2:
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            found = libc.renameat2
+            found.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+            _renameat2.append(found)
+        except (OSError, AttributeError):
+            _renameat2.append(None)
+    func = _renameat2[0]
+    if func is None:
+        return False
+    at_fdcwd = -100
+    if func(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    import ctypes
+
+    err = ctypes.get_errno()
+    if err in (22, 38, 95):  # EINVAL, ENOSYS, EOPNOTSUPP: not supported here
+        return False
+    raise OSError(err, os.strerror(err), os.fspath(b))
 
 
 def _pread_all(fd: int) -> bytes:

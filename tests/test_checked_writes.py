@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from bonsai_git import hook as hook_module
-from bonsai_git import transaction
+from bonsai_git import transaction, tree
 from bonsai_git.cli import main
 from bonsai_git.errors import ConcurrentWrite
 from bonsai_git.hook import main as hook_main
@@ -52,13 +52,38 @@ def agent_during_temp_write(monkeypatch: pytest.MonkeyPatch, folder: Path, targe
 def test_an_append_between_the_check_and_the_rename_is_carried(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     target = tmp_path / "MEMORY.md"
     target.write_bytes(b"old\n")
-    real = os.replace
-    monkeypatch.setattr(os, "replace", lambda a, b: (append(target), real(a, b)))
+    real = tree._exchange
+    monkeypatch.setattr(tree, "_exchange", lambda a, b: (append(target), real(a, b))[1])
     writer = CheckedWriter(tmp_path)
     writer.write("MEMORY.md", b"new\n", b"old\n")
     writer.finish()
     assert target.read_bytes() == b"new\n" + NOTE  # carried after our bytes
     assert writer.carried == ["MEMORY.md"]
+
+
+def test_a_file_replaced_by_another_writers_rename_before_ours_is_put_back(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An editor's atomic save lands between our check and our swap: their file stays, we stop."""
+    target = tmp_path / "leaf.md"
+    target.write_bytes(b"old\n")
+    theirs = tmp_path / "editor-save.tmp"
+    theirs.write_bytes(b"old\nedited in an editor\n")
+    real = tree._exchange
+    calls: list[int] = []
+
+    def exchange(a: str, b: str) -> bool:
+        if not calls:
+            os.replace(theirs, target)
+        calls.append(1)
+        return real(a, b)
+
+    monkeypatch.setattr(tree, "_exchange", exchange)
+    writer = CheckedWriter(tmp_path)
+    with pytest.raises(ConcurrentWrite, match=r"^leaf\.md: was replaced by another process"):
+        writer.write("leaf.md", b"new\n", b"old\n")
+    writer.close()
+    assert target.read_bytes() == b"old\nedited in an editor\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["leaf.md"]
 
 
 def test_an_append_to_the_replaced_file_after_the_rename_is_carried_at_finish(tmp_path: Path) -> None:

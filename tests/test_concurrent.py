@@ -111,7 +111,7 @@ def test_tree_writers_lose_no_concurrent_append(make_repo: MakeRepo, name: str, 
     repo = _stale_tree(make_repo)
     with (repo / "MEMORY.md").open("a") as fh:  # something to absorb
         fh.write("\n## Pricing update\n\nMugs are $20 now.\n\n## Birthday: Theo\n\nTheo: June 2\n")
-    targets = ["MEMORY.md", DATES, PRICING]
+    targets = ["MEMORY.md", DATES, PRICING, "memory/_index.md"]
     done, tokens = race(repo, command, targets, delay)
     check_truth(name, repo, done, tokens, targets)
 
