@@ -17,8 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import NothingToDo, Refused
-from . import journal
-from .gitrepo import RepoContext, git_path, check_identity, in_progress_operation, open_workspace, run_git, staged_paths, status_paths, workspace_lock
+from .gitrepo import RepoContext, check_identity, in_progress_operation, open_workspace, run_git, staged_paths, status_paths, workspace_lock
 from .tree import TRUNK
 
 TRAILER = "Bonsai-Migration"
@@ -76,9 +75,7 @@ def rollback(workspace: Path, commit: str | None = None) -> RollbackResult:
             raise Refused(f"{dirty[0]}: has uncommitted changes; commit or discard them before rolling back")
         _refuse_conflicting_revert(ctx, sha, touched, chain)
         check_identity(ctx)
-        # The commit's hooks (our pre-commit hook takes bonsai.lock) run inside this locked run.
-        own = {journal.OWN_COMMIT_ENV: str(git_path(ctx, journal.JOURNAL_DIR).resolve())}
-        proc = journal.run_git_retrying(ctx.top, "revert", "--no-edit", sha, extra_env=own)
+        proc = run_git(ctx.top, "revert", "--no-edit", sha, check=False)
         if proc.returncode != 0:
             run_git(ctx.top, "revert", "--abort", check=False)
             err = (proc.stdout + proc.stderr).decode("utf-8", "replace").strip().splitlines()

@@ -193,3 +193,21 @@ def test_the_hook_waits_for_the_lock_absorb_holds_and_then_refuses(make_repo: Ma
     assert (repo / "MEMORY.md").read_bytes() == before  # absorbed by no one twice
     assert hook_main(["-C", str(repo)]) == 1  # free again: the hook absorbs it once
     assert len(list((repo / "memory/domains").rglob("pricing-update*.md"))) == 1
+
+
+@pytest.mark.parametrize("command", ["archive"])
+def test_commands_that_commit_under_the_lock_still_run_the_hook(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch,
+                                                                command: str) -> None:
+    """archive commits while holding bonsai.lock: the hook its commit runs must not wait for
+    that lock (it is the committing run's own).  (git revert, rollback's commit, runs no pre-commit hook.)"""
+    import time
+
+    from living_tree import env
+
+    monkeypatch.setenv("PATH", env()["PATH"])
+    repo = migrated(make_repo)
+    assert cli("install-hook", "-C", str(repo)).exit_code == 0
+    start = time.monotonic()
+    result = cli(command, *([PRICING] if command == "archive" else []), "-C", str(repo))
+    assert result.exit_code == 0, result.stderr
+    assert time.monotonic() - start < 4  # no 5 s wait for the lock
