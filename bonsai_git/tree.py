@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -467,6 +468,8 @@ class CheckedWriter:
     the command ends.
     """
 
+    WRITER_WAIT = 2.0  # seconds finish() waits for writers still holding a replaced file open
+
     def __init__(self, root: Path) -> None:
         self.root = root
         self.watches: list[_Watch] = []
@@ -534,9 +537,17 @@ class CheckedWriter:
         self._settle(watch)
 
     def finish(self) -> None:
-        """Read every replaced inode once more (late writes), then close; ConcurrentWrite as above."""
+        """Read every replaced inode once more (late writes), then close; ConcurrentWrite as above.
+
+        Before that last read, wait (up to WRITER_WAIT seconds) until no process holds a replaced
+        file open for writing: on Linux a read lease (F_SETLEASE) can be taken only then, and
+        since the replaced file has no name any more nobody can open it anew, so the read is
+        final.  Where leases are unavailable the read happens at once.
+        """
         try:
+            deadline = time.monotonic() + self.WRITER_WAIT
             for watch in self.watches:
+                _wait_for_writers(watch.fd, deadline)
                 self._settle(watch)
         finally:
             self.close()
@@ -623,6 +634,27 @@ def _exchange(a: str | Path, b: str | Path) -> bool:
     if err in (22, 38, 95):  # EINVAL, ENOSYS, EOPNOTSUPP: not supported here
         return False
     raise OSError(err, os.strerror(err), os.fspath(b))
+
+
+_F_SETLEASE = 1024  # linux/fcntl.h: F_LINUX_SPECIFIC_BASE + 0
+
+
+def _wait_for_writers(fd: int, deadline: float) -> None:
+    """Return once no process holds the file behind `fd` open for writing (a read lease can be
+    taken: Linux), or at `deadline`, or at once where leases are not supported."""
+    import errno
+    import fcntl
+
+    while True:
+        try:
+            fcntl.fcntl(fd, _F_SETLEASE, fcntl.F_RDLCK)
+        except OSError as exc:
+            if exc.errno not in (errno.EAGAIN, errno.EBUSY) or time.monotonic() >= deadline:
+                return  # unsupported here (or a writer holds it past the deadline): read now
+            time.sleep(0.002)
+            continue
+        fcntl.fcntl(fd, _F_SETLEASE, fcntl.F_UNLCK)
+        return
 
 
 def _pread_all(fd: int) -> bytes:

@@ -58,6 +58,10 @@ def race(repo: Path, command: list[str], targets: list[str], delay: float) -> tu
 
 def check_truth(name: str, repo: Path, done: subprocess.CompletedProcess[bytes], tokens: list[str],
                 targets: list[str]) -> None:
+    """The exit code and the tree tell the truth (module docstring).  Lines appended to a generated
+    index (`_index.md`) are exempt: an index is regenerated from the leaves by design, so text
+    already in it when the run reads it is replaced; the writer still appends to one so that the
+    replacement's race windows are exercised (test_checked_writes.py pins those windows down)."""
     err = done.stderr.decode()
     concurrent = "by another process" in err or "read back differently" in err
     OUTCOMES.setdefault(name, Counter())[f"{done.returncode}{' (concurrent write)' if concurrent else ''}"] += 1
@@ -66,7 +70,8 @@ def check_truth(name: str, repo: Path, done: subprocess.CompletedProcess[bytes],
         assert "by another process" in err or "read back differently" in err, err
         assert any(t in err for t in targets), err
     found = set(re.findall(r"(cw-\d+-\d+) appended", everything(repo)))
-    lost = [t for t in tokens if t not in found]
+    generated = {str(k) for k, t in enumerate(targets) if t.endswith("_index.md")}
+    lost = [t for t in tokens if t not in found and t.rsplit("-", 1)[1] not in generated]
     assert not lost, f"{name}: exit {done.returncode}, {len(lost)} of {len(tokens)} appended lines lost: {err}"
 
 
