@@ -15,6 +15,8 @@ What a run does, for the repository that holds the current folder:
    notices changes to tracked files, so the hook reads the whole tree instead of its arguments.
 3. With `absorb = true` (the default), `##` sections appended after the trunk's end marker are
    moved into new leaves first (absorb.py).  Then every stale generated file is rewritten.
+   Writing runs hold `bonsai.lock` (as `absorb` and `reindex` do), and every file is replaced
+   through tree.CheckedWriter, so an agent's write meanwhile is never overwritten.
 4. Exit 0 when nothing changed; 1 when it wrote anything (a new untracked `_index.md` or
    leaf included), naming each file and the `git add` to run; under `--check` it writes
    nothing and exits 1 when anything is stale.  Errors: one line on stderr and the

@@ -17,7 +17,9 @@ a complete one.  While it exists every command refuses (JournalPresent, exit 3) 
 already exists, keeps it) and removes the journal.
 
 Only paths the journal lists are ever touched, plus the temp files `tree.write_durably` may have
-left next to them (`.bonsai-XXXXXXXX`): never `git clean`, `reset --hard` or `stash`.
+left next to them (`.bonsai-XXXXXXXX`): never `git clean`, `reset --hard` or `stash`.  A restore
+yields a whole state (see `restore`): bytes it cannot leave in place (a commit hook's fix of our
+files) are copied to `bonsai-rescued/` beside the journal folder first, never dropped.
 
 Light on purpose: the hook path calls `refuse_if_journaled`, so git runs through subprocess and
 GitPython is never imported here.
