@@ -84,8 +84,9 @@ def reindex_workspace(
         try:
             changed = _sync(workspace, rendered, trunk_bytes, writer)
             writer.finish()
-        finally:
-            writer.close()
+        except BaseException:
+            writer.drain()  # late appends to what was replaced are carried, never left behind
+            raise
         return ReindexResult(changed, (), pending)
     planned = dict(plan.files)
     leaves = read_leaves(workspace, [p for p in paths if p not in planned]) + _planned_leaves(planned)
@@ -107,8 +108,9 @@ def reindex_workspace(
             raise
         changed += _sync(workspace, {p: t for p, t in rendered.items() if p != TRUNK}, trunk_bytes, writer)
         writer.finish()
-    finally:
-        writer.close()
+    except BaseException:
+        writer.drain()  # late appends to what was replaced are carried, never left behind
+        raise
     return ReindexResult(tuple(sorted({*written, *changed})), plan.sections)
 
 

@@ -118,7 +118,7 @@ def apply_changes(
             _verify_committed(ctx, changes)
         writer.finish()  # a write that landed in a file we replaced, late: carried or refused
     except BaseException as exc:
-        writer.close()
+        writer.drain()  # a late append to a file we replaced lands on ours, so the restore keeps it
         rescued = _restore(ctx, folder, record, before, changes, commit, keep_foreign=not hooks_ran)
         error = _reported(exc)
         if rescued and isinstance(error, BonsaiError):

@@ -552,6 +552,14 @@ class CheckedWriter:
         finally:
             self.close()
 
+    def drain(self) -> None:
+        """`finish()` for a run that is failing anyway (before its restore): late appends are
+        carried onto our files, so the restore carries them onto the original; errors are
+        swallowed (the run reports its own)."""
+        with contextlib.suppress(ConcurrentWrite, OSError):
+            self.finish()
+        self.close()
+
     def close(self) -> None:
         """Close the fds held on replaced files (idempotent)."""
         for watch in self.watches:
