@@ -422,7 +422,7 @@ def _restore_entry(workspace: Path, writer: CheckedWriter, entry: JournalEntry, 
                     writer.delete(entry.path, current)
             else:
                 target.parent.mkdir(parents=True, exist_ok=True)
-                writer.write(entry.path, wanted, current)
+                writer.write(entry.path, wanted, current, carry_appends=True)  # appended meanwhile: carried
             return
         except ConcurrentWrite:
             continue

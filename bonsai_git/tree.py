@@ -475,8 +475,14 @@ class CheckedWriter:
         self.watches: list[_Watch] = []
         self.carried: list[str] = []
 
-    def write(self, rel: str, data: bytes, expected: bytes | None, *, sync: bool = True) -> None:
-        """Write `data` at workspace-relative `rel`, which must hold `expected` now (None: must not exist)."""
+    def write(self, rel: str, data: bytes, expected: bytes | None, *, sync: bool = True,
+              carry_appends: bool = False) -> None:
+        """Write `data` at workspace-relative `rel`, which must hold `expected` now (None: must not exist).
+
+        `carry_appends`: a file that holds `expected` + more (text appended since it was read) is
+        replaced too, and that text carried after `data` (a restore uses this: a writer appending
+        in a tight loop would otherwise make every attempt fail).
+        """
         path = self.root / rel
         import tempfile
 
@@ -494,15 +500,15 @@ class CheckedWriter:
                 except FileExistsError:
                     raise self._changed(rel, "was created") from None
             else:
-                self._replace(path, rel, tmp, expected, data)
+                self._replace(path, rel, tmp, expected, data, carry_appends)
         finally:
             if os.path.exists(tmp):
                 os.unlink(tmp)
         if sync:
             _fsync_folder(path.parent)
 
-    def _replace(self, path: Path, rel: str, tmp: str, expected: bytes, data: bytes) -> None:
-        old = self._open_if_same(path, rel, expected)
+    def _replace(self, path: Path, rel: str, tmp: str, expected: bytes, data: bytes, carry_appends: bool) -> None:
+        old = self._open_if_same(path, rel, expected, carry_appends)
         try:
             if _exchange(tmp, path):
                 # `tmp` now names the file that was at `path` at the instant of the swap.  If it
@@ -567,14 +573,15 @@ class CheckedWriter:
                 os.close(watch.fd)
         self.watches = []
 
-    def _open_if_same(self, path: Path, rel: str, expected: bytes) -> int:
+    def _open_if_same(self, path: Path, rel: str, expected: bytes, carry_appends: bool = False) -> int:
         try:
             fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
         except FileNotFoundError:
             raise self._changed(rel, "was deleted") from None
         except OSError:
             raise self._changed(rel, "is no longer a regular file") from None
-        if _pread_all(fd) != expected:
+        current = _pread_all(fd)
+        if current != expected and not (carry_appends and current.startswith(expected)):
             os.close(fd)
             raise self._changed(rel, "changed")
         return fd

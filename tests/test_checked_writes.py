@@ -126,6 +126,17 @@ def test_a_file_changed_before_the_rename_is_refused_and_left_alone(tmp_path: Pa
     assert [p.name for p in tmp_path.iterdir()] == ["MEMORY.md"]  # no temp file left
 
 
+def test_a_restore_carries_text_appended_while_it_writes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """carry_appends (the restore's mode): a tight-loop appender cannot make it fail forever."""
+    target = tmp_path / "MEMORY.md"
+    target.write_bytes(b"ours\n")
+    agent_during_temp_write(monkeypatch, tmp_path, target)
+    writer = CheckedWriter(tmp_path)
+    writer.write("MEMORY.md", b"original\n", b"ours\n", carry_appends=True)
+    writer.finish()
+    assert target.read_bytes() == b"original\n" + NOTE
+
+
 # --- (a) migrate: an append after the new trunk is written, before it is checked back ----------
 
 def test_migrate_restores_the_original_plus_an_append_made_after_the_trunk_was_written(
