@@ -238,10 +238,12 @@ def _run_workspace(top: Path, ws: Workspace, check: bool, cache: FactsCache) -> 
         if path.startswith(DOMAINS_DIR + "/") and leaf_location(path) is not None:
             _warn(f"{ws.prefix}{path}: not tracked by git, so not indexed; git add it to include it")
     _warn_layout(ws, leaves)
+    _warn_secret_names(ws, leaves)
     try:
         config = load_config(root)
         result = reindex_workspace(root, check=check, leaf_paths=leaves, config=config, absorb=config.absorb,
-                                   facts=cache.facts_of(config.estimator))
+                                   facts=cache.facts_of(config.estimator), branches=cache.branches_of(root),
+                                   known=cache.on_disk)
     except BonsaiError as exc:
         if ws.prefix:  # name the file from the repository's top, where the user commits
             exc.message = ws.prefix + exc.message
@@ -252,9 +254,11 @@ def _run_workspace(top: Path, ws: Workspace, check: bool, cache: FactsCache) -> 
         for s in result.absorbed:
             verb = "would absorb" if check else "absorbed"
             print(f"bonsai-git: {verb} {mask_secrets(s.heading)!r} from {ws.prefix}{TRUNK} into {ws.prefix}{s.path}")
+    if result.changed:  # a sub-folder's index sits inside that folder: never echo a key in its name
+        from .secretscan import mask_name
     for path in result.changed:
         verb = "stale" if check else "wrote" if os.path.lexists(os.path.join(root_str, path)) else "removed"
-        print(f"bonsai-git: {verb} {ws.prefix}{path}")
+        print(f"bonsai-git: {verb} {ws.prefix}{mask_name(path)}")
     if result.inbox_sections:
         _warn(f"{ws.prefix}{TRUNK}: {result.inbox_sections} new section(s) after the end marker are not absorbed "
               "(absorb = false); run bonsai-git absorb")
@@ -273,6 +277,17 @@ def _warn_layout(ws: Workspace, leaves: list[str]) -> None:
     for domain in sorted(domains - set(SINGLE_FILE_DOMAINS)):
         if not is_domain_name(domain):
             _warn(f"{ws.prefix}{DOMAINS_DIR}/{domain}/: {domain_name_message(domain)}")
+
+
+def _warn_secret_names(ws: Workspace, leaves: Sequence[str]) -> None:
+    """Name (masked) each leaf whose file name holds a secret-looking run: the indexes show it masked,
+    whoever made the file (an agent may write `notes-akia….md`), but the name itself is in git."""
+    from .secretscan import mask_name, name_secret_kinds  # already loaded by the indexes: no start-up cost
+
+    for path in leaves:
+        for kind in name_secret_kinds(path):
+            _warn(f"{mask_name(ws.prefix + path)}: {kind} in the file name (the indexes show it masked); rename the "
+                  "file and keep the value in a secret store")
 
 
 def _locate(directory: Path) -> tuple[Path, Path, Path]:

@@ -26,7 +26,7 @@ Findings (each a warning; any warning makes `bonsai-git status` exit 1), in this
 | `old_general_leaf` | a leaf in `general/` last committed more than 30 days ago |
 | `purge_due` | an archived file archived more than 180 days ago |
 | `inbox` | text waiting after the trunk's end marker |
-| `secret` | a secret-looking value (`file:line: kind`; the value is never shown) |
+| `secret` | a secret-looking value (`file:line: kind` and its fingerprint; the value is never shown), or a file name holding one (shown masked) |
 | `openclaw_provenance` | OpenClaw's record makes MEMORY.md `armed` (the agent's next write drops it from boot) or `untrusted` (not loaded at boot now); see provenance.py |
 
 A workspace that is not migrated yet gets its boot budget and the note "not migrated";
@@ -48,7 +48,12 @@ JSON (`bonsai-git status --json`), schema_version 1; keys are stable, new keys m
      "inbox": {"sections": int, "tokens": int},
      "warnings": [{"kind", "path", "line": int|null, "message"}],
      "notes": [str],
-     "openclaw_provenance": "none"|"agent"|"armed"|"untrusted"|"unknown"}
+     "openclaw_provenance": "none"|"agent"|"armed"|"untrusted"|"unknown",
+     "lookup": {"leaves", "median", "p95", "max", "largest_index": {"path", "tokens"} | null} | null}
+
+`lookup` (null before migration): tokens an agent reads from boot to a leaf's entry (MEMORY.md
+plus each index file on the way; lookup.py), lower median, nearest-rank p95 and max over the
+leaves the indexes list, and the largest index file.
 
 Chars are UTF-16 units (as OpenClaw counts), tokens are estimates (tokens.py), ages are
 whole days between a commit's committer date and "now".  Lists are sorted: files in
@@ -59,7 +64,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
@@ -68,7 +73,8 @@ from .boot import CLAUDE_CODE_MAX_BYTES, CLAUDE_CODE_MAX_LINES, BootBudget, Boot
 from .classify import is_pinned
 from .config import FALLBACK_DOMAIN, SINGLE_FILE_DOMAINS, Config, is_domain_name
 from .indexes import DomainStats, domain_stats
-from .secretscan import find_secrets
+from .lookup import LookupCost, leaf_costs, summarize_costs
+from .secretscan import find_secrets, finding_fingerprint, mask_name, name_secret_kinds
 from .sections import split_sections, unclosed_comment_warning
 from .provenance import provenance_warning
 from .tokens import estimate_tokens
@@ -172,6 +178,7 @@ class StatusReport:
     notes: tuple[str, ...]
     thresholds: Thresholds
     provenance: str = "none"
+    lookup: LookupCost | None = None
 
     @property
     def healthy(self) -> bool:
@@ -220,7 +227,7 @@ def assess(survey: Survey, profile: BootProfile, thresholds: Thresholds = Thresh
         *_layout_findings(survey, trunk),
         *(Finding("purge_due", p, None, f"archived {d} days ago (grace {thresholds.purge_days} days); "
                   f"run bonsai-git purge") for p, d in due),
-        *_secret_findings(survey.scanned),
+        *_secret_findings(survey.scanned, survey.config.secret_allow),
         *_provenance_findings(survey.provenance),
     ]
     notes = () if parts is not None or trunk is None else (f"{TRUNK}: not migrated: run bonsai-git migrate --dry-run",)
@@ -231,8 +238,17 @@ def assess(survey: Survey, profile: BootProfile, thresholds: Thresholds = Thresh
         due_for_purge=due, inbox_sections=waiting,
         inbox_tokens=estimate_tokens(inbox, survey.config.estimator) if inbox.strip() else 0,
         findings=tuple(sorted(findings, key=_finding_key)), notes=notes, thresholds=thresholds,
-        provenance=survey.provenance,
+        provenance=survey.provenance, lookup=survey_lookup_cost(survey) if parts is not None else None,
     )
+
+
+def survey_lookup_cost(survey: Survey) -> LookupCost:
+    """The lookup cost (lookup.py) of the tree as it is on disk: MEMORY.md and the index files read."""
+    trunk = dict(survey.boot_files).get(TRUNK, "")
+    indexes = dict(survey.indexes)
+    singles = [f.path for f in survey.leaves if f.path in SINGLE_FILE_DOMAINS.values()]
+    costs = leaf_costs(trunk, indexes, survey.config.estimator, singles)
+    return summarize_costs(costs, indexes, survey.config.estimator)
 
 
 def _provenance_findings(state: str) -> Iterable[Finding]:
@@ -246,7 +262,7 @@ def _finding_key(f: Finding) -> tuple[int, str, int]:
 
 def _domain_health(stats: DomainStats) -> DomainHealth:
     leaf, tokens = stats.leaves[0]  # largest first (ties by name)
-    return DomainHealth(stats.name, len(stats.leaves), stats.tokens, (leaf.path, tokens))
+    return DomainHealth(stats.name, len(stats.leaves), stats.tokens, (mask_name(leaf.path), tokens))
 
 
 def absorbable_sections(inbox: str, config: Config) -> int:
@@ -295,19 +311,21 @@ def _index_findings(survey: Survey) -> Iterable[Finding]:
     if survey.stale_error is not None:
         yield Finding("reindex_error", TRUNK, None, f"indexes not checked: {survey.stale_error}")
     listed = {path: _index_entries(text) for path, text in survey.indexes}
-    on_disk = {f.path for f in survey.leaves}
+    on_disk = {mask_name(f.path) for f in survey.leaves}  # an index shows names masked (secretscan.mask_name)
+    in_folder: dict[str, set[str]] = {}  # folder -> (masked) paths its index files list, sub-branch files included
     for index_path, entries in sorted(listed.items()):
         folder = index_path.rsplit("/", 1)[0]
         for line, name in entries:
-            if f"{folder}/{name}" not in on_disk:
+            in_folder.setdefault(folder, set()).add(mask_name(f"{folder}/{name}"))
+            if mask_name(f"{folder}/{name}") not in on_disk:
                 yield Finding("orphan_entry", index_path, line, f"lists {name}, which is gone; run bonsai-git reindex")
     for facts in survey.leaves:
         location = leaf_location(facts.path)
         if location is None or location[0] in SINGLE_FILE_DOMAINS:
             continue
-        index_path = f"{facts.path[: -len(location[1]) - 1]}/_index.md"
-        if location[1] not in {name for _, name in listed.get(index_path, [])}:
-            yield Finding("orphan_leaf", facts.path, None, f"not listed in {index_path}; run bonsai-git reindex")
+        folder = facts.path.rsplit("/", 1)[0]
+        if mask_name(facts.path) not in in_folder.get(folder, ()):
+            yield Finding("orphan_leaf", facts.path, None, f"not listed in {folder}/_index.md; run bonsai-git reindex")
 
 
 def _index_entries(text: str) -> list[tuple[int, str]]:
@@ -371,10 +389,17 @@ def _domain_folder(domain: str) -> str:
     return SINGLE_FILE_DOMAINS.get(domain, f"memory/domains/{domain}/")
 
 
-def _secret_findings(scanned: Iterable[tuple[str, str]]) -> Iterable[Finding]:
+def _secret_findings(scanned: Iterable[tuple[str, str]], allow: Collection[str]) -> Iterable[Finding]:
+    """`secret` findings: each value `find_secrets` reports (the bonsai-secrets hook's rule) and each
+    file name holding a secret-looking run; paths shown masked."""
     for path, text in scanned:
-        for hit in find_secrets(text):
-            yield Finding("secret", path, hit.line, f"{hit.kind}; move it to a secret store and rewrite this line")
+        shown = mask_name(path)
+        for kind in name_secret_kinds(path):
+            yield Finding("secret", shown, None, f"{kind} in the file name (indexes show it masked); rename the file")
+        for hit in find_secrets(text, allow=allow):
+            yield Finding("secret", shown, hit.line, f"{hit.kind} ({finding_fingerprint(text, hit)}); move it to a "
+                          "secret store and rewrite this line (a false alarm? list the sha256 in .bonsai.toml "
+                          "[secrets] allow)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -459,6 +484,7 @@ def status_json(report: StatusReport) -> dict[str, Any]:
         "warnings": [{"kind": f.kind, "path": f.path, "line": f.line, "message": f.message} for f in report.findings],
         "notes": list(report.notes),
         "openclaw_provenance": report.provenance,
+        "lookup": None if report.lookup is None else report.lookup.as_json(),
     }
 
 
@@ -473,6 +499,8 @@ def status_text(report: StatusReport, color: bool = False) -> str:
     """The terminal report: boot budget table, domains table, warnings, verdict (ANSI colour only if `color`)."""
     paint = _painter(color)
     lines = [*_boot_table(report, paint), "", *_domain_table(report)]
+    if report.lookup is not None:
+        lines.append(lookup_line(report.lookup))
     if report.archived:
         lines.append(f"  archive: {report.archived} file(s), {len(report.due_for_purge)} due for purge "
                      f"(older than {report.thresholds.purge_days} days)")
@@ -485,6 +513,14 @@ def status_text(report: StatusReport, color: bool = False) -> str:
     lines += ["", paint("Healthy.", "green") if report.healthy else
               paint(f"{len(report.findings)} warning(s).", "yellow")]
     return "\n".join(lines)
+
+
+def lookup_line(cost: LookupCost) -> str:
+    """One line on the lookup cost: tokens read from boot to a leaf's entry, and the largest index."""
+    largest = "" if cost.largest_index is None else (
+        f"; largest index {cost.largest_index[0]} (~{cost.largest_index[1]:,})")
+    return (f"  lookup: ~{cost.median:,} tokens median, ~{cost.p95:,} p95, ~{cost.max:,} max from boot to a leaf's "
+            f"entry over {cost.leaves} leaves{largest}")
 
 
 def reflect_text(candidates: tuple[Candidate, ...]) -> str:

@@ -24,6 +24,7 @@ from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
 
 from .boot import PROFILES
+from .branches import is_index_name
 from .config import Config, load_config
 from .errors import BadInput, BonsaiError, NotARepository
 from .reindex import existing_index_paths, reindex_workspace
@@ -164,7 +165,7 @@ def _stale(workspace: Path, config: Config) -> tuple[tuple[str, ...] | None, str
     if trunk is None:
         return None, None
     if not is_migrated(trunk):
-        if (workspace / DOMAINS_DIR).is_dir():
+        if any((workspace / DOMAINS_DIR).glob("*/_index.md")):  # a tree bonsai-git generated
             raise markers_missing(trunk)  # status refuses as reindex --check does (exit 3)
         return None, None
     try:
@@ -183,6 +184,6 @@ def _scanned(workspace: Path) -> tuple[tuple[str, str], ...]:
     out = []
     for path in paths:
         text = _read_text(workspace / path)
-        if text is not None and PurePosixPath(path).name != "_index.md":
+        if text is not None and not is_index_name(PurePosixPath(path).name):  # generated: _index.md, _index.<key>.md
             out.append((path, text))
     return tuple(out)

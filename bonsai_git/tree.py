@@ -27,7 +27,9 @@ DOMAINS_DIR = "memory/domains"
 ROOT_INDEX = "memory/_index.md"
 INDEX_NAME = "_index.md"
 BEGIN_PREFIX = "<!-- bonsai:begin"
-BEGIN = "<!-- bonsai:begin generated; edit memory/ then run bonsai-git reindex -->"
+# The rendered begin line is BEGIN + " #<crc32 of the block body> -->" (indexes.py); any line
+# starting with BEGIN_PREFIX is read as a begin marker, so older trunks' longer line still pairs.
+BEGIN = "<!-- bonsai:begin generated"
 END = "<!-- bonsai:end -->"
 _BEGIN_LINE = re.compile(r"^<!-- bonsai:begin\b[^\n]*$", re.M)
 _END_LINE = re.compile(r"^<!-- bonsai:end -->[ \t]*\r?$", re.M)
@@ -142,7 +144,8 @@ def code_spans(text: str, *, closed: bool = False) -> list[tuple[int, int]]:
         opening = _FENCE.match(line)
         if opening and not (opening.group(1)[0] == "`" and "`" in opening.group(2)):
             fence, start = (opening.group(1)[0], len(opening.group(1))), m.start()
-        elif _COMMENT_OPEN.match(line) and "-->" not in line[line.index("<!--") + 4 :]:
+        elif _COMMENT_OPEN.match(line) and "-->" not in line[line.index("<!--") + 4 :] \
+                and not line.startswith(BEGIN_PREFIX):  # a marker line is never a comment's opening
             comment, start = True, m.start()
     if (fence is not None or comment) and not closed:
         spans.append((start, len(text)))

@@ -78,7 +78,7 @@ def test_damaged_markers_are_refused_by_the_hook_check_and_status(make_repo: Mak
         "end deleted": trunk.replace(END + "\n", ""),
         "case changed": trunk.replace(END, END.upper()),
         "agent rewrite": "# Memory\n\nI rewrote this whole file.\n\n## Notes\n\n- keep it short\n",
-        "begin deleted": trunk.replace(BEGIN + "\n", ""),
+        "begin deleted": "".join(ln for ln in trunk.splitlines(keepends=True) if not ln.startswith(BEGIN)),
     }[damage]
     (repo / "MEMORY.md").write_text(damaged)
     before = snapshot(repo)
