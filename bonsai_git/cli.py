@@ -124,6 +124,8 @@ def migrate(workspace: Path, dry_run: bool, no_commit: bool, force: bool, as_jso
                    err=True)
     for note in result.notes:
         click.echo(f"note: {note}", err=True)
+    for warning in result.text_warnings:
+        click.echo(f"warning: {warning}", err=True)
     for warning in result.warnings:
         click.echo(f"warning: {warning}", err=True)
     if result.warnings:

@@ -105,3 +105,48 @@ def heading_of(section_text: str) -> str:
     """The heading text of one section's text (as split_sections gives it), or "" if none."""
     doc = split_sections(section_text)
     return doc.sections[0].heading if doc.sections else ""
+
+
+_ATX_HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]+(.*?))?[ \t#]*$")
+
+
+@dataclass(frozen=True, slots=True)
+class UnclosedComment:
+    """An HTML comment opened at a line start and never closed: its 1-based line, and the
+    headings after it that CommonMark reads as part of the comment (swallowed)."""
+
+    line: int
+    swallowed: tuple[str, ...]
+
+
+def unclosed_comment(text: str) -> UnclosedComment | None:
+    """The first top-level HTML comment (`<!-- ...`) that is never closed by `-->`, or None.
+
+    CommonMark ends such an HTML block only at a `-->`, so without one everything after it,
+    headings included, is one comment: a migration would put all the later sections into one
+    leaf.  Pure; parses with markdown-it only when the text holds `<!--`.
+    """
+    if "<!--" not in text:
+        return None
+    body = text[len(BOM) :] if text.startswith(BOM) else text
+    for tok in _parser().parse(body):
+        if tok.type != "html_block" or tok.level != 0 or not tok.map:
+            continue
+        content = tok.content.lstrip(" ")
+        if content.startswith("<!--") and "-->" not in content[4:]:
+            lines = _LINE_END.split(content)[1:]
+            swallowed = tuple(" ".join((m.group(1) or "").split()) for m in map(_ATX_HEADING.match, lines) if m)
+            return UnclosedComment(tok.map[0] + 1, swallowed)
+    return None
+
+
+def unclosed_comment_warning(name: str, text: str) -> str | None:
+    """`name:line: ...` naming an unclosed HTML comment and the headings it swallows, or None."""
+    found = unclosed_comment(text)
+    if found is None:
+        return None
+    shown = ", ".join(repr(h) for h in found.swallowed[:5]) + (" ..." if len(found.swallowed) > 5 else "")
+    what = f"{len(found.swallowed)} heading(s) after it are swallowed into it: {shown}" if found.swallowed else \
+        "everything after it is part of the comment"
+    return (f"{name}:{found.line}: an HTML comment opened here is never closed (no `-->`); {what}. "
+            f"Close it (add `-->`) so those sections are read")

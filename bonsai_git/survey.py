@@ -33,7 +33,7 @@ from .gitsettings import (
 from .reindex import existing_index_paths, reindex_workspace
 from .status import FileFacts, Survey
 from .provenance import read_provenance
-from .tree import MEMORY_DIR, TRUNK, is_migrated, read_regular_or_none, walk_leaf_paths
+from .tree import DOMAINS_DIR, MEMORY_DIR, TRUNK, is_migrated, markers_missing, read_regular_or_none, walk_leaf_paths
 
 ARCHIVE_DIR = "memory/archive"
 NOW_ENV = "BONSAI_NOW"
@@ -172,6 +172,8 @@ def _stale(workspace: Path, config: Config) -> tuple[tuple[str, ...] | None, str
             return None, f"{TRUNK}: is not a regular file (or unreadable); bonsai-git reads regular files only"
         return None, None
     if not is_migrated(trunk):
+        if any((workspace / DOMAINS_DIR).glob("*/_index.md")):  # a tree bonsai-git generated
+            raise markers_missing(trunk)  # status refuses as reindex --check does (exit 3)
         return None, None
     leaves, _warnings = indexed_leaf_paths(workspace, *memory_listing(workspace))  # the hook's rule
     try:

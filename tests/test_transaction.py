@@ -447,7 +447,7 @@ def test_migrate_keeps_a_memory_write_made_while_it_runs(make_repo: MakeRepo, mo
     head = git(repo, "rev-parse", "HEAD")
     result = run("migrate", "-C", str(repo))
     assert result.exit_code == 1
-    assert "MEMORY.md: changed while bonsai-git was running; nothing in it was lost" in result.stderr
+    assert "MEMORY.md: changed by another process while bonsai-git was running; that write was kept" in result.stderr
     assert (repo / "MEMORY.md").read_bytes() == SOURCE + b"\n## Learned just now\nthe agent's new fact\n"
     assert git(repo, "rev-parse", "HEAD") == head
     assert not (repo / "memory").exists()
