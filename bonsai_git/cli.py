@@ -288,6 +288,20 @@ def purge(workspace: Path, older_than: str, dry_run: bool, no_commit: bool, no_v
                                             no_verify=no_verify)))
 
 
+@main.command()
+@WORKSPACE
+@DRY_RUN
+@NO_COMMIT
+@NO_VERIFY
+def flatten(workspace: Path, dry_run: bool, no_commit: bool, no_verify: bool) -> None:
+    """Rebuild one flat MEMORY.md from today's tree (every later edit kept) and remove the tree, as one commit."""
+    from .flatten import flatten as run_flatten, flatten_text
+
+    if not dry_run:
+        _warn_provenance(workspace)
+    click.echo(flatten_text(run_flatten(workspace, dry_run=dry_run, no_commit=no_commit, no_verify=no_verify)))
+
+
 # --- the living tree: absorb, the pre-commit hook, the plain git hook (absorb.py, hook.py, githook.py) ---
 
 @main.command()

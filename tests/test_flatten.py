@@ -1,0 +1,184 @@
+"""flatten: the way back that keeps later memories (one flat MEMORY.md from today's tree, as one commit)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+
+from bonsai_git.config import Config
+from bonsai_git.flatplan import PINNED, original_slots, plan_flatten, strip_separator
+from bonsai_git.plan import plan_migration
+from bonsai_git.tree import Leaf, leaf_location, parse_trunk
+from memory_samples import CRON, PRICING, READING, SAMPLE, TRAVEL, MakeRepo, commit_all, migrated, run
+from support import CORPUS_FILES, corpus_bytes, git, snapshot
+from test_properties import markdown
+
+BONSAI = str(Path(sys.executable).with_name("bonsai-git"))
+DAILY = "memory/2026-02-28.md"
+
+
+def _flat_in_memory(original: str, config: Config = Config()) -> str:
+    """Migrate `original` in memory and flatten the planned tree at once (no git)."""
+    plan = plan_migration(original, config)
+    files = plan.file_map()
+    slots = original_slots(original, files)
+    parts = parse_trunk(files["MEMORY.md"])
+    assert parts is not None
+    pinned = strip_separator(parts.pinned, parts.pinned, "".join(s.text for s in slots if s.source == PINNED))
+    leaves = [Leaf(*loc, text) for path, text in files.items() if (loc := leaf_location(path)) is not None]
+    return plan_flatten(slots, pinned, leaves, parts.inbox, {}, parts.newline).text
+
+
+@given(markdown())
+def test_flatten_right_after_migrate_gives_any_markdown_back(text: str) -> None:
+    if text.strip():
+        assert _flat_in_memory(text) == text
+
+
+@given(markdown())
+@settings(max_examples=30)
+def test_flatten_round_trip_holds_with_pin_rules_and_a_kept_preamble(text: str) -> None:
+    if text.strip():
+        assert _flat_in_memory(text, Config(pinned=("x", "a"), preamble_tokens=5)) == text
+
+
+def _flatten(repo: Path, *args: str) -> str:
+    result = run("flatten", "-C", str(repo), *args, ok=True)
+    assert result.exit_code == 0, result.output + result.stderr
+    return result.stdout
+
+
+@pytest.mark.parametrize("name", CORPUS_FILES)
+def test_flatten_right_after_migrate_gives_every_corpus_file_back(make_repo: MakeRepo, name: str) -> None:
+    original = corpus_bytes(name)
+    repo = make_repo(original)
+    assert run("migrate", "-C", str(repo), "--force", ok=True).exit_code == 0
+    _flatten(repo)
+    assert (repo / "MEMORY.md").read_bytes() == original
+    assert git(repo, "status", "--porcelain", "--untracked-files=all") == ""
+    assert git(repo, "ls-files") == "MEMORY.md\n"
+    assert not (repo / "memory").exists()
+    assert git(repo, "log", "-1", "--format=%(trailers:only,unfold)").strip() == "Bonsai-Op: flatten"
+    assert git(repo, "diff", "HEAD~2", "HEAD") == ""  # the tree is the one before the migration
+
+
+def test_flatten_after_edits_new_leaves_moves_and_archives_keeps_every_later_memory(make_repo: MakeRepo) -> None:
+    repo = migrated(make_repo)
+    (repo / DAILY).write_text("daily note, not a leaf\n")
+    commit_all(repo, "daily note")
+    travel = repo / TRAVEL
+    travel.write_text(travel.read_text() + "Window seat on night flights (learned later).\n")
+    nested = repo / "memory/domains/projects/kiln/firing-log.md"
+    nested.parent.mkdir(parents=True)
+    nested.write_text("## Firing Log\n\nCone 6 firing took 9 hours on May 3.\n")
+    (repo / "memory/domains/business/suppliers.md").write_text("## Suppliers\n\nClay from Laguna, no final newline")
+    commit_all(repo, "learned things")
+    assert run("move", "-C", str(repo), READING, "personal", ok=True).exit_code == 0
+    assert run("archive", "-C", str(repo), CRON, "--reason", "old", ok=True).exit_code == 0
+    trunk = repo / "MEMORY.md"
+    trunk.write_text(trunk.read_text() + "\nloose inbox line\n")
+    commit_all(repo, "inbox")
+    cron = (repo / "memory/archive/infrastructure/cron-jobs.md").read_bytes()
+
+    _flatten(repo)
+
+    flat = trunk.read_text()
+    assert "bonsai:begin" not in flat and "bonsai:end" not in flat
+    order = ["# Memory", "## Business Overview", "## Pricing", "## Travel Notes", "Window seat on night flights",
+             "## Reading List", "## Services", "## Suppliers", "Clay from Laguna, no final newline\n## Firing Log",
+             "loose inbox line"]
+    positions = [flat.index(marker) for marker in order]
+    assert positions == sorted(positions)
+    assert "## Cron Jobs" not in flat  # archived on purpose: it stays in memory/archive/
+    assert (repo / "memory/archive/infrastructure/cron-jobs.md").read_bytes() == cron
+    assert (repo / DAILY).read_text() == "daily note, not a leaf\n"
+    assert not (repo / "memory/domains").exists() and not (repo / "memory/_index.md").exists()
+    assert git(repo, "status", "--porcelain", "--untracked-files=all") == ""
+    # and the flat file migrates again, with every later memory in its leaves
+    assert run("migrate", "-C", str(repo), "--force", ok=True).exit_code == 0
+    assert "Window seat" in (repo / TRAVEL).read_text()
+    assert run("reindex", "-C", str(repo), "--check").exit_code == 0
+
+
+def test_flatten_puts_pinned_sections_and_dates_back_where_they_were(make_repo: MakeRepo) -> None:
+    original = ("# Memory\n\n## 📌 Core Rules\n\nNewer dated source wins.\n\n## Pricing\n\nMugs $18.\n\n"
+                "## 2026 Dates\n\nMarch 3: kiln delivery.\n\n## Travel Notes\n\nAisle seat.\n\n"
+                "## Key Dates\n\nApril 1: fair.\n")
+    repo = make_repo(original)
+    assert run("migrate", "-C", str(repo), "--force", ok=True).exit_code == 0
+    dates = repo / "memory/dates.md"
+    assert "March 3" in dates.read_text() and "April 1" in dates.read_text()
+    dates.write_text(dates.read_text() + "\n## Deadlines Dates\n\nMay 9: tax.\n")
+    commit_all(repo, "a date")
+    _flatten(repo)
+    flat = (repo / "MEMORY.md").read_text()
+    assert flat == original + "\n## Deadlines Dates\n\nMay 9: tax.\n"
+
+
+def test_flatten_dry_run_writes_nothing_and_lists_the_added_leaves(make_repo: MakeRepo) -> None:
+    repo = migrated(make_repo)
+    (repo / "memory/domains/general/new-thing.md").write_text("## New Thing\n\nx\n")
+    commit_all(repo, "new leaf")
+    before = snapshot(repo)
+    out = _flatten(repo, "--dry-run")
+    assert "Would flatten" in out and "+ memory/domains/general/new-thing.md (added since the migration)" in out
+    assert snapshot(repo) == before
+
+
+def test_flatten_refuses_uncommitted_leaf_changes_and_touches_nothing(make_repo: MakeRepo) -> None:
+    repo = migrated(make_repo)
+    (repo / PRICING).write_text("## Pricing\n\nchanged, not committed\n")
+    before = snapshot(repo)
+    result = run("flatten", "-C", str(repo))
+    assert result.exit_code == 3
+    assert f"{PRICING}: has uncommitted changes" in result.stderr and result.stderr.count("\n") == 1
+    assert snapshot(repo) == before
+
+
+def test_flatten_refuses_an_unmigrated_workspace(make_repo: MakeRepo) -> None:
+    repo = make_repo(SAMPLE)
+    before = snapshot(repo)
+    result = run("flatten", "-C", str(repo))
+    assert result.exit_code == 3 and "no bonsai markers" in result.stderr
+    assert snapshot(repo) == before
+
+
+def test_flatten_restores_the_tree_when_a_commit_hook_rejects(make_repo: MakeRepo) -> None:
+    repo = migrated(make_repo)
+    hook = repo / ".git/hooks/pre-commit"
+    hook.write_text("#!/bin/sh\necho no >&2\nexit 1\n")
+    hook.chmod(0o755)
+    before = snapshot(repo)
+    result = run("flatten", "-C", str(repo))
+    assert result.exit_code == 1 and "git commit failed" in result.stderr
+    assert snapshot(repo) == before
+
+
+def test_flatten_from_a_subprocess_and_rollback_advice(make_repo: MakeRepo) -> None:
+    repo = migrated(make_repo)
+    (repo / PRICING).write_text((repo / PRICING).read_text() + "Retail now $34.\n")
+    commit_all(repo, "price rise")
+    refused = run("rollback", "-C", str(repo))
+    assert refused.exit_code == 3 and "`bonsai-git flatten`" in refused.stderr
+    proc = subprocess.run([BONSAI, "flatten", "-C", str(repo)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert "Retail now $34." in (repo / "MEMORY.md").read_text()
+    assert (repo / "MEMORY.md").read_text().replace("Retail now $34.\n", "") == SAMPLE
+
+
+def test_flatten_in_a_workspace_below_the_repository_top(make_repo: MakeRepo, tmp_path: Path) -> None:
+    top = tmp_path / "top"
+    top.mkdir()
+    git(top, "init", "-q", "-b", "main")
+    ws = top / "agent"
+    ws.mkdir()
+    (ws / "MEMORY.md").write_text(SAMPLE)
+    commit_all(top, "memory")
+    assert run("migrate", "-C", str(ws), "--force", ok=True).exit_code == 0
+    assert run("move", "-C", str(ws), TRAVEL, "personal", ok=True).exit_code == 0
+    _flatten(ws)
+    assert (ws / "MEMORY.md").read_text() == SAMPLE
