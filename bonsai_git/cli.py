@@ -308,7 +308,7 @@ def flatten(workspace: Path, dry_run: bool, no_commit: bool, no_verify: bool) ->
 @WORKSPACE
 @click.option("--dry-run", is_flag=True, help="Print where each new section would go; write nothing.")
 def absorb(workspace: Path, dry_run: bool) -> None:
-    """Move the ## sections appended after MEMORY.md's end marker into new leaves, then reindex."""
+    """Move the ## sections appended after MEMORY.md's end marker into leaves (a same-topic leaf is extended), then reindex."""
     from .reindex import reindex_workspace
 
     if not dry_run:
@@ -320,7 +320,8 @@ def absorb(workspace: Path, dry_run: bool) -> None:
     with holding_lock(workspace):
         result = reindex_workspace(workspace, check=dry_run, absorb=True)
     for s in result.absorbed:
-        click.echo(f"{'would absorb' if dry_run else 'absorbed'} {mask_secrets(s.heading)!r} -> {s.path}")
+        extends = " (same topic: extends that leaf)" if s.extends and s.path.startswith("memory/domains/") else ""
+        click.echo(f"{'would absorb' if dry_run else 'absorbed'} {mask_secrets(s.heading)!r} -> {s.path}{extends}")
     if not result.absorbed:
         click.echo("MEMORY.md: nothing to absorb (no ## section after the end marker that is not pinned; "
                    "pinned sections and loose text there stay in the trunk)")

@@ -178,7 +178,8 @@ def _run_workspace(top: Path, ws: Workspace, check: bool, cache: FactsCache) -> 
 
         for s in result.absorbed:
             verb = "would absorb" if check else "absorbed"
-            print(f"bonsai-git: {verb} {mask_secrets(s.heading)!r} from {ws.prefix}{TRUNK} into {ws.prefix}{s.path}")
+            extends = " (same topic: extends that leaf)" if s.extends and s.path.startswith(DOMAINS_DIR + "/") else ""
+            print(f"bonsai-git: {verb} {mask_secrets(s.heading)!r} from {ws.prefix}{TRUNK} into {ws.prefix}{s.path}{extends}")
     for path in result.changed:
         verb = "stale" if check else "wrote" if os.path.lexists(os.path.join(root_str, path)) else "removed"
         print(f"bonsai-git: {verb} {ws.prefix}{path}")

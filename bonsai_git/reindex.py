@@ -72,14 +72,14 @@ def reindex_workspace(
     config = config or load_config(workspace)
     trunk_bytes, parts = read_trunk(workspace)
     paths = walk_leaf_paths(workspace) if leaf_paths is None else tuple(leaf_paths)
-    plan = _plan_absorb(workspace, parts, config) if absorb and parts.inbox.strip() else None
+    leaves = read_leaves(workspace, paths)
+    plan = _plan_absorb(workspace, parts, config, leaves) if absorb and parts.inbox.strip() else None
     if plan is None or not plan.sections:
-        leaves = read_leaves(workspace, paths)
         pending = _count_inbox_sections(parts.inbox) if not absorb and parts.inbox.strip() else 0
         rendered = render_tree(leaves, parts, config, existing_index_paths(workspace), facts)
         return ReindexResult(_sync(workspace, rendered, trunk_bytes, check), (), pending)
     planned = dict(plan.files)
-    leaves = read_leaves(workspace, [p for p in paths if p not in planned]) + _planned_leaves(planned)
+    leaves = tuple(leaf for leaf in leaves if leaf.path not in planned) + _planned_leaves(planned)
     new_parts = TrunkParts(parts.pinned, parts.block, plan.inbox, parts.newline)
     rendered = render_tree(leaves, new_parts, config, existing_index_paths(workspace), facts)
     if check:
@@ -144,14 +144,16 @@ def taken_leaf_names(workspace: Path) -> dict[str, tuple[str, ...]]:
     }
 
 
-def _plan_absorb(workspace: Path, parts: TrunkParts, config: Config) -> AbsorbPlan:
+def _plan_absorb(workspace: Path, parts: TrunkParts, config: Config, leaves: Iterable[Leaf]) -> AbsorbPlan:
+    """The absorb plan of the inbox; `leaves` (the indexed ones) may be extended by a same-topic section."""
     from .absorb import plan_absorb  # markdown-it and slugify: only when there is an inbox
 
     singles = {}
     for path in SINGLE_FILE_DOMAINS.values():
         target = workspace / path
         singles[path] = decode_utf8(target.read_bytes(), path) if target.is_file() else None
-    return plan_absorb(parts.inbox, config, taken_leaf_names(workspace), singles)
+    existing = {leaf.path: leaf.text for leaf in leaves}
+    return plan_absorb(parts.inbox, config, taken_leaf_names(workspace), singles, existing)
 
 
 def _count_inbox_sections(inbox: str) -> int:
@@ -178,13 +180,17 @@ def _write_absorbed(workspace: Path, plan: AbsorbPlan, old_inbox: str) -> dict[s
     from .absorb import verify_absorbed
 
     undo: dict[str, bytes | None] = {}
+    bases = dict(plan.bases)
     try:
         for path, text in plan.files:
             target = workspace / path
             _refuse_symlinked(workspace, path)
             if target.exists() and not target.is_file():
                 raise BadInput(f"{path}: is not a regular file; move it away, then absorb again")
-            undo[path] = target.read_bytes() if target.is_file() else None
+            prior = target.read_bytes() if target.is_file() else None
+            if path in bases and prior != bases[path].encode("utf-8"):  # a same-topic leaf edited meanwhile
+                raise Failed(f"{path}: changed while bonsai-git was running; nothing in it was lost, run it again")
+            undo[path] = prior
             target.parent.mkdir(parents=True, exist_ok=True)
             write_durably(target, text.encode("utf-8"))
         read_back = {path: decode_utf8((workspace / path).read_bytes(), path) for path, _ in plan.files}
