@@ -202,9 +202,14 @@ NO_VERIFY = click.option("--no-verify", is_flag=True, help="Pass --no-verify to 
 @WORKSPACE
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (schema_version 1, see README).")
 @click.option("--profile", default=DEFAULT_PROFILE, show_default=True, type=click.Choice([p.name for p in PROFILES]),
-              help="The runtime release whose boot caps apply.")
+              help="The runtime release whose boot caps apply: " + "; ".join(
+                  f"{p.name}: {p.label}, " + (f"{p.total_cap:,} bytes across the AGENTS.md chain" if p.chain else
+                                              f"{p.file_cap:,} chars per file"
+                                              + (f", {p.total_cap:,} in total" if p.total_cap else ""))
+                  for p in PROFILES) + ".")
 @click.option("--file-cap", type=click.IntRange(min=1), help="Per-file boot cap in chars (overrides the profile).")
-@click.option("--total-cap", type=click.IntRange(min=1), help="Total boot cap in chars (overrides the profile).")
+@click.option("--total-cap", type=click.IntRange(min=1),
+              help="Total boot cap in chars, in bytes under codex (overrides the profile).")
 def status(workspace: Path, as_json: bool, profile: str, file_cap: int | None, total_cap: int | None) -> None:
     """Boot budget, domains, stale indexes and warnings; writes nothing (exit 0 healthy, 1 warnings)."""
     import os

@@ -114,6 +114,7 @@ class Survey:
     stale_error: str | None
     scanned: tuple[tuple[str, str], ...]
     provenance: str = "none"
+    chain_files: tuple[tuple[str, str], ...] = ()  # Codex's candidates: {path from the project root: text}
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,7 +200,7 @@ def assess(survey: Survey, profile: BootProfile, thresholds: Thresholds = Thresh
     boot_files = dict(survey.boot_files)
     trunk = boot_files.get(TRUNK)
     parts = parse_trunk(trunk) if trunk is not None else None
-    budget = boot_budget(boot_files, profile, survey.config.estimator)
+    budget = boot_budget(boot_files, profile, survey.config.estimator, dict(survey.chain_files))
     stats = domain_stats(readable_leaves(survey), survey.config.estimator)
     inbox = parts.inbox if parts is not None else ""
     waiting = absorbable_sections(inbox, survey.config)
@@ -262,14 +263,18 @@ def _trunk_findings(trunk: str | None, count: int) -> Iterable[Finding]:
 def _boot_findings(budget: BootBudget) -> Iterable[Finding]:
     profile = budget.profile
     for f in budget.files:
-        if f.truncated:
+        if f.truncated and profile.chain:
+            yield Finding("boot_truncated", f.name, None,
+                          f"{f.chars:,} bytes; {profile.label} stops at {profile.total_cap:,} bytes across its "
+                          f"instruction files: cut at byte {f.injected:,}, the last {f.lost:,} bytes are never loaded")
+        elif f.truncated:
             why = "its cap" if f.injected == f.cap else "the total cap"
             yield Finding("boot_truncated", f.name, None,
                           f"{f.chars:,} chars, {profile.label} injects {f.injected:,} ({why}) and loses "
                           f"{f.lost:,} from the middle")
         elif f.near_limit:
             yield Finding("boot_near_limit", f.name, None,
-                          f"{f.chars:,} chars is {100 * f.chars // f.cap}% of the {f.cap:,}-char cap")
+                          f"{f.chars:,} {profile.unit} is {100 * f.chars // f.cap}% of the {f.cap:,}-{profile.unit[:-1]} cap")
     if budget.near_total_limit and profile.total_cap is not None:
         yield Finding("boot_total_near_limit", "(boot files)", None,
                       f"{budget.total_chars:,} chars injected is {100 * budget.total_chars // profile.total_cap}% "
@@ -480,14 +485,18 @@ def _boot_table(report: StatusReport, paint: Callable[[str, str], str]) -> list[
     boot = report.boot
     p = boot.profile
     cap = f"{p.file_cap:,} chars per file" + (f", {p.total_cap:,} in total" if p.total_cap is not None else "")
+    if p.chain:
+        cap = f"{p.total_cap or p.file_cap:,} bytes across AGENTS.override.md / AGENTS.md / MEMORY.md, root folder first"
     trunk = "n/a" if report.trunk_tokens is None else f"~{report.trunk_tokens:,}"
     state = "migrated" if report.migrated else "not migrated"
     lines = [f"Boot: {trunk} tokens in {TRUNK} ({state}); ~{boot.tokens:,} tokens in all boot files",
              f"Boot budget ({p.label}: {cap})",
-             f"  {'file':<14}{'chars':>9}{'cap':>9}{'used':>6}{'tokens':>9}  loaded"]
+             f"  {'file':<14}{p.unit:>9}{'cap':>9}{'used':>6}{'tokens':>9}  loaded"]
     for f in boot.files:
         used = f"{100 * f.chars // f.cap}%" if f.cap else "-"
-        if f.truncated:
+        if f.truncated and p.chain:
+            loaded = paint(f"CUT at byte {f.injected:,}: the last {f.lost:,} bytes are never loaded", "red")
+        elif f.truncated:
             head = int(f.injected * p.head_ratio)
             loaded = paint(f"CUT: loses {f.lost:,} chars between char {head:,} and {f.chars - (f.injected - head):,}",
                            "red")
@@ -497,7 +506,7 @@ def _boot_table(report: StatusReport, paint: Callable[[str, str], str]) -> list[
     if p.total_cap is not None and boot.headroom is not None:
         used = f"{100 * boot.total_chars // p.total_cap}%"
         lines.append(f"  {'total':<14}{boot.total_chars:>9,}{p.total_cap:>9,}{used:>6}{boot.tokens:>9,}  "
-                     f"headroom {boot.headroom:,} chars")
+                     f"headroom {boot.headroom:,} {p.unit}")
     cc = boot.claude_code
     if cc is not None:
         fit = "loads whole" if cc.fits else paint(f"{cc.lost_lines:,} lines ({cc.lost_bytes:,} bytes) would not load",
