@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bonsai_git.config import Config
 from bonsai_git.flatplan import PINNED, original_slots, plan_flatten, strip_separator
@@ -182,3 +183,56 @@ def test_flatten_in_a_workspace_below_the_repository_top(make_repo: MakeRepo, tm
     assert run("move", "-C", str(ws), TRAVEL, "personal", ok=True).exit_code == 0
     _flatten(ws)
     assert (ws / "MEMORY.md").read_text() == SAMPLE
+
+
+def _migrated_in_memory(original: str) -> tuple[tuple, dict[str, str]]:  # type: ignore[type-arg]
+    files = plan_migration(original, Config()).file_map()
+    return original_slots(original, files), files
+
+
+def test_flatten_puts_edited_pinned_text_and_dates_back_by_heading() -> None:
+    original = ("# Me\n\n## 📌 Core Rules\nNever X.\n## Pricing\n$18\n## Birthdays\nSam: May 3\n"
+                "## Travel\nAisle\n## Anniversary\nJune 1\n")
+    slots, files = _migrated_in_memory(original)
+    pinned = "# Me\n\n## 📌 Core Rules\nNever X or Y.\n## 📌 New Rule\nAsk first.\n"
+    dates = "## Birthdays\nSam: May 3\nAda: Oct 12\n## Anniversary\nJune 1\n"
+    leaves = [Leaf(*leaf_location(p), t) for p, t in files.items()  # type: ignore[misc]
+              if leaf_location(p) is not None and p != "memory/dates.md"] + [Leaf("dates", "dates.md", dates)]
+    flat = plan_flatten(slots, pinned, leaves, "", {}).text
+    assert flat == ("# Me\n\n## 📌 Core Rules\nNever X or Y.\n## 📌 New Rule\nAsk first.\n## Pricing\n$18\n"
+                    "## Birthdays\nSam: May 3\nAda: Oct 12\n## Travel\nAisle\n## Anniversary\nJune 1\n")
+
+
+@given(markdown(), st.lists(st.tuples(st.integers(0, 50), st.sampled_from(["", "more\n", "no newline", "## x\n"])),
+                            max_size=6), st.booleans())
+def test_flatten_after_random_edits_holds_every_leaf_whole(text: str, edits: list[tuple[int, str]], new: bool) -> None:
+    if not text.strip():
+        return
+    slots, files = _migrated_in_memory(text)
+    today = {p: t for p, t in files.items() if leaf_location(p) is not None}
+    paths = sorted(today)
+    for index, added in edits:
+        if paths:
+            path = paths[index % len(paths)]
+            today[path] = "" if added == "" else today[path] + added
+    if new:
+        today["memory/domains/projects/sub/new.md"] = "## New\nlearned later"
+    parts = parse_trunk(files["MEMORY.md"])
+    assert parts is not None
+    leaves = [Leaf(*leaf_location(p), t) for p, t in today.items()]  # type: ignore[misc]
+    plan = plan_flatten(slots, parts.pinned, leaves, "inbox line\n", {}, parts.newline)  # verifies itself
+    for t in today.values():
+        assert t in plan.text
+
+
+def test_flatten_commits_through_bonsai_gits_own_plain_git_hook(make_repo: MakeRepo) -> None:
+    repo = migrated(make_repo)
+    assert run("install-hook", "-C", str(repo), ok=True).exit_code == 0
+    (repo / PRICING).write_text((repo / PRICING).read_text() + "Retail now $34.\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "price rise", check=False)
+    assert git(repo, "status", "--porcelain") != ""  # the hook rewrote the indexes: the commit stops once
+    commit_all(repo, "price rise")
+    _flatten(repo)
+    assert "Retail now $34." in (repo / "MEMORY.md").read_text()
+    assert git(repo, "status", "--porcelain", "--untracked-files=all") == ""
