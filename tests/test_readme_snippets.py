@@ -36,7 +36,9 @@ def test_install_hook_prints_the_readmes_local_snippet() -> None:
 def test_readme_and_skill_have_no_placeholder_repository_and_no_path_outside_the_repository() -> None:
     for text in (README, SKILL):
         assert "<owner>" not in text and "../shared" not in text and "../" + "corpus" not in text
-    assert "pipx install bonsai-git " not in SKILL.split("## Install", 1)[1].split("```", 2)[1]  # the clone form first
+    install = SKILL.split("## Install", 1)[1].split("```", 2)[1]
+    assert "\npipx install .  " in install and "pip install --user .\n" in install  # from the clone's folder
+    assert "pipx install bonsai-git" not in install  # that needs a package index; a clone is what users have
     assert "`bonsai-git explain [-C DIR] HEADING...`" in README
 
 
