@@ -156,9 +156,14 @@ def _files_at(ctx: RepoContext, commit: str) -> dict[str, str]:
             meta, path = record.split("\t", 1)
             if meta.split()[1] == "blob":
                 entries.append((meta.split()[2], path[len(ctx.prefix):]))
-    out = {}
-    for sha, path in entries:
-        data = run_git(ctx.top, "cat-file", "blob", sha).stdout
+    # One `git cat-file --batch` for every blob (a subprocess per leaf costs ~2 ms, 20 s for 10,000 leaves).
+    stream = run_git(ctx.top, "cat-file", "--batch", input="".join(f"{sha}\n" for sha, _ in entries).encode()).stdout
+    out, at = {}, 0
+    for _sha, path in entries:
+        header_end = stream.index(b"\n", at)
+        size = int(stream[at:header_end].split()[2])
+        data = stream[header_end + 1 : header_end + 1 + size]
+        at = header_end + 1 + size + 1
         try:
             out[path] = data.decode("utf-8")
         except UnicodeDecodeError:

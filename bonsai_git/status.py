@@ -277,8 +277,8 @@ def _boot_findings(budget: BootBudget) -> Iterable[Finding]:
                           f"{f.chars:,} {profile.unit} is {100 * f.chars // f.cap}% of the {f.cap:,}-{profile.unit[:-1]} cap")
     if budget.near_total_limit and profile.total_cap is not None:
         yield Finding("boot_total_near_limit", "(boot files)", None,
-                      f"{budget.total_chars:,} chars injected is {100 * budget.total_chars // profile.total_cap}% "
-                      f"of the {profile.total_cap:,}-char total cap")
+                      f"{budget.total_chars:,} {profile.unit} injected is {100 * budget.total_chars // profile.total_cap}% "
+                      f"of the {profile.total_cap:,}-{profile.unit[:-1]} total cap")
     cc = budget.claude_code
     if cc is not None and not cc.fits:
         yield Finding("claude_code_cut", TRUNK, None,

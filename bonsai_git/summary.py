@@ -81,6 +81,8 @@ def _pick(lines: list[str], *, front_matter: bool) -> tuple[int, str] | None:
     for index, line in _candidate_lines(lines, front_matter=front_matter):
         heading = _SUBHEADING.match(line)
         bold = None if heading else _BOLD_LINE.match(line)
+        if bold is not None and (len(bold.group(2)) > 60 or bold.group(2).rstrip("*_ ").endswith((".", "!", "?", "。"))):
+            bold = None  # a bold sentence is prose, not a pseudo-heading
         if heading or bold:
             title = _clean(line[heading.end():] if heading else bold.group(2) if bold else line)
             title = title.rstrip(":").rstrip()

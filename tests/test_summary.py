@@ -19,6 +19,7 @@ from bonsai_git.summary import MAX_SUMMARY_CHARS, _cluster_start, summarize
         ("## People\n\n### Dana\n\nDesigner in *Lisbon*, prefers _async_ notes.\n", "Dana: Designer in Lisbon, prefers async notes."),
         ("## W\n\n**Wins**\n- Documented the macros.\n", "Wins: Documented the macros."),
         ("## W\n\n**Wins:**\n- Wins came early.\n", "Wins came early."),
+        ("## R\n**Never share the admin password.**\nMore.\n", "Never share the admin password."),
         ("## H\n### Only headings\n#### here\n", "Only headings"),
         ("## H\n### Team\n| name | role |\n| --- | --- |\n| Dana | designer |\n", "Team: Dana · designer"),
         ("## H\n---\n\n- item after a rule\n\n---\n", "item after a rule"),
