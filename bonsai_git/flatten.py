@@ -66,6 +66,8 @@ def flatten(workspace: Path, *, dry_run: bool = False, no_commit: bool = False, 
         _trunk_bytes, parts = read_trunk(ctx.workspace)
         migration = _migration_commit(ctx)
         slots, pinned_then = _migration_slots(ctx, migration) if migration else ((), "")
+        if migration and not slots:
+            migration = None  # its files do not hold its original: order by domain instead (nothing is lost)
         original_pinned = "".join(s.text for s in slots if s.source == PINNED)
         pinned = strip_separator(parts.pinned, pinned_then, original_pinned)
         leaves = read_leaves(ctx.workspace, walk_leaf_paths(ctx.workspace))
@@ -105,7 +107,8 @@ def flatten_text(result: FlattenResult) -> str:
     lines = [f"{verb} the memory tree into {TRUNK} ({len(plan.text):,} chars): "
              f"{len(plan.restored)} leaf file(s) in their original place, {len(plan.added)} added since"]
     if result.migration is None:
-        lines.append("note: no migration commit found; every leaf was appended in domain order")
+        lines.append("note: no usable migration commit (none, or its files do not hold its Bonsai-Source); "
+                     "every leaf goes in domain order")
     lines += [f"  + {path} (added since the migration)" for path in plan.added]
     lines.append(f"{'would remove' if result.dry_run else 'removed'} {len(result.deleted)} tree file(s) "
                  f"(leaves, indexes, {ROOT_INDEX}); memory/archive/ and daily notes stay")
@@ -130,7 +133,8 @@ def _migration_slots(ctx: RepoContext, migration: str) -> tuple[tuple[Slot, ...]
     """The original's slots (flatplan.original_slots) and the trunk's pinned text in the migration commit.
 
     The original is the blob its `Bonsai-Source` trailer names; the migrated files are read at
-    the commit.  Raises BadInput when the trailer or the blob is missing.
+    the commit.  Raises BadInput when the trailer or the blob is missing; no slots when the
+    commit's files do not hold the original (a hand-edited migration commit).
     """
     message = run_git(ctx.top, "log", "-1", "--format=%B", migration).stdout.decode("utf-8", "replace")
     m = _SOURCE.search(message)
@@ -143,7 +147,10 @@ def _migration_slots(ctx: RepoContext, migration: str) -> tuple[tuple[Slot, ...]
     original = decode_utf8(blob.stdout, f"{TRUNK} at {migration[:12]}^")
     migrated = _files_at(ctx, migration)
     parts = parse_trunk(migrated.get(TRUNK, ""))
-    return original_slots(original, migrated), parts.pinned if parts else ""
+    try:
+        return original_slots(original, migrated), parts.pinned if parts else ""
+    except Failed:
+        return (), ""
 
 
 def _files_at(ctx: RepoContext, commit: str) -> dict[str, str]:

@@ -236,3 +236,16 @@ def test_flatten_commits_through_bonsai_gits_own_plain_git_hook(make_repo: MakeR
     _flatten(repo)
     assert "Retail now $34." in (repo / "MEMORY.md").read_text()
     assert git(repo, "status", "--porcelain", "--untracked-files=all") == ""
+
+
+def test_flatten_without_a_migration_commit_keeps_everything_in_domain_order(make_repo: MakeRepo) -> None:
+    repo = make_repo(SAMPLE)
+    assert run("migrate", "-C", str(repo), "--force", "--no-commit", ok=True).exit_code == 0
+    commit_all(repo, "tree committed by hand, no trailers")
+    leaves = {p.relative_to(repo).as_posix(): p.read_text() for p in (repo / "memory/domains").rglob("[!_]*.md")}
+    out = _flatten(repo)
+    assert "note: no usable migration commit" in out
+    flat = (repo / "MEMORY.md").read_text()
+    assert flat.startswith("# Memory\n\n## Business Overview")  # pinned text, then business/ first
+    positions = [flat.index(text) for _path, text in sorted(leaves.items())]
+    assert positions == sorted(positions) and len(flat) >= len(SAMPLE)
