@@ -507,6 +507,9 @@ def _boot_table(report: StatusReport, paint: Callable[[str, str], str]) -> list[
         used = f"{100 * boot.total_chars // p.total_cap}%"
         lines.append(f"  {'total':<14}{boot.total_chars:>9,}{p.total_cap:>9,}{used:>6}{boot.tokens:>9,}  "
                      f"headroom {boot.headroom:,} {p.unit}")
+    if p.chain and not any(f.name.rsplit("/", 1)[-1] == TRUNK for f in boot.files):
+        lines.append(f"  {TRUNK} is not in {p.label}'s chain: a folder's AGENTS.md comes first, and Codex reads "
+                     f"{TRUNK} only when project_doc_fallback_filenames lists it")
     cc = boot.claude_code
     if cc is not None:
         fit = "loads whole" if cc.fits else paint(f"{cc.lost_lines:,} lines ({cc.lost_bytes:,} bytes) would not load",

@@ -283,6 +283,7 @@ def test_status_codex_profile_names_the_cut_in_the_agents_md_chain(make_repo: Ma
     assert result.exit_code == 1
     assert "Boot budget (Codex: 32,768 bytes across AGENTS.override.md / AGENTS.md / MEMORY.md" in result.stdout
     assert "CUT at byte 32,768: the last 3,232 bytes are never loaded" in result.stdout
+    assert "MEMORY.md is not in Codex's chain: a folder's AGENTS.md comes first" in result.stdout
     report = json.loads(run("status", "-C", str(repo), "--profile", "codex", "--json").stdout)
     assert report["boot"]["profile"] == "codex" and report["boot"]["total_cap"] == 32_768  # counts bytes
     assert [(f["name"], f["lost_chars"]) for f in report["boot"]["files"]] == [("AGENTS.md", 3_232)]
@@ -299,3 +300,4 @@ def test_status_codex_profile_reads_the_chain_from_the_repository_root(make_repo
     commit_all(repo, "workspace in a subfolder")
     report = json.loads(run("status", "-C", str(ws), "--profile", "codex", "--json").stdout)
     assert [f["name"] for f in report["boot"]["files"]] == ["AGENTS.md", "agent/MEMORY.md"]
+    assert "not in Codex's chain" not in run("status", "-C", str(ws), "--profile", "codex").stdout
