@@ -249,3 +249,24 @@ def test_flatten_without_a_migration_commit_keeps_everything_in_domain_order(mak
     assert flat.startswith("# Memory\n\n## Business Overview")  # pinned text, then business/ first
     positions = [flat.index(text) for _path, text in sorted(leaves.items())]
     assert positions == sorted(positions) and len(flat) >= len(SAMPLE)
+
+
+@pytest.mark.parametrize("name", ["16-yaml-front-matter.md", "17-crlf-line-endings.md", "18-utf8-bom.md",
+                                  "22-pinned-core-rules.md", "24-daily-log-dated-sections.md", "14-setext-headings.md"])
+def test_flatten_after_editing_every_leaf_of_a_corpus_file_then_migrate_again(make_repo: MakeRepo, name: str) -> None:
+    repo = make_repo(corpus_bytes(name))
+    assert run("migrate", "-C", str(repo), "--force", ok=True).exit_code == 0
+    edited = {}
+    for path in sorted((repo / "memory").rglob("*.md")):
+        rel = path.relative_to(repo).as_posix()
+        if leaf_location(rel) is not None:
+            path.write_bytes(path.read_bytes() + f"Edited {rel} later.\n".encode())
+            edited[rel] = path.read_bytes()
+    assert run("reindex", "-C", str(repo), ok=True).exit_code == 0
+    commit_all(repo, "edit every leaf")
+    _flatten(repo)
+    flat = (repo / "MEMORY.md").read_bytes()
+    for rel, data in edited.items():
+        assert data in flat, rel
+    assert run("migrate", "-C", str(repo), "--force", ok=True).exit_code == 0
+    assert run("reindex", "-C", str(repo), "--check").exit_code == 0
