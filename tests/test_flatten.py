@@ -270,3 +270,21 @@ def test_flatten_after_editing_every_leaf_of_a_corpus_file_then_migrate_again(ma
         assert data in flat, rel
     assert run("migrate", "-C", str(repo), "--force", ok=True).exit_code == 0
     assert run("reindex", "-C", str(repo), "--check").exit_code == 0
+
+
+@given(markdown())
+@settings(max_examples=5)  # each example is a real repository, migration and flatten (~2 s)
+def test_flatten_right_after_a_real_migrate_gives_any_markdown_back(text: str) -> None:
+    import tempfile
+
+    if not text.strip() or "\0" in text:
+        return
+    with tempfile.TemporaryDirectory(prefix="bonsai-flatten-") as tmp:
+        repo = Path(tmp)
+        git(repo, "init", "-q", "-b", "main")
+        (repo / "MEMORY.md").write_bytes(text.encode("utf-8"))
+        commit_all(repo, "memory")
+        assert run("migrate", "-C", str(repo), "--force", ok=True).exit_code == 0
+        _flatten(repo)
+        assert (repo / "MEMORY.md").read_bytes() == text.encode("utf-8")
+        assert git(repo, "status", "--porcelain", "--untracked-files=all") == ""
