@@ -100,7 +100,8 @@ def migrate(workspace: Path, dry_run: bool, no_commit: bool, force: bool, as_jso
         click.echo(f"warning: {warning}", err=True)
     if result.warnings:
         click.echo(f"note: {len(result.warnings)} secret-looking value(s) (kinds shown, never values): the leaves keep "
-                   "your text verbatim, the indexes and MEMORY.md's block mask them", err=True)
+                   "your text verbatim, the indexes and MEMORY.md's block mask them; a false alarm? list its "
+                   "sha256:… in .bonsai.toml [secrets] allow", err=True)
     if as_json:
         click.echo(json.dumps(migration_json(result), indent=2, ensure_ascii=False))
     else:

@@ -12,6 +12,8 @@ Every key has a default, so the file is never required.  Shape (DESIGN.md §2):
     marketing = ["campaign"]     # listed here gets these keywords instead of its defaults
     [commit]
     subject = "bonsai: migrate MEMORY.md into {domains} domains ({before} -> {after} boot tokens)"
+    [secrets]
+    allow = ["sha256:0123456789abcdef"]  # values that are not secrets, by the fingerprint a warning prints
 
 The subject's placeholders are {domains} {before} {after} {sections}; any other field, a
 positional `{0}`/`{}`, an unbalanced brace or a format spec that does not render is refused
@@ -90,6 +92,7 @@ class Config:
     estimator: str = "script-aware"
     absorb: bool = True
     subject: str = DEFAULT_SUBJECT
+    secret_allow: frozenset[str] = frozenset()
     source: str = field(default="defaults", compare=False)
 
 
@@ -104,7 +107,7 @@ def parse_config(text: str, source: str = CONFIG_FILE) -> Config:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise BadInput(f"{source}: not valid TOML ({exc}); fix it or delete it") from None
-    known = {"min_tokens", "preamble_tokens", "pinned", "absorb", "tokens", "domains", "commit"}
+    known = {"min_tokens", "preamble_tokens", "pinned", "absorb", "tokens", "domains", "commit", "secrets"}
     unknown = sorted(set(data) - known)
     if unknown:
         raise BadInput(f"{source}: unknown key {unknown[0]!r}; known keys: {', '.join(sorted(known))}")
@@ -123,7 +126,8 @@ def parse_config(text: str, source: str = CONFIG_FILE) -> Config:
         raise BadInput(f"{source}: commit.subject must be a one-line string")
     _check_subject(subject, source)
     domains = _domains(data.get("domains", {}), source)
-    return replace(cfg, absorb=absorb, estimator=estimator, subject=subject, domains=domains)
+    allow = _secret_allow(_table(data, "secrets", ("allow",), source).get("allow", []), source)
+    return replace(cfg, absorb=absorb, estimator=estimator, subject=subject, domains=domains, secret_allow=allow)
 
 
 def load_config(workspace: Path) -> Config:
@@ -162,6 +166,21 @@ def _strings(value: object, key: str, source: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
         raise BadInput(f"{source}: {key} must be a list of non-empty strings")
     return tuple(value)
+
+
+def _secret_allow(value: object, source: str) -> frozenset[str]:
+    """`[secrets] allow`: fingerprints (`sha256:` and 16 hex digits, secretscan.fingerprint) of values
+    that are not secrets.  Anything else is refused without echoing it: it may be the value itself."""
+    from .secretscan import FINGERPRINT  # the one definition of the shape
+
+    if not isinstance(value, list):
+        raise BadInput(f"{source}: secrets.allow must be a list of fingerprints (\"sha256:…\" as warnings print "
+                       "them)")
+    for number, entry in enumerate(value, 1):
+        if not isinstance(entry, str) or not FINGERPRINT.fullmatch(entry):
+            raise BadInput(f"{source}: secrets.allow entry {number} is not a fingerprint (\"sha256:\" and 16 hex "
+                           "digits, as a warning prints it); never write the value itself there")
+    return frozenset(value)
 
 
 def _domains(table: object, source: str) -> tuple[tuple[str, tuple[str, ...]], ...]:

@@ -165,6 +165,7 @@ def _run_workspace(top: Path, ws: Workspace, check: bool, cache: FactsCache) -> 
     for path in sorted(ws.untracked):
         if path.startswith(DOMAINS_DIR + "/") and leaf_location(path) is not None:
             _warn(f"{ws.prefix}{path}: not tracked by git, so not indexed; git add it to include it")
+    _warn_secret_names(ws, leaves)
     try:
         config = load_config(root)
         result = reindex_workspace(root, check=check, leaf_paths=leaves, config=config, absorb=config.absorb,
@@ -187,6 +188,17 @@ def _run_workspace(top: Path, ws: Workspace, check: bool, cache: FactsCache) -> 
         _warn(f"{ws.prefix}{TRUNK}: {result.inbox_sections} new section(s) after the end marker are not absorbed "
               "(absorb = false); run bonsai-git absorb")
     return [ws.prefix + p for p in result.changed]
+
+
+def _warn_secret_names(ws: Workspace, leaves: Sequence[str]) -> None:
+    """Name (masked) each leaf whose file name holds a secret-looking run: the indexes show it masked,
+    whoever made the file (an agent may write `notes-akia….md`), but the name itself is in git."""
+    from .secretscan import mask_name, name_secret_kinds  # already loaded by the indexes: no start-up cost
+
+    for path in leaves:
+        for kind in name_secret_kinds(path):
+            _warn(f"{mask_name(ws.prefix + path)}: {kind} in the file name (the indexes show it masked); rename the "
+                  "file and keep the value in a secret store")
 
 
 def _locate(directory: Path) -> tuple[Path, Path, Path]:

@@ -10,6 +10,8 @@ Formats (DESIGN.md §3):
 - root index: one line per domain with its tokens and leaf count, richer (leaf names, a summary)
   while it fits the block budget; written between the trunk's markers and alone to
   `memory/_index.md`.
+Names (domains, leaves, sub-folders) are shown through `secretscan.mask_name`, whoever made the
+file: an agent-made `notes-akia….md` must not carry its key into always-loaded text.
 Block budget: the whole generated block (markers included) costs at most 5% of the leaves'
 tokens, never more than 380 tokens (below the 400 the design promises), so boot cost stays
 O(1) in the size of memory; when even the plainest form does not fit, the smallest domains
@@ -24,6 +26,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from .config import SINGLE_FILE_DOMAINS, Config
+from .secretscan import mask_name
 from .summary import summarize
 from .tokens import estimate_tokens, format_tokens
 from .tree import BEGIN, DOMAINS_DIR, END, INDEX_NAME, ROOT_INDEX, TRUNK, Leaf, TrunkParts
@@ -97,11 +100,11 @@ def render_branch_index(stats: DomainStats, estimator: str = "script-aware", fac
     """
     count = len(stats.leaves)
     lines = [
-        f"# {_title(stats.name)} Index",
+        f"# {mask_name(_title(stats.name))} Index",
         f"_Estimated tokens: {format_tokens(stats.tokens)} in {_leaves(count)}_",
     ]
     for leaf, tokens in sorted(stats.leaves, key=lambda lt: lt[0].name):
-        lines += ["", f"### {leaf.name} ({format_tokens(tokens)} tokens)"]
+        lines += ["", f"### {mask_name(leaf.name)} ({format_tokens(tokens)} tokens)"]
         summary = summarize(leaf.text) if facts is None else facts(leaf).summary
         if summary:
             lines.append(summary)
@@ -204,13 +207,13 @@ def _root_text(
 def _domain_lines(s: DomainStats, names: int, with_summary: bool, summaries: dict[str, str]) -> list[str]:
     single = SINGLE_FILE_DOMAINS.get(s.name)
     count = len(s.leaves)
-    head = f"- {s.name} ({format_tokens(s.tokens)} tokens"
+    head = f"- {mask_name(s.name)} ({format_tokens(s.tokens)} tokens"
     if single is not None:
         head += f"): {single}"
     else:
         head += f", {_leaves(count)})"
         if names:
-            listed = [leaf.stem for leaf, _ in s.leaves[:names]]
+            listed = [mask_name(leaf.stem) for leaf, _ in s.leaves[:names]]
             more = count - len(listed)
             head += ": " + ", ".join(listed) + (f", +{more} more" if more else "")
     lines = [head]

@@ -14,7 +14,7 @@ def migration_json(result: MigrationResult) -> dict[str, Any]:
 
     {already_migrated, dry_run, commit (sha or null), boot_tokens_before, boot_tokens_after,
      sections, pinned_sections, domains: {name: {leaves, tokens}}, files: [paths],
-     secret_warnings: ["path:line: kind"] (never the value),
+     secret_warnings: ["path:line: kind (sha256:…)"] (never the value),
      preamble_moved: {path, tokens, keep: the .bonsai.toml line that keeps it in the trunk} or null}
     """
     plan = result.plan

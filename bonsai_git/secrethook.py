@@ -7,7 +7,11 @@ selects them); run by hand with no names, every staged file in scope is checked.
 For each file the staged bytes (`:path`) are compared with HEAD's (`HEAD:path`): only findings
 HEAD does not already hold count (`secretscan.new_secret_findings`), so a secret committed before
 the hook was installed does not block every later edit of that file, while a new key, or a new
-copy of an old one, does.  Findings print as `path:line: kind`, never the value.
+copy of an old one, does.  A new file whose name holds a secret-looking run counts too.
+Findings print as `path:line: kind (sha256:…)`, never the value, paths through
+`secretscan.mask_name`.  The rules are status's: a value whose fingerprint the workspace's
+`.bonsai.toml` lists in `[secrets] allow` (read from the work tree), or whose line ends with
+`<!-- bonsai:allow-secret -->`, does not count.
 
 Exit 0: nothing new; 1: new secret-looking values, or git's answer could not be read (the
 commit stops; one line on stderr); 3: not in a git work tree; 4: a bug (a traceback).
@@ -22,9 +26,11 @@ import re
 import subprocess
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
+from .config import CONFIG_FILE, load_config
 from .errors import Failed, run_entry
-from .secretscan import new_secret_findings
+from .secretscan import finding_fingerprint, mask_name, name_secret_kinds, new_secret_findings
 
 # `git cat-file --batch` with this format answers `<sha> <type> <size>` for an object it finds, and
 # `<name as given> missing` (or `ambiguous`) otherwise: a name may hold spaces, so only this
@@ -52,30 +58,52 @@ def _check(files: Sequence[str]) -> int:
         return 3
     prefix = lines[1] if len(lines) > 1 else ""  # the current folder from the work tree root: scope is by repo path
     paths = [p for p in (files or _staged_paths()) if IN_SCOPE.search(prefix + p.replace("\\", "/"))]
-    problems = new_findings(paths)
+    problems = new_findings(paths, prefix)
     for line in problems:
         print(line)
     if problems:
         print(f"bonsai-git-secrets: {len(problems)} new secret-looking value(s) staged in memory (kinds shown, never "
-              f"values); move them to a secret store and rewrite those lines. Not a secret? Commit with "
+              f"values); move them to a secret store and rewrite those lines. Not a secret? List its sha256:… in "
+              f"{CONFIG_FILE} [secrets] allow, end its line with <!-- bonsai:allow-secret -->, or commit once with "
               f"SKIP={HOOK_ID} git commit ...", file=sys.stderr)
         return 1
     return 0
 
 
-def new_findings(paths: Sequence[str]) -> list[str]:
-    """`path:line: kind` for each secret-looking value the index adds to `paths` (cwd-relative), sorted by path."""
+def new_findings(paths: Sequence[str], prefix: str = "") -> list[str]:
+    """`path:line: kind (sha256:…)` for each secret-looking value the index adds to `paths`
+    (cwd-relative; `prefix`: the cwd from the work tree's top, `git rev-parse --show-prefix`), and
+    `path: kind in the file name` for a new file named with one; sorted by path.
+
+    Raises BadInput (exit 3) for a malformed `.bonsai.toml`.
+    """
     if not paths:
         return []
     staged = _read_blobs([f":./{p}" for p in paths])
     committed = _read_blobs([f"HEAD:./{p}" for p in paths])
+    allows: dict[str, frozenset[str]] = {}
     out = []
     for path, new, old in sorted(zip(paths, staged, committed)):
         if new is None:  # deleted or not staged: nothing is added
             continue
-        for f in new_secret_findings(_text(old or b""), _text(new)):
-            out.append(f"{path}:{f.line}: {f.kind}")
+        shown = mask_name(path)
+        if old is None:
+            out += [f"{shown}: {kind} in the file name" for kind in name_secret_kinds(path)]
+        workspace = _workspace_of(prefix + path.replace("\\", "/"))
+        if workspace not in allows:
+            allows[workspace] = load_config(Path("../" * prefix.count("/") + workspace or ".")).secret_allow
+        text = _text(new)
+        for f in new_secret_findings(_text(old or b""), text, allows[workspace]):
+            out.append(f"{shown}:{f.line}: {f.kind} ({finding_fingerprint(text, f)})")
     return out
+
+
+def _workspace_of(path: str) -> str:
+    """The folder (repo-relative, "" for the top) of the workspace a memory file (repo-relative path)
+    belongs to: the one holding its `MEMORY.md` or its top `memory/` folder, where `.bonsai.toml` lives."""
+    parts = path.split("/")
+    cut = parts.index("memory") if "memory" in parts[:-1] else len(parts) - 1
+    return "/".join(parts[:cut])
 
 
 def _staged_paths() -> list[str]:

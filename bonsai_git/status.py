@@ -23,7 +23,7 @@ Findings (each a warning; any warning makes `bonsai-git status` exit 1), in this
 | `old_general_leaf` | a leaf in `general/` last committed more than 30 days ago |
 | `purge_due` | an archived file archived more than 180 days ago |
 | `inbox` | text waiting after the trunk's end marker |
-| `secret` | a secret-looking value (`file:line: kind`; the value is never shown) |
+| `secret` | a secret-looking value (`file:line: kind` and its fingerprint; the value is never shown), or a file name holding one (shown masked) |
 | `openclaw_provenance` | OpenClaw's record makes MEMORY.md `armed` (the agent's next write drops it from boot) or `untrusted` (not loaded at boot now); see provenance.py |
 
 A workspace that is not migrated yet gets its boot budget and the note "not migrated";
@@ -56,7 +56,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
@@ -65,7 +65,7 @@ from .boot import CLAUDE_CODE_MAX_BYTES, CLAUDE_CODE_MAX_LINES, BootBudget, Boot
 from .classify import is_pinned
 from .config import FALLBACK_DOMAIN, SINGLE_FILE_DOMAINS, Config
 from .indexes import DomainStats, domain_stats
-from .secretscan import find_secrets
+from .secretscan import find_secrets, finding_fingerprint, mask_name, name_secret_kinds
 from .sections import split_sections
 from .provenance import provenance_warning
 from .tokens import estimate_tokens
@@ -213,7 +213,7 @@ def assess(survey: Survey, profile: BootProfile, thresholds: Thresholds = Thresh
         *_leaf_findings(survey, stats, thresholds),
         *(Finding("purge_due", p, None, f"archived {d} days ago (grace {thresholds.purge_days} days); "
                   f"run bonsai-git purge") for p, d in due),
-        *_secret_findings(survey.scanned),
+        *_secret_findings(survey.scanned, survey.config.secret_allow),
         *_provenance_findings(survey.provenance),
     ]
     notes = () if parts is not None or trunk is None else (f"{TRUNK}: not migrated: run bonsai-git migrate --dry-run",)
@@ -239,7 +239,7 @@ def _finding_key(f: Finding) -> tuple[int, str, int]:
 
 def _domain_health(stats: DomainStats) -> DomainHealth:
     leaf, tokens = stats.leaves[0]  # largest first (ties by name)
-    return DomainHealth(stats.name, len(stats.leaves), stats.tokens, (leaf.path, tokens))
+    return DomainHealth(stats.name, len(stats.leaves), stats.tokens, (mask_name(leaf.path), tokens))
 
 
 def absorbable_sections(inbox: str, config: Config) -> int:
@@ -292,18 +292,18 @@ def _index_findings(survey: Survey) -> Iterable[Finding]:
     if survey.stale_error is not None:
         yield Finding("reindex_error", TRUNK, None, f"indexes not checked: {survey.stale_error}")
     listed = {path: _index_entries(text) for path, text in survey.indexes}
-    on_disk = {f.path for f in survey.leaves}
+    on_disk = {mask_name(f.path) for f in survey.leaves}  # an index shows names masked (secretscan.mask_name)
     for index_path, entries in sorted(listed.items()):
         folder = index_path.rsplit("/", 1)[0]
         for line, name in entries:
-            if f"{folder}/{name}" not in on_disk:
+            if mask_name(f"{folder}/{name}") not in on_disk:
                 yield Finding("orphan_entry", index_path, line, f"lists {name}, which is gone; run bonsai-git reindex")
     for facts in survey.leaves:
         location = leaf_location(facts.path)
         if location is None or location[0] in SINGLE_FILE_DOMAINS:
             continue
         index_path = f"{facts.path[: -len(location[1]) - 1]}/_index.md"
-        if location[1] not in {name for _, name in listed.get(index_path, [])}:
+        if mask_name(location[1]) not in {name for _, name in listed.get(index_path, [])}:
             yield Finding("orphan_leaf", facts.path, None, f"not listed in {index_path}; run bonsai-git reindex")
 
 
@@ -352,10 +352,17 @@ def _domain_folder(domain: str) -> str:
     return SINGLE_FILE_DOMAINS.get(domain, f"memory/domains/{domain}/")
 
 
-def _secret_findings(scanned: Iterable[tuple[str, str]]) -> Iterable[Finding]:
+def _secret_findings(scanned: Iterable[tuple[str, str]], allow: Collection[str]) -> Iterable[Finding]:
+    """`secret` findings: each value `find_secrets` reports (the bonsai-secrets hook's rule) and each
+    file name holding a secret-looking run; paths shown masked."""
     for path, text in scanned:
-        for hit in find_secrets(text):
-            yield Finding("secret", path, hit.line, f"{hit.kind}; move it to a secret store and rewrite this line")
+        shown = mask_name(path)
+        for kind in name_secret_kinds(path):
+            yield Finding("secret", shown, None, f"{kind} in the file name (indexes show it masked); rename the file")
+        for hit in find_secrets(text, allow=allow):
+            yield Finding("secret", shown, hit.line, f"{hit.kind} ({finding_fingerprint(text, hit)}); move it to a "
+                          "secret store and rewrite this line (a false alarm? list the sha256 in .bonsai.toml "
+                          "[secrets] allow)")
 
 
 @dataclass(frozen=True, slots=True)

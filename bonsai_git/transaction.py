@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import stat
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -41,7 +41,7 @@ PLANNED_AREAS = (DOMAINS_DIR, ROOT_INDEX, "memory/dates.md")
 @dataclass
 class MigrationResult:
     """What a migrate run did: the plan (None if already migrated), the commit sha, notes, and
-    `warnings`: one `path:line: kind` per secret-looking value in the planned files (never the value)."""
+    `warnings`: one `path:line: kind (sha256:…)` per secret-looking value in the planned files (never the value)."""
 
     plan: MigrationPlan | None
     commit: str | None = None
@@ -147,7 +147,7 @@ def migrate(
             )
         plan = plan_migration(original, config)
         message = commit_message(plan, config, ctx.repo.head.commit.tree[ctx.repo_path(TRUNK)].hexsha)
-        warnings = _secret_warnings(ctx, original, plan)
+        warnings = _secret_warnings(ctx, original, plan, config.secret_allow)
         _check_planned_paths(ctx, plan)  # a dry run refuses what the real run would refuse
         if dry_run:
             return MigrationResult(plan, dry_run=True, notes=notes, message=message, warnings=warnings)
@@ -216,11 +216,12 @@ def _check_preconditions(ctx: RepoContext, *, allow_detached: bool) -> tuple[str
     return original, notes
 
 
-def _secret_warnings(ctx: RepoContext, original: str, plan: MigrationPlan) -> list[str]:
-    """`path:line: kind` for each secret-looking value, named where the plan puts it (leaf or trunk)."""
-    if not has_secret(original):  # one scan of the original rules out the usual case
+def _secret_warnings(ctx: RepoContext, original: str, plan: MigrationPlan, allow: Collection[str]) -> list[str]:
+    """`path:line: kind (sha256:…)` for each secret-looking value the reports count (not in `allow`,
+    the `[secrets] allow` fingerprints, nor on a line marked allowed), named where the plan puts it."""
+    if not has_secret(original, allow):  # one scan of the original rules out the usual case
         return []
-    return [w for path, text in plan.files for w in secret_warnings(ctx.repo_path(path), text)]
+    return [w for path, text in plan.files for w in secret_warnings(ctx.repo_path(path), text, allow)]
 
 
 def _memory_text(data: bytes, name: str) -> str:

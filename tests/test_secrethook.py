@@ -16,12 +16,15 @@ from pathlib import Path
 import pytest
 
 from bonsai_git import secrethook
+from bonsai_git.secretscan import fingerprint
 from support import GIT_ENV, corpus_bytes, git
 from test_secretscan import KEYS
 
 MakeRepo = Callable[..., Path]
 GITHUB = KEYS["github token"]
 STRIPE = KEYS["stripe key"]
+GH = f"github token ({fingerprint(GITHUB[0])})"
+ST = f"stripe key ({fingerprint(STRIPE[0])})"
 LEAF = "memory/domains/infrastructure/services.md"
 
 
@@ -54,7 +57,7 @@ def test_a_new_key_in_a_leaf_stops_the_commit_without_showing_it(make_repo: Make
     stage(repo, LEAF, "## Services\nThe cron runner restarts nightly.\n" + GITHUB[1] + "\n")
     code, out, err = check(repo, monkeypatch, capsys, LEAF)
     assert code == 1
-    assert out == f"{LEAF}:3: github token\n"
+    assert out == f"{LEAF}:3: {GH}\n"
     assert "1 new secret-looking value(s) staged in memory" in err and "SKIP=bonsai-secrets" in err
     assert GITHUB[0] not in out + err and GITHUB[0][4:14] not in out + err
 
@@ -66,7 +69,7 @@ def test_a_key_already_committed_does_not_block_other_edits(make_repo: MakeRepo,
     assert check(repo, monkeypatch, capsys, LEAF)[0] == 0
     stage(repo, LEAF, "## Services\n" + GITHUB[1] + "\n" + GITHUB[1] + "\n")  # a second copy is new
     code, out, _err = check(repo, monkeypatch, capsys, LEAF)
-    assert code == 1 and out == f"{LEAF}:3: github token\n"
+    assert code == 1 and out == f"{LEAF}:3: {GH}\n"
 
 
 def test_only_staged_bytes_count(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch,
@@ -86,7 +89,7 @@ def test_without_names_every_staged_memory_file_is_checked(make_repo: MakeRepo, 
     code, out, _err = check(repo, monkeypatch, capsys)
     lines = (repo / "MEMORY.md").read_text().count("\n")
     assert code == 1
-    assert out.splitlines() == [f"MEMORY.md:{lines}: github token", "memory/2026-03-01.md:1: stripe key"]
+    assert out.splitlines() == [f"MEMORY.md:{lines}: {GH}", f"memory/2026-03-01.md:1: {ST}"]
 
 
 def test_paths_are_taken_relative_to_the_current_folder(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch,
@@ -94,7 +97,7 @@ def test_paths_are_taken_relative_to_the_current_folder(make_repo: MakeRepo, mon
     repo = leaf_repo(make_repo)
     stage(repo, LEAF, "## Services\n" + STRIPE[1] + "\n")
     code, out, _err = check(repo / "memory", monkeypatch, capsys, "domains/infrastructure/services.md")
-    assert code == 1 and out == "domains/infrastructure/services.md:2: stripe key\n"
+    assert code == 1 and out == f"domains/infrastructure/services.md:2: {ST}\n"
 
 
 def test_look_alikes_new_files_and_deletions_pass(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch,
@@ -118,7 +121,7 @@ def test_a_new_file_whose_name_has_a_space_is_scanned(make_repo: MakeRepo, monke
     stage(repo, SPACED, f"## Wifi\nThe deploy token is {SPACED_KEY}\n")
     code, out, err = check(repo, monkeypatch, capsys, *([SPACED] if by_name else []))
     assert code == 1, err
-    assert out == f"{SPACED}:2: github token\n" and SPACED_KEY not in out + err
+    assert out == f"{SPACED}:2: github token ({fingerprint(SPACED_KEY)})\n" and SPACED_KEY not in out + err
     assert "Traceback" not in err
 
 
@@ -159,7 +162,7 @@ def test_the_console_script_is_installed(make_repo: MakeRepo) -> None:
     stage(repo, LEAF, "## Services\n" + STRIPE[1] + "\n")
     exe = Path(sys.executable).with_name("bonsai-git-secrets")
     proc = subprocess.run([str(exe), LEAF], cwd=repo, capture_output=True, text=True)
-    assert proc.returncode == 1 and proc.stdout == f"{LEAF}:2: stripe key\n"
+    assert proc.returncode == 1 and proc.stdout == f"{LEAF}:2: {ST}\n"
 
 
 # --- the real pre-commit framework ----------------------------------------------------------------------
@@ -199,7 +202,7 @@ def test_the_framework_runs_bonsai_secrets_on_commit(make_repo: MakeRepo, hook_s
     stage(repo, LEAF, "## Services\n" + GITHUB[1] + "\n")
     proc = subprocess.run(["git", "commit", "-qm", "add a key"], cwd=repo, env=env, capture_output=True, text=True)
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    assert f"{LEAF}:2: github token" in proc.stdout + proc.stderr  # git shows hook output on stderr
+    assert f"{LEAF}:2: {GH}" in proc.stdout + proc.stderr  # git shows hook output on stderr
     assert GITHUB[0] not in proc.stdout + proc.stderr
     stage(repo, LEAF, "## Services\nThe token lives in the vault now.\n")
     proc = subprocess.run(["git", "commit", "-qm", "no key"], cwd=repo, env=env, capture_output=True, text=True)

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from bonsai_git.cli import main
 from bonsai_git.secretscan import (
-    MASK, find_secrets, has_secret, mask_secrets, new_secret_findings, remove_secrets, secret_warnings,
+    MASK, find_secrets, fingerprint, has_secret, mask_secrets, new_secret_findings, remove_secrets, secret_warnings,
 )
 from bonsai_git.slugs import leaf_name
 from bonsai_git.summary import summarize
@@ -207,12 +207,15 @@ def test_migrate_warns_once_per_key_by_file_line_and_kind_never_the_value(migrat
     repo, out, err = migrated
     warnings = [ln[len("warning: "):] for ln in err.splitlines() if ln.startswith("warning: ")]
     assert len(warnings) == len(KEYS) + 1  # the GitHub token is also in its section's heading
-    assert sorted(w.rsplit(": ", 1)[1] for w in warnings) == sorted([*KEYS, "github token"])
-    assert "memory/domains/general/token-for-ci.md:1: github token" in warnings
-    for w in warnings:
-        path, line, kind = re.fullmatch(r"(.+?):(\d+): (.+)", w).groups()  # type: ignore[union-attr]
+    parsed = [re.fullmatch(r"(.+?):(\d+): (.+) \((sha256:[0-9a-f]{16})\)", w) for w in warnings]
+    assert sorted(m.group(3) for m in parsed if m) == sorted([*KEYS, "github token"])
+    assert f"memory/domains/general/token-for-ci.md:1: github token ({fingerprint(KEYS['github token'][0])})" in warnings
+    for m in parsed:
+        assert m is not None
+        path, line, kind, print_ = m.groups()
         shown = (repo / path).read_text().splitlines()[int(line) - 1]
-        assert KEYS[kind][1].startswith(shown) or KEYS[kind][0] in shown, w
+        assert KEYS[kind][1].startswith(shown) or KEYS[kind][0] in shown, m.group(0)
+        assert print_ == fingerprint(KEYS[kind][0].rstrip("!")) or kind == "secret assignment"
     for value, _line in KEYS.values():
         assert not {w for w in _windows(value) if w in err or w in out}
     assert f"note: {len(KEYS) + 1} secret-looking value(s) (kinds shown, never values)" in err
@@ -272,7 +275,7 @@ def test_mask_secrets_keeps_only_the_vendor_prefix(text: str, masked: str) -> No
 @pytest.mark.parametrize(
     "text",
     ["sk-test-XXXXXXXXXXXXXXXXXXXXXXXX", "AKIAIOSFODNN7EXAMPLE", "task-" + "abcdefghij" * 3 + "12",
-     "token: read-only", "password: hunter", "api key: per-user", "expires: 2026-05-01", "password: 12345678"],
+     "token: read-only", "password: hunter", "api key: per-user", "expires: 2026-05-01", "token: 12345678"],
 )
 def test_reports_stay_quiet_on_placeholders_and_words(text: str) -> None:
     assert find_secrets(text) == () and not has_secret(text)
@@ -281,7 +284,8 @@ def test_reports_stay_quiet_on_placeholders_and_words(text: str) -> None:
 def test_secret_warnings_format() -> None:
     text = "line one\n" + KEYS["github token"][1] + "\n" + KEYS["aws access key"][1] + "\n"
     assert secret_warnings("memory/domains/x/y.md", text) == [
-        "memory/domains/x/y.md:2: github token", "memory/domains/x/y.md:3: aws access key"]
+        f"memory/domains/x/y.md:2: github token ({fingerprint(KEYS['github token'][0])})",
+        f"memory/domains/x/y.md:3: aws access key ({fingerprint(KEYS['aws access key'][0])})"]
 
 
 def test_new_secret_findings_counts_only_what_is_new() -> None:

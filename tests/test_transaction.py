@@ -421,10 +421,12 @@ def test_migrate_as_a_subprocess(make_repo: MakeRepo) -> None:
 
 
 def test_migrate_json_lists_secret_warnings_without_values(make_repo: MakeRepo) -> None:
+    from bonsai_git.secretscan import fingerprint
+
     token = "ghp_" + "a1B2c3D4e5" * 4
     repo = make_repo(SOURCE + f"\n## Deploy Keys\n\n- GitHub token: {token}\n".encode())
     report = json.loads(run("migrate", "-C", str(repo), "--dry-run", "--json").stdout)
-    assert report["secret_warnings"] == ["memory/domains/general/deploy-keys.md:3: github token"]
+    assert report["secret_warnings"] == [f"memory/domains/general/deploy-keys.md:3: github token ({fingerprint(token)})"]
     assert token not in json.dumps(report)
 
 
