@@ -3,7 +3,7 @@
 Every key has a default, so the file is never required.  Shape (DESIGN.md §2):
 
     min_tokens = 1000            # refuse smaller files unless --force
-    preamble_tokens = 60         # a larger preamble becomes the leaf general/preamble.md (its title line stays)
+    preamble_tokens = 60         # a larger preamble becomes the leaf general/preamble.md
     pinned = ["Core Rules"]      # extra pin rules: whole words/phrases or exact headings
     absorb = true                # the hook moves `##` sections after the end marker into leaves
     [tokens]
