@@ -51,6 +51,7 @@ class FlattenResult:
     migration: str | None
     commit: str | None
     dry_run: bool
+    kept: tuple[str, ...] = ()  # files under memory/domains/ that are neither leaves nor indexes: left in place
 
 
 def flatten(workspace: Path, *, dry_run: bool = False, no_commit: bool = False, no_verify: bool = False) -> FlattenResult:
@@ -74,8 +75,9 @@ def flatten(workspace: Path, *, dry_run: bool = False, no_commit: bool = False, 
         renames = _renames(ctx, migration) if migration else {}
         plan = plan_flatten(slots, pinned, leaves, parts.inbox, renames, parts.newline)
         deleted = tuple(sorted({leaf.path for leaf in leaves} | set(_generated_paths(ctx))))
+        kept = tuple(p for p in _files_under(ctx, DOMAINS_DIR) if p not in deleted)
         if dry_run:
-            return FlattenResult(plan, deleted, migration, None, True)
+            return FlattenResult(plan, deleted, migration, None, True, kept)
         if not no_commit:
             check_identity(ctx)
         changes: dict[str, bytes | None] = {TRUNK: plan.text.encode("utf-8")}
@@ -85,7 +87,7 @@ def flatten(workspace: Path, *, dry_run: bool = False, no_commit: bool = False, 
                             verify=lambda: _verify(ctx, plan, deleted), no_verify=no_verify)
         for path in sorted(deleted, key=lambda p: -p.count("/")):
             remove_empty_folders(ctx.abs_path(path).parent, ctx.workspace)  # memory/ too, when nothing is left
-        return FlattenResult(plan, deleted, migration, sha, False)
+        return FlattenResult(plan, deleted, migration, sha, False, kept)
 
 
 def flatten_message(plan: FlatPlan, deleted: tuple[str, ...], migration: str | None) -> str:
@@ -112,6 +114,9 @@ def flatten_text(result: FlattenResult) -> str:
     lines += [f"  + {path} (added since the migration)" for path in plan.added]
     lines.append(f"{'would remove' if result.dry_run else 'removed'} {len(result.deleted)} tree file(s) "
                  f"(leaves, indexes, {ROOT_INDEX}); memory/archive/ and daily notes stay")
+    if result.kept:
+        lines.append(f"left in place (not leaves): {', '.join(result.kept[:5])}{' ...' if len(result.kept) > 5 else ''}; "
+                     f"move them out of {DOMAINS_DIR}/ before migrating again")
     if result.dry_run:
         lines.append("Dry run: nothing written. Run without --dry-run to commit it.")
     elif result.commit:
@@ -194,6 +199,13 @@ def _renames(ctx: RepoContext, migration: str) -> dict[str, str]:
         else:
             i += 2
     return renames
+
+
+def _files_under(ctx: RepoContext, folder: str) -> list[str]:
+    root = ctx.abs_path(folder)
+    if not root.is_dir():
+        return []
+    return sorted(p.relative_to(ctx.workspace).as_posix() for p in root.rglob("*") if p.is_file() or p.is_symlink())
 
 
 def _generated_paths(ctx: RepoContext) -> list[str]:

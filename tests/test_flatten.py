@@ -288,3 +288,13 @@ def test_flatten_right_after_a_real_migrate_gives_any_markdown_back(text: str) -
         _flatten(repo)
         assert (repo / "MEMORY.md").read_bytes() == text.encode("utf-8")
         assert git(repo, "status", "--porcelain", "--untracked-files=all") == ""
+
+
+def test_flatten_leaves_non_leaf_files_in_place_and_says_so(make_repo: MakeRepo) -> None:
+    repo = migrated(make_repo)
+    (repo / "memory/domains/general/photo.png").write_bytes(b"\x89PNG not a leaf")
+    commit_all(repo, "a picture")
+    out = _flatten(repo)
+    assert "left in place (not leaves): memory/domains/general/photo.png" in out
+    assert (repo / "memory/domains/general/photo.png").read_bytes() == b"\x89PNG not a leaf"
+    assert (repo / "MEMORY.md").read_text() == SAMPLE
