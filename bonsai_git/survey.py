@@ -24,6 +24,7 @@ from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
 
 from .boot import CODEX_FILES, PROFILES
+from .branches import is_index_name
 from .config import Config, load_config
 from .errors import BadInput, BonsaiError, NotARepository
 from .reindex import existing_index_paths, reindex_workspace
@@ -200,6 +201,6 @@ def _scanned(workspace: Path) -> tuple[tuple[str, str], ...]:
     out = []
     for path in paths:
         text = _read_text(workspace / path)
-        if text is not None and PurePosixPath(path).name != "_index.md":
+        if text is not None and not is_index_name(PurePosixPath(path).name):  # generated: _index.md, _index.<key>.md
             out.append((path, text))
     return tuple(out)
