@@ -24,6 +24,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from .branches import is_index_name
 from .errors import BadInput, Failed, NothingToDo
 from .flatplan import PINNED, FlatPlan, Slot, original_slots, plan_flatten, strip_separator, verify_flat
 from .gitrepo import RepoContext, check_identity, open_workspace, run_git, workspace_lock
@@ -34,7 +35,7 @@ from .reindex import read_trunk
 from .rollback import find_migration_commit
 from .transaction import apply_changes
 from .tree import (
-    DOMAINS_DIR, INDEX_NAME, MEMORY_DIR, ROOT_INDEX, TRUNK, decode_utf8, parse_trunk, read_leaves,
+    DOMAINS_DIR, MEMORY_DIR, ROOT_INDEX, TRUNK, decode_utf8, parse_trunk, read_leaves,
     remove_empty_folders, walk_leaf_paths,
 )
 
@@ -209,12 +210,13 @@ def _files_under(ctx: RepoContext, folder: str) -> list[str]:
 
 
 def _generated_paths(ctx: RepoContext) -> list[str]:
-    """The index files on disk: every `_index.md` under memory/domains/ (sub-branches too) and the root index."""
+    """The index files on disk: every `_index.md` and sub-branch `_index.<key>.md` under memory/domains/
+    (branches.is_index_name) and the root index."""
     found = [ROOT_INDEX] if ctx.abs_path(ROOT_INDEX).is_file() else []
     root = ctx.abs_path(DOMAINS_DIR)
     if root.is_dir():
-        found += [p.relative_to(ctx.workspace).as_posix() for p in root.rglob(INDEX_NAME)
-                  if p.is_file() and not p.is_symlink()]
+        found += [p.relative_to(ctx.workspace).as_posix() for p in root.rglob("_index*.md")
+                  if is_index_name(p.name) and p.is_file() and not p.is_symlink()]
     return found
 
 
