@@ -161,7 +161,7 @@ def _migration_slots(ctx: RepoContext, migration: str) -> tuple[tuple[Slot, ...]
 
 def _files_at(ctx: RepoContext, commit: str) -> dict[str, str]:
     """{workspace-relative path: text} of MEMORY.md and every file under memory/ in `commit`."""
-    specs = [f":(literal){ctx.repo_path(TRUNK)}", f":(literal){ctx.repo_path(MEMORY_DIR)}"]
+    specs = [ctx.repo_path(TRUNK), ctx.repo_path(MEMORY_DIR)]
     listing = run_git(ctx.top, "ls-tree", "-r", "-z", "--full-tree", commit, "--", *specs).stdout
     entries = []
     for record in listing.decode("utf-8", "surrogateescape").split("\0"):
@@ -187,7 +187,7 @@ def _files_at(ctx: RepoContext, commit: str) -> dict[str, str]:
 def _renames(ctx: RepoContext, migration: str) -> dict[str, str]:
     """{path at the migration: path today} for files under memory/ that git sees as moved since."""
     out = run_git(ctx.top, "diff", "-z", "--name-status", "-M", "--no-color", migration, "HEAD", "--",
-                  f":(literal){ctx.repo_path(MEMORY_DIR)}").stdout.decode("utf-8", "surrogateescape")
+                  ctx.repo_path(MEMORY_DIR)).stdout.decode("utf-8", "surrogateescape")
     fields = out.split("\0")
     renames: dict[str, str] = {}
     i = 0

@@ -204,7 +204,7 @@ def test_absorb_config_switch_is_parsed() -> None:
 
 # ----------------------------------------------------------------------------- same topic, same leaf
 
-TRAVEL_LEAF = "memory/domains/general/travel.md"
+TRAVEL_LEAF = "memory/domains/personal/travel.md"  # Travel classifies to personal
 
 
 @pytest.mark.parametrize(("a", "b", "same"), [
@@ -220,7 +220,7 @@ def test_same_topic_folds_case_whitespace_and_punctuation(a: str, b: str, same: 
 
 def test_plan_absorb_extends_the_same_topic_leaf_after_a_blank_line() -> None:
     old = "## Travel\n\nAisle seat.\n"
-    p = plan_absorb("## travel:\nWindow at night.\n", CONFIG, {"general": ("travel",)}, {"memory/dates.md": None},
+    p = plan_absorb("## travel:\nWindow at night.\n", CONFIG, {"personal": ("travel",)}, {"memory/dates.md": None},
                     {TRAVEL_LEAF: old, "memory/domains/general/reading.md": "## Reading\nx\n"})
     assert p.files == ((TRAVEL_LEAF, old + "\n## travel:\nWindow at night.\n"),)
     assert p.sections[0].extends and p.bases == ((TRAVEL_LEAF, old),)
@@ -233,12 +233,12 @@ def test_plan_absorb_extends_the_same_topic_leaf_after_a_blank_line() -> None:
     ("## Travel\n\nAisle.\n\n", "## Travel\n\nAisle.\n\n"),                # already a blank line: none
 ])
 def test_plan_absorb_same_topic_blank_line_in_the_leafs_style(old: str, joined: str) -> None:
-    p = plan_absorb("## Travel\nnew\n", CONFIG, {"general": ("travel",)}, {}, {TRAVEL_LEAF: old})
+    p = plan_absorb("## Travel\nnew\n", CONFIG, {"personal": ("travel",)}, {}, {TRAVEL_LEAF: old})
     assert p.files == ((TRAVEL_LEAF, joined + "## Travel\nnew\n"),)
 
 
 def test_plan_absorb_same_topic_only_within_the_domain_and_twice_in_one_inbox_is_one_leaf() -> None:
-    existing = {"memory/domains/business/travel.md": "## Travel\nbusiness trips\n"}  # Travel classifies to general
+    existing = {"memory/domains/business/travel.md": "## Travel\nbusiness trips\n"}  # Travel classifies to personal
     p = plan_absorb("## Travel\nA\n## TRAVEL\nB\n", CONFIG, {"business": ("travel",)}, {}, existing)
     assert p.files == ((TRAVEL_LEAF, "## Travel\nA\n\n## TRAVEL\nB\n"),)
     assert [s.extends for s in p.sections] == [False, False] and p.bases == ()
@@ -249,7 +249,7 @@ def test_plan_absorb_same_topic_only_within_the_domain_and_twice_in_one_inbox_is
 def test_plan_absorb_same_topic_keeps_every_byte(headings: list[str], end: str) -> None:
     existing = {TRAVEL_LEAF: "## Travel\n\nAisle" + end, "memory/domains/business/pricing.md": "## Pricing\n$18" + end}
     inbox = "".join(f"## {h}\nnote {i}\n" for i, h in enumerate(headings))
-    p = plan_absorb(inbox, CONFIG, {"general": ("travel",), "business": ("pricing",)}, {}, existing)
+    p = plan_absorb(inbox, CONFIG, {"personal": ("travel",), "business": ("pricing",)}, {}, existing)
     verify_absorbed(inbox, p, dict(p.files))
     for path, text in p.files:
         assert text.startswith(existing.get(path, ""))
@@ -260,7 +260,7 @@ def test_absorb_cli_and_hook_extend_the_same_topic_leaf(make_repo: MakeRepo) -> 
     from support import git
 
     ws = migrated(make_repo)
-    reading = "memory/domains/general/reading-list.md"
+    reading = "memory/domains/personal/reading-list.md"
     old = (ws / reading).read_bytes()
     trunk = ws / "MEMORY.md"
     trunk.write_bytes(trunk.read_bytes() + b"\n## Reading list:\n\nChapter 8 next.\n")
@@ -270,7 +270,7 @@ def test_absorb_cli_and_hook_extend_the_same_topic_leaf(make_repo: MakeRepo) -> 
     result = CliRunner().invoke(main, ["absorb", "-C", str(ws)], catch_exceptions=False)
     assert result.exit_code == 0
     assert (ws / reading).read_bytes() == old + b"\n## Reading list:\n\nChapter 8 next.\n"
-    assert not (ws / "memory/domains/general/reading-list-2.md").exists()
+    assert not (ws / "memory/domains/personal/reading-list-2.md").exists()
     git(ws, "add", "-A")
     git(ws, "commit", "-q", "-m", "absorbed")
     trunk.write_bytes(trunk.read_bytes() + b"\n## READING LIST\n\nChapter 9.\n")
@@ -283,7 +283,7 @@ def test_absorb_cli_and_hook_extend_the_same_topic_leaf(make_repo: MakeRepo) -> 
 
 def test_absorb_refuses_a_same_topic_leaf_edited_while_it_runs(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch) -> None:
     ws = migrated(make_repo)
-    reading = ws / "memory/domains/general/reading-list.md"
+    reading = ws / "memory/domains/personal/reading-list.md"
     trunk = ws / "MEMORY.md"
     trunk.write_bytes(trunk.read_bytes() + b"\n## Reading list\n\nnew\n")
     before_trunk = trunk.read_bytes()
@@ -295,6 +295,6 @@ def test_absorb_refuses_a_same_topic_leaf_edited_while_it_runs(make_repo: MakeRe
         return out
 
     monkeypatch.setattr(reindex_module, "_plan_absorb", plan_then_edit)
-    with pytest.raises(Failed, match="reading-list.md: changed while bonsai-git was running"):
+    with pytest.raises(Failed, match="reading-list.md: changed by another process while bonsai-git was running"):
         reindex_workspace(ws, absorb=True)
     assert reading.read_bytes().endswith(b"the agent's own edit\n") and trunk.read_bytes() == before_trunk

@@ -39,7 +39,7 @@ def test_readme_and_skill_have_no_placeholder_repository_and_no_path_outside_the
     install = SKILL.split("## Install", 1)[1].split("```", 2)[1]
     assert "\npipx install .  " in install and "pip install --user .\n" in install  # from the clone's folder
     assert "pipx install bonsai-git" not in install  # that needs a package index; a clone is what users have
-    assert "`bonsai-git explain [-C DIR] HEADING...`" in README
+    assert "`bonsai-git explain [-C DIR] [HEADING...]" in README
 
 
 def test_readme_local_pre_commit_config_works_with_the_real_framework(make_repo: MakeRepo, tmp_path: Path) -> None:
