@@ -7,9 +7,9 @@ back byte for byte.
 
 Placement rules:
 - a section whose heading matches a pin rule stays verbatim in the trunk, after the preamble;
-- the preamble stays in the trunk when it is small (<= `preamble_tokens`, default 60: a title
-  line and a few standing instructions; the largest default that keeps the corpus's mean boot
-  reduction >= 90%) or carries a BOM or YAML front matter (they belong at the top of the file);
+- the preamble stays in the trunk when it is small (<= `preamble_tokens`, default 40: a title
+  line and a standing instruction; the largest default that keeps the corpus's mean boot
+  reduction >= 90% with the quiet trunk's domain scopes) or carries a BOM or YAML front matter (they belong at the top of the file);
   otherwise it becomes the leaf `memory/domains/general/preamble.md`, whole (one piece, like
   every section: the title line does not stay behind on its own);
 - every other section becomes one leaf in the domain the scored classifier gives it
