@@ -192,7 +192,7 @@ def demo(directory: Path | None) -> None:
 
 # --- memory health and lifecycle (status.py, lifecycle.py) -----------------------------------
 
-from .boot import DEFAULT_PROFILE, PROFILES  # noqa: E402 - a small pure table, needed by the option below
+from .boot import DEFAULT_PROFILE, PROFILES, BootProfile  # noqa: E402 - a small pure table, needed by the option below
 
 DRY_RUN = click.option("--dry-run", is_flag=True, help="Print what would change; write nothing.")
 NO_COMMIT = click.option("--no-commit", is_flag=True, help="Write the changes but do not stage or commit them.")
@@ -206,7 +206,10 @@ NO_VERIFY = click.option("--no-verify", is_flag=True, help="Pass --no-verify to 
               help="The runtime release whose boot caps apply.")
 @click.option("--file-cap", type=click.IntRange(min=1), help="Per-file boot cap in chars (overrides the profile).")
 @click.option("--total-cap", type=click.IntRange(min=1), help="Total boot cap in chars (overrides the profile).")
-def status(workspace: Path, as_json: bool, profile: str, file_cap: int | None, total_cap: int | None) -> None:
+@click.option("--all", "every", is_flag=True,
+              help="One line per workspace of the repository (every folder whose MEMORY.md git tracks).")
+def status(workspace: Path, as_json: bool, profile: str, file_cap: int | None, total_cap: int | None,
+           every: bool) -> None:
     """Boot budget, domains, stale indexes and warnings; writes nothing (exit 0 healthy, 1 warnings)."""
     import os
 
@@ -214,6 +217,9 @@ def status(workspace: Path, as_json: bool, profile: str, file_cap: int | None, t
     from .status import assess, status_json, status_text
     from .survey import survey_workspace
 
+    if every:
+        _status_all(workspace, with_caps(profile_named(profile), file_cap, total_cap), as_json)
+        return
     report = assess(survey_workspace(workspace), with_caps(profile_named(profile), file_cap, total_cap))
     if as_json:
         click.echo(json.dumps(status_json(report), indent=2, ensure_ascii=False))
@@ -221,6 +227,18 @@ def status(workspace: Path, as_json: bool, profile: str, file_cap: int | None, t
         color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
         click.echo(status_text(report, color=color), color=color)
     sys.exit(0 if report.healthy else 1)
+
+
+def _status_all(directory: Path, profile: BootProfile, as_json: bool) -> None:
+    """`status --all`: the fleet table (fleet.py) or its JSON list; exit 1 when any workspace has warnings."""
+    from .fleet import fleet_json, fleet_text, survey_fleet
+
+    rows = survey_fleet(directory, profile)
+    if as_json:
+        click.echo(json.dumps(fleet_json(rows), indent=2, ensure_ascii=False))
+    else:
+        click.echo(fleet_text(rows))
+    sys.exit(0 if all(row.report.healthy for row in rows) else 1)
 
 
 @main.command()

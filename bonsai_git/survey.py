@@ -184,3 +184,16 @@ def _scanned(workspace: Path) -> tuple[tuple[str, str], ...]:
         if text is not None and PurePosixPath(path).name != "_index.md":
             out.append((path, text))
     return tuple(out)
+
+
+def workspace_folders(directory: Path) -> tuple[Path, tuple[str, ...]]:
+    """The work tree's top and the prefix ("" or "a/b/") of every folder whose MEMORY.md git tracks, sorted.
+
+    Raises NotARepository outside a git work tree.
+    """
+    directory = directory.resolve()
+    _check_work_tree(directory)
+    top = Path(_git(directory, "rev-parse", "--show-toplevel").stdout.decode("utf-8", "surrogateescape").strip())
+    trunks = _git_lines(top, "ls-files", "-z", "--", f":(glob)**/{TRUNK}")
+    prefixes = {p[: -len(TRUNK)] for p in trunks if p == TRUNK or p.endswith("/" + TRUNK)}
+    return top, tuple(sorted(prefixes))
