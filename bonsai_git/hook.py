@@ -51,6 +51,7 @@ class Workspace:
     prefix: str
     tracked: list[str] = field(default_factory=list)
     untracked: list[str] = field(default_factory=list)
+    unstaged: list[str] = field(default_factory=list)  # tracked, and the work tree differs from git's index
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -79,20 +80,32 @@ def run_hook(directory: Path, *, check: bool = False) -> int:
         from .journal import refuse_if_journaled
 
         refuse_if_journaled(directory)
-    workspaces = find_workspaces(top, _ls_files(top))
+    listing, stage_info = _ls_files(top)
+    workspaces = find_workspaces(top, listing)
     if not workspaces:
         return 0
-    from .factcache import open_cache
+    from .freshness import open_memo, workspace_digest
 
-    cache = open_cache(common_dir)
+    memo = open_memo(common_dir)
+    caches: list[FactsCache] = []
     changed: list[str] = []
     touched: list[Workspace] = []
     for ws in workspaces:
-        written = _run_workspace(top, ws, check, cache)
+        info = {path[len(ws.prefix) :]: value for path, value in stage_info.items() if path.startswith(ws.prefix)} \
+            if ws.prefix else stage_info
+        digest = workspace_digest(top / ws.prefix, ws.tracked, ws.untracked, ws.unstaged, info)
+        if memo.holds(digest):  # the same input a full run found fresh, warning-free: nothing to read
+            continue
+        warned = _WARNINGS[0]
+        written = _run_workspace(top, ws, check, _facts_cache(caches, common_dir))
         changed += written
         touched += [ws] if written else []
+        if not written and _WARNINGS[0] == warned:
+            memo.remember(digest)
+    memo.save()
     if not check:
-        cache.save()
+        for cache in caches:
+            cache.save()
         _warn_provenance(top, [ws for ws in touched if f"{ws.prefix}{TRUNK}" in changed])
     if not changed:
         return 0
@@ -104,6 +117,15 @@ def run_hook(directory: Path, *, check: bool = False) -> int:
         print(f"bonsai-git: rewrote {len(changed)} file(s); stage them and commit again: git add -A -- {targets}",
               file=sys.stderr)
     return 1
+
+
+def _facts_cache(caches: list[FactsCache], common_dir: Path) -> FactsCache:
+    """The facts cache, opened on first need (a run whose workspaces are all known fresh never loads it)."""
+    if not caches:
+        from .factcache import open_cache
+
+        caches.append(open_cache(common_dir))
+    return caches[0]
 
 
 def _warn_provenance(top: Path, rewritten: Sequence[Workspace]) -> None:
@@ -124,7 +146,7 @@ def find_workspaces(top: Path, listing: Sequence[tuple[str, str]]) -> list[Works
     A workspace is a tracked `MEMORY.md` whose text on disk has bonsai markers.  Each gets the
     tracked and untracked paths under its folder, relative to it.
     """
-    tracked = {path for tag, path in listing if tag != "?"}
+    tracked = {path for tag, path in listing if tag not in ("?", "C")}
     workspaces = []
     for path in sorted(tracked):
         if path != TRUNK and not path.endswith("/" + TRUNK):
@@ -136,10 +158,17 @@ def find_workspaces(top: Path, listing: Sequence[tuple[str, str]]) -> list[Works
             continue
         if is_migrated(text):
             workspaces.append(Workspace(path[: -len(TRUNK)]))
-    for ws in workspaces:
-        for tag, path in listing:
-            if path.startswith(ws.prefix):
-                (ws.untracked if tag == "?" else ws.tracked).append(path[len(ws.prefix) :])
+    by_prefix = {ws.prefix: ws for ws in workspaces}
+    for tag, path in listing:  # one pass: each path goes to every workspace folder above it (~depth lookups)
+        end = 0
+        while True:
+            ws = by_prefix.get(path[:end])
+            if ws is not None:
+                rel = path[end:]
+                (ws.untracked if tag == "?" else ws.unstaged if tag == "C" else ws.tracked).append(rel)
+            end = path.find("/", end) + 1
+            if not end:
+                break
     return workspaces
 
 
@@ -213,18 +242,37 @@ def _locate(directory: Path) -> tuple[Path, Path, Path]:
     return Path(lines[0]), directory / lines[1], directory / lines[2]
 
 
-def _ls_files(top: Path) -> list[tuple[str, str]]:
-    """`(tag, path)` for tracked (`H`, `M`...) and untracked-not-ignored (`?`) paths that can matter."""
-    args = ["git", "ls-files", "-z", "-t", "--cached", "--others", "--exclude-standard", "--", *_PATHSPECS]
+def _ls_files(top: Path) -> tuple[list[tuple[str, str]], dict[str, str]]:
+    """`(tag, path)` for tracked (`H`, `M`...), untracked-not-ignored (`?`) and, again, tracked paths whose
+    work tree differs from git's index (`C`: unstaged changes, deletions included) that can matter; and
+    {tracked path: "mode blob-id"} from the index (`-s`), the freshness memo's input."""
+    args = ["git", "ls-files", "-z", "-t", "-s", "--cached", "--modified", "--others", "--exclude-standard", "--",
+            *_PATHSPECS]
     proc = subprocess.run(args, cwd=top, capture_output=True)
     if proc.returncode != 0:
         first = proc.stderr.decode("utf-8", "replace").strip().splitlines()[:1]
         raise NotARepository(f"git ls-files failed: {first[0] if first else 'no output'}")
-    entries = proc.stdout.decode("utf-8", "surrogateescape").split("\0")
-    return sorted({(e[0], e[2:]) for e in entries if len(e) > 2})
+    listing: set[tuple[str, str]] = set()
+    stage_info: dict[str, str] = {}
+    for entry in proc.stdout.decode("utf-8", "surrogateescape").split("\0"):
+        if len(entry) < 3:
+            continue
+        tag = entry[0]
+        if tag == "?":
+            listing.add((tag, entry[2:]))
+            continue
+        info, _, path = entry[2:].partition("\t")  # "mode blob stage\tpath"
+        listing.add((tag, path))
+        if tag == "H" and info.endswith(" 0"):  # unmerged, skip-worktree...: no info, never taken as known fresh
+            stage_info[path] = info[:-2]
+    return sorted(listing), stage_info
+
+
+_WARNINGS = [0]  # warnings printed so far: a run that warned is not remembered as fresh (it must warn again)
 
 
 def _warn(message: str) -> None:
+    _WARNINGS[0] += 1
     print(f"bonsai-git: warning: {message}", file=sys.stderr)
 
 
