@@ -288,17 +288,19 @@ def _index_findings(survey: Survey) -> Iterable[Finding]:
         yield Finding("reindex_error", TRUNK, None, f"indexes not checked: {survey.stale_error}")
     listed = {path: _index_entries(text) for path, text in survey.indexes}
     on_disk = {mask_name(f.path) for f in survey.leaves}  # an index shows names masked (secretscan.mask_name)
+    listed_paths: set[str] = set()  # every (masked) leaf path an index lists: one set, not one per leaf (quadratic)
     for index_path, entries in sorted(listed.items()):
         folder = index_path.rsplit("/", 1)[0]
         for line, name in entries:
+            listed_paths.add(mask_name(f"{folder}/{name}"))
             if mask_name(f"{folder}/{name}") not in on_disk:
                 yield Finding("orphan_entry", index_path, line, f"lists {name}, which is gone; run bonsai-git reindex")
     for facts in survey.leaves:
         location = leaf_location(facts.path)
         if location is None or location[0] in SINGLE_FILE_DOMAINS:
             continue
-        index_path = f"{facts.path[: -len(location[1]) - 1]}/_index.md"
-        if mask_name(location[1]) not in {name for _, name in listed.get(index_path, [])}:
+        if mask_name(facts.path) not in listed_paths:
+            index_path = f"{facts.path[: -len(location[1]) - 1]}/_index.md"
             yield Finding("orphan_leaf", facts.path, None, f"not listed in {index_path}; run bonsai-git reindex")
 
 

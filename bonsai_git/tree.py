@@ -179,13 +179,22 @@ def read_leaves(workspace: Path, paths: Iterable[str]) -> tuple[Leaf, ...]:
 
     Raises BadInput for a leaf that is not UTF-8 or holds merge-conflict markers.
     """
-    leaves = []
     root = os.fspath(workspace)
-    for path in sorted(set(paths)):
+    wanted = sorted(p for p in set(paths) if leaf_location(p) is not None)
+    return leaves_from_bytes((path, _read_bytes(os.path.join(root, path))) for path in wanted)
+
+
+def leaves_from_bytes(files: Iterable[tuple[str, bytes]]) -> tuple[Leaf, ...]:
+    """Leaf records of `(workspace-relative leaf path, bytes)` pairs already read, in the given order.
+
+    Raises BadInput for a leaf that is not UTF-8 or holds merge-conflict markers (as read_leaves).
+    """
+    leaves = []
+    for path, data in files:
         location = leaf_location(path)
         if location is None:
             continue
-        text = decode_utf8(_read_bytes(os.path.join(root, path)), path)
+        text = decode_utf8(data, path)
         line = find_conflict_marker(text)
         if line is not None:
             raise BadInput(f"{path}:{line}: merge-conflict marker; resolve the conflict, then commit again")
