@@ -7,8 +7,10 @@ On generated, committed workspaces of 100, 1,000 and 10,000 leaves (8 domains, n
 - a no-op hook run: wall time of the `bonsai-git-hook` console script as a subprocess,
   interpreter start-up included (1,000 leaves: <= 0.1 s; 10,000 leaves: <= 0.5 s);
 - a hook run after editing one leaf (1,000 leaves: <= 0.15 s);
-and the per-leaf cost at each size, to show growth is linear.  Each figure is the median of
-7 runs.  The reference bash implementation takes ~12 s for 1,000 leaves.
+and the per-leaf cost at each size, to show growth is linear; then, for each tree, its index
+files (branch indexes split into sub-branches past `branch_tokens`), the deepest lookup path and
+the lookup cost (issue 11), and that editing a leaf left MEMORY.md byte for byte (the quiet
+trunk).  Each figure is the median of 7 runs.  The reference bash implementation takes ~12 s for 1,000 leaves.
 
 Subprocesses run with bytecode caching on (PYTHONDONTWRITEBYTECODE unset, .pyc files in a temp
 PYTHONPYCACHEPREFIX, one warm-up run), as an installed package runs: pip and pre-commit
@@ -31,7 +33,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from bonsai_git.lookup import lookup_cost
 from bonsai_git.reindex import reindex_workspace
+from bonsai_git.tokens import estimate_tokens
 from bonsai_git.tree import BEGIN, END
 
 HOOK = shutil.which("bonsai-git-hook", path=str(Path(sys.executable).parent)) or "bonsai-git-hook"
@@ -126,6 +130,18 @@ def time_edit_hook(ws: Path, runs: int = RUNS) -> float:
     return _median(times)
 
 
+def tree_shape(ws: Path) -> str:
+    """Index files, the largest one, the lookup cost over all leaves, as one line."""
+    domains = ws / "memory" / "domains"
+    files = {p.relative_to(ws).as_posix(): p.read_text(encoding="utf-8") for p in domains.rglob("_index*.md")}
+    files["MEMORY.md"] = (ws / "MEMORY.md").read_text(encoding="utf-8")
+    cost = lookup_cost(files)
+    sub = sum(1 for p in files if p.rsplit("/", 1)[-1].startswith("_index.") and not p.endswith("/_index.md"))
+    largest = max(estimate_tokens(t) for p, t in files.items() if p != "MEMORY.md")
+    return (f"{len(files) - 1} index files ({sub} sub-branch files), largest ~{largest} tokens; lookup cost "
+            f"median {cost.median}, p95 {cost.p95}, max {cost.max} over {cost.leaves} leaves")
+
+
 def interpreter_startup(runs: int = RUNS) -> float:
     """Median wall seconds of `python -c pass` in this environment (the floor of any hook run)."""
     times = []
@@ -142,6 +158,7 @@ def main() -> None:
     sizes = [int(s) for s in parser.parse_args().sizes.split(",")]
     print(f"hook: {HOOK}")
     results: dict[tuple[str, int], float] = {}
+    shapes: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:
         ENV["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "pycache")
         print(f"interpreter start-up (python -c pass): {interpreter_startup() * 1000:.0f} ms\n")
@@ -150,13 +167,19 @@ def main() -> None:
         print("-" * 74)
         for n in sizes:
             ws = make_workspace(Path(tmp), n)
+            trunk = (ws / "MEMORY.md").read_bytes()
             full, noop, edit = time_full_reindex(ws), time_noop_hook(ws), time_edit_hook(ws)
+            shapes.append(f"{n:>7,} leaves: {tree_shape(ws)}; MEMORY.md after {RUNS} leaf edits: "
+                          f"{'unchanged' if (ws / 'MEMORY.md').read_bytes() == trunk else 'REWRITTEN'}")
             results |= {("full", n): full, ("noop", n): noop, ("edit", n): edit}
             print(f"{n:>7,} | {full * 1000:>9.0f} ms | {noop * 1000:>7.0f} ms | {edit * 1000:>6.0f} ms |"
                   f" {full / n * 1e6:>6.0f} µs | {noop / n * 1e6:>7.0f} µs")
     for a, b in zip(sizes, sizes[1:]):
         marginal = (results[("noop", b)] - results[("noop", a)]) / (b - a)
         print(f"no-op hook, {a:,} -> {b:,} leaves: {marginal * 1e6:.0f} µs per extra leaf (fixed cost excluded)")
+    print("\ntrees (bounded branch indexes):")
+    for line in shapes:
+        print(f"  {line}")
     print("\ntargets:")
     for (kind, n), target in TARGETS.items():
         if (kind, n) in results:

@@ -6,6 +6,7 @@ Every key has a default, so the file is never required.  Shape (DESIGN.md §2):
     preamble_tokens = 40         # a larger preamble becomes the leaf general/preamble.md
     pinned = ["Core Rules"]      # extra pin rules: whole words/phrases or exact headings
     absorb = true                # the hook moves `##` sections after the end marker into leaves
+    branch_tokens = 260          # no index file grows past this: bigger ones split into sub-branches
     [tokens]
     estimator = "script-aware"   # or "chars4"
     [domains]                    # listed domains come first, in this order; a default domain
@@ -36,6 +37,10 @@ DEFAULT_SUBJECT = "bonsai: migrate MEMORY.md into {domains} domains ({before} ->
 # The commit subject's placeholders, with a sample of the type each gets (transaction.commit_message).
 SUBJECT_FIELDS: dict[str, object] = {"domains": 7, "before": "6,340", "after": "256", "sections": 23}
 MAX_DOMAIN_NAME = 60
+# The bound on every index file (issue 11): 260 keeps trunk + each index on the way to a leaf
+# under ~700 tokens at 1,000 leaves; below MIN_BRANCH_TOKENS an index holds too few entries.
+DEFAULT_BRANCH_TOKENS = 260
+MIN_BRANCH_TOKENS = 150
 
 # DESIGN.md §2, in priority order.  CJK keywords match as substrings, the rest as whole words.
 DEFAULT_DOMAINS: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -89,6 +94,7 @@ class Config:
     pinned: tuple[str, ...] = DEFAULT_PIN_RULES
     min_tokens: int = 1000
     preamble_tokens: int = 40
+    branch_tokens: int = DEFAULT_BRANCH_TOKENS
     estimator: str = "script-aware"
     absorb: bool = True
     subject: str = DEFAULT_SUBJECT
@@ -107,13 +113,18 @@ def parse_config(text: str, source: str = CONFIG_FILE) -> Config:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise BadInput(f"{source}: not valid TOML ({exc}); fix it or delete it") from None
-    known = {"min_tokens", "preamble_tokens", "pinned", "absorb", "tokens", "domains", "commit", "secrets"}
+    known = {"min_tokens", "preamble_tokens", "branch_tokens", "pinned", "absorb", "tokens", "domains", "commit",
+             "secrets"}
     unknown = sorted(set(data) - known)
     if unknown:
         raise BadInput(f"{source}: unknown key {unknown[0]!r}; known keys: {', '.join(sorted(known))}")
     cfg = Config(source=source)
     cfg = replace(cfg, min_tokens=_int(data, "min_tokens", cfg.min_tokens, source))
     cfg = replace(cfg, preamble_tokens=_int(data, "preamble_tokens", cfg.preamble_tokens, source))
+    branch_tokens = _int(data, "branch_tokens", cfg.branch_tokens, source)
+    if branch_tokens < MIN_BRANCH_TOKENS:
+        raise BadInput(f"{source}: branch_tokens must be at least {MIN_BRANCH_TOKENS}")
+    cfg = replace(cfg, branch_tokens=branch_tokens)
     cfg = replace(cfg, pinned=DEFAULT_PIN_RULES + _strings(data.get("pinned", []), "pinned", source))
     absorb = data.get("absorb", True)
     if not isinstance(absorb, bool):

@@ -21,8 +21,12 @@ import os
 import sys
 from pathlib import Path
 
-from .indexes import FactsOf, LeafFacts, leaf_facts
-from .tree import Leaf, write_durably
+from .indexes import BranchesOf, DomainStats, FactsOf, LeafFacts, branch_inputs, domain_index_files, leaf_facts
+from .tree import Leaf, _read_bytes, write_durably
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .config import Config
 
 try:  # hashlib's own blake2 backend: importing hashlib would load OpenSSL (~3 ms per hook run)
     from _blake2 import blake2b
@@ -30,8 +34,8 @@ except ImportError:  # pragma: no cover - other Python implementations
     from hashlib import blake2b
 
 CACHE_PATH = "bonsai-git/leaf-facts.json"
-FORMAT = 1
-_DERIVING_MODULES = ("tokens.py", "summary.py", "secretscan.py", "sections.py", "indexes.py")
+FORMAT = 2
+_DERIVING_MODULES = ("tokens.py", "summary.py", "secretscan.py", "sections.py", "indexes.py", "branches.py")
 
 
 class FactsCache:
@@ -43,6 +47,11 @@ class FactsCache:
         self.fingerprint = _code_fingerprint()
         self._stored: dict[str, list[object]] = self._load() if path is not None else {}
         self._used: dict[str, list[object]] = {}
+        self._stored_branches: dict[str, list[object]] = self._load_branches() if path is not None else {}
+        self._used_branches: dict[str, list[object]] = {}
+        # {absolute path: bytes} of the index files a memo hit read and verified, so the writer
+        # need not read them again (2,700 files at 10,000 leaves).
+        self.on_disk: dict[str, bytes] = {}
         self.misses = 0
 
     def facts_of(self, estimator: str) -> FactsOf:
@@ -57,11 +66,41 @@ class FactsCache:
 
         return facts
 
+    def branches_of(self, root: Path) -> BranchesOf:
+        """A memo of `domain_index_files` for the workspace at `root`: same bytes, less work.
+
+        Keyed by a digest of everything a domain's index files depend on (`branch_inputs`, and
+        the code fingerprint of the whole cache); the entry is the files' paths and a digest of
+        their bytes.  On a hit whose files on disk still have that digest, the disk's texts are
+        the rendering (they are what this code renders from these inputs); otherwise it renders.
+        """
+        def branches(stats: DomainStats, config: Config, facts: FactsOf | None) -> dict[str, str]:
+            key = _digest(branch_inputs(stats, config, facts))
+            entry = self._stored_branches.get(key)
+            if _is_branch_entry(entry):
+                assert entry is not None
+                raw = _read_all(root, entry[0])  # type: ignore[arg-type]
+                texts = None if raw is None else {p: data.decode("utf-8") for p, data in raw.items()}
+                if texts is not None and _digest("\0".join(f"{p}\0{t}" for p, t in texts.items())) == entry[1]:
+                    assert raw is not None
+                    self._used_branches[key] = entry
+                    base = os.fspath(root)
+                    self.on_disk.update((os.path.join(base, p), data) for p, data in raw.items())
+                    return texts
+            files = domain_index_files(stats, config, facts)
+            self._used_branches[key] = [sorted(files), _digest("\0".join(f"{p}\0{files[p]}" for p in sorted(files)))]
+            self.misses += 1
+            return files
+
+        return branches
+
     def save(self) -> None:
         """Write the used entries back when the run added or dropped any; never raises OSError."""
-        if self.path is None or (not self.misses and len(self._used) == len(self._stored)):
+        if self.path is None or (not self.misses and len(self._used) == len(self._stored)
+                                 and len(self._used_branches) == len(self._stored_branches)):
             return
-        data = json.dumps({"format": FORMAT, "code": self.fingerprint, "facts": self._used},
+        data = json.dumps({"format": FORMAT, "code": self.fingerprint, "facts": self._used,
+                           "branches": self._used_branches},
                           ensure_ascii=False, sort_keys=True, separators=(",", ":"))
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -82,6 +121,15 @@ class FactsCache:
         return LeafFacts(tokens, summary, root_summary)  # type: ignore[arg-type]
 
     def _load(self) -> dict[str, list[object]]:
+        self._data = self._read()
+        facts = self._data.get("facts")
+        return facts if isinstance(facts, dict) else {}
+
+    def _load_branches(self) -> dict[str, list[object]]:
+        branches = self._data.get("branches")
+        return branches if isinstance(branches, dict) else {}
+
+    def _read(self) -> dict[str, object]:
         assert self.path is not None
         try:
             data = json.loads(self.path.read_bytes())
@@ -89,8 +137,7 @@ class FactsCache:
             return {}
         if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("code") != self.fingerprint:
             return {}
-        facts = data.get("facts")
-        return facts if isinstance(facts, dict) else {}
+        return data
 
 
 def open_cache(git_common_dir: Path | None) -> FactsCache:
@@ -115,3 +162,26 @@ def _code_fingerprint() -> str:
 def _is_entry(entry: object) -> bool:
     return (isinstance(entry, list) and len(entry) == 3 and isinstance(entry[0], int)
             and isinstance(entry[1], str) and isinstance(entry[2], str))
+
+
+def _digest(text: str) -> str:
+    return blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+def _is_branch_entry(entry: object) -> bool:
+    return (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], list)
+            and all(isinstance(p, str) for p in entry[0]) and isinstance(entry[1], str))
+
+
+def _read_all(root: Path, paths: list[str]) -> dict[str, bytes] | None:
+    """{path: bytes} of workspace-relative `paths` under `root` (UTF-8), or None if one is missing or not UTF-8."""
+    out = {}
+    base = os.fspath(root)
+    for path in paths:
+        try:
+            data = _read_bytes(os.path.join(base, path))
+            data.decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+        out[path] = data
+    return out

@@ -57,10 +57,8 @@ def survey_fleet(directory: Path, profile: BootProfile) -> tuple[FleetRow, ...]:
 
 
 def _lookup_median(report: StatusReport) -> int | None:
-    """The median lookup cost in tokens, when the report carries one (issue 11's cost model)."""
-    lookup = getattr(report, "lookup", None)
-    median = getattr(lookup, "median", None)
-    return median if isinstance(median, int) else None
+    """The median lookup cost in tokens (lookup.py: boot to a leaf's entry), None before a migration."""
+    return None if report.lookup is None else report.lookup.median
 
 
 def _warning_kinds(report: StatusReport) -> dict[str, int]:

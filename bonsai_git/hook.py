@@ -198,7 +198,8 @@ def _run_workspace(top: Path, ws: Workspace, check: bool, cache: FactsCache) -> 
     try:
         config = load_config(root)
         result = reindex_workspace(root, check=check, leaf_paths=leaves, config=config, absorb=config.absorb,
-                                   facts=cache.facts_of(config.estimator))
+                                   facts=cache.facts_of(config.estimator), branches=cache.branches_of(root),
+                                   known=cache.on_disk)
     except BonsaiError as exc:
         if ws.prefix:  # name the file from the repository's top, where the user commits
             exc.message = ws.prefix + exc.message
@@ -209,9 +210,11 @@ def _run_workspace(top: Path, ws: Workspace, check: bool, cache: FactsCache) -> 
         for s in result.absorbed:
             verb = "would absorb" if check else "absorbed"
             print(f"bonsai-git: {verb} {mask_secrets(s.heading)!r} from {ws.prefix}{TRUNK} into {ws.prefix}{s.path}")
+    if result.changed:  # a sub-folder's index sits inside that folder: never echo a key in its name
+        from .secretscan import mask_name
     for path in result.changed:
         verb = "stale" if check else "wrote" if os.path.lexists(os.path.join(root_str, path)) else "removed"
-        print(f"bonsai-git: {verb} {ws.prefix}{path}")
+        print(f"bonsai-git: {verb} {ws.prefix}{mask_name(path)}")
     if result.inbox_sections:
         _warn(f"{ws.prefix}{TRUNK}: {result.inbox_sections} new section(s) after the end marker are not absorbed "
               "(absorb = false); run bonsai-git absorb")

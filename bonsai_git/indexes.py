@@ -5,37 +5,46 @@ changes a byte.  Everything is derived from the leaves alone (their domain, name
 in sorted orders, with no clock, host or absolute path: same leaves, same bytes.
 
 Formats (DESIGN.md §3):
-- branch index `memory/domains/<d>/_index.md`: a title, the domain's token total, then one
-  `### <name>.md (~N tokens)` entry per leaf (sorted by name) with its one-line summary;
-- root index: one line per domain with its tokens and leaf count, richer (leaf names, a summary)
-  while it fits the block budget; written between the trunk's markers and alone to
-  `memory/_index.md`.
-Names (domains, leaves, sub-folders) are shown through `secretscan.mask_name`, whoever made the
-file: an agent-made `notes-akia….md` must not carry its key into always-loaded text.
-Block budget: the whole generated block (markers included) costs at most 5% of the leaves'
-tokens, never more than 380 tokens (below the 400 the design promises), so boot cost stays
-O(1) in the size of memory; when even the plainest form does not fit, the smallest domains
-are folded into a "+N more domains" line.
+- branch indexes `memory/domains/<d>/_index.md`: a title, the domain's token total, then one
+  `### <name>.md (~N tokens)` entry per leaf (sorted by name) with its one-line summary; past
+  `branch_tokens` the index lists sub-branches instead (branches.py: a B-tree of index files);
+- root index `memory/_index.md` (not loaded at boot): one line per domain with its tokens, leaf
+  count and largest leaves, and a summary line;
+- the trunk block (between MEMORY.md's markers) is *quiet*: it depends only on the set of
+  domains, their scope lines and the line ending, never on tokens, counts or leaf names, so
+  editing, adding or deleting a leaf inside existing domains never rewrites MEMORY.md.  It holds
+  one line on how to look things up, one on where new memories go, and each domain with its
+  scope; the index path is `memory/domains/<domain>/_index.md`, said once, and a single-file
+  domain names its file.  At most 380 tokens: scopes are shortened, then dropped, then the
+  last domains are folded into one line, when many domains would not fit.
+Names (domains, leaves, sub-folders, sub-branch labels) are shown through
+`secretscan.mask_name`, whoever made the file: an agent-made `notes-akia….md` must not carry its
+key into always-loaded text (branches.py masks what it shows and the index file names it makes).
+The block's begin line carries a CRC-32 of the block's body (`#1a2b3c4d`): "is this block
+exactly what the renderer wrote" is then an exact check (`foreign_block_line`), and text typed
+between the markers is refused rather than overwritten.
 """
 
 from __future__ import annotations
 
-import math
 import re
+import zlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from .config import SINGLE_FILE_DOMAINS, Config
+from .branches import BranchLeaf, heading_text, render_domain_indexes
+from .config import DEFAULT_BRANCH_TOKENS, SINGLE_FILE_DOMAINS, Config, domain_scope
 from .secretscan import mask_name
 from .summary import summarize
 from .tokens import estimate_tokens, format_tokens
 from .tree import BEGIN, DOMAINS_DIR, END, INDEX_NAME, ROOT_INDEX, TRUNK, Leaf, TrunkParts
 
 BLOCK_CAP_TOKENS = 380
-BLOCK_SHARE = 0.05
 ROOT_SUMMARY_CHARS = 80
-# (leaf names listed per domain, with a summary line): richest first.
-_LEVELS = ((5, True), (3, True), (3, False), (1, False), (0, False))
+ROOT_LEAF_NAMES = 5
+LOOKUP_LINE = f"Look up: {DOMAINS_DIR}/<domain>/{INDEX_NAME}, then its links down to the leaf."
+WRITE_LINE = "New memories: a `## Heading` section below the end marker."
+
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +62,9 @@ class LeafFacts:
 
 
 FactsOf = Callable[[Leaf], LeafFacts]
+# Renders one domain's index files ({path: text}) from its stats, the config and the facts; the
+# hook passes a memo of `render_branch_indexes` (factcache.py) that gives the same bytes.
+BranchesOf = Callable[["DomainStats", Config, "FactsOf | None"], dict[str, str]]
 
 
 def leaf_facts(text: str, estimator: str) -> LeafFacts:
@@ -93,62 +105,77 @@ def branch_index_path(domain: str) -> str:
     return f"{DOMAINS_DIR}/{domain}/{INDEX_NAME}"
 
 
-def render_branch_index(stats: DomainStats, estimator: str = "script-aware", facts: FactsOf | None = None) -> str:
-    """Render one branch index (str, LF line endings) for a domain's leaves.
+def render_branch_indexes(
+    stats: DomainStats, estimator: str = "script-aware", facts: FactsOf | None = None,
+    branch_tokens: int = DEFAULT_BRANCH_TOKENS,
+) -> dict[str, str]:
+    """Every index file of one domain ({workspace-relative path: text, LF endings}), none over `branch_tokens`.
 
-    `facts`, when given, supplies each leaf's summary (it must agree with `leaf_facts`).
+    The domain's `_index.md`, plus sub-branch and sub-folder indexes when it is large or has
+    sub-folders (branches.py).  `facts`, when given, supplies each leaf's summary (it must agree
+    with `leaf_facts`).
     """
-    count = len(stats.leaves)
-    lines = [
-        f"# {mask_name(_title(stats.name))} Index",
-        f"_Estimated tokens: {format_tokens(stats.tokens)} in {_leaves(count)}_",
+    leaves = [
+        BranchLeaf(leaf.name, heading_text(leaf.text), tokens,
+                   summarize(leaf.text) if facts is None else facts(leaf).summary)
+        for leaf, tokens in stats.leaves
     ]
-    for leaf, tokens in sorted(stats.leaves, key=lambda lt: lt[0].name):
-        lines += ["", f"### {mask_name(leaf.name)} ({format_tokens(tokens)} tokens)"]
-        summary = summarize(leaf.text) if facts is None else facts(leaf).summary
-        if summary:
-            lines.append(summary)
-    return "\n".join(lines) + "\n"
+    return render_domain_indexes(stats.name, mask_name(_title(stats.name)), leaves, branch_tokens,
+                                 f"{DOMAINS_DIR}/{stats.name}")
+
+
+def render_branch_index(stats: DomainStats, estimator: str = "script-aware", facts: FactsOf | None = None,
+                        branch_tokens: int = DEFAULT_BRANCH_TOKENS) -> str:
+    """The domain's own `_index.md` (str) among `render_branch_indexes`."""
+    return render_branch_indexes(stats, estimator, facts, branch_tokens)[branch_index_path(stats.name)]
 
 
 def render_root_index(stats: tuple[DomainStats, ...], newline: str = "\n", facts: FactsOf | None = None) -> str:
-    """Render the root index content (no markers) within the block budget; ends with `newline`.
-
-    Tries the levels of detail from richest to plainest and keeps the first that fits the
-    budget; if even the plainest form exceeds the 380-token cap, shows the largest domains that
-    fit (binary search) and folds the rest into one "+N more domains" line.
-    """
-    total = sum(s.tokens for s in stats)
-    budget = min(BLOCK_CAP_TOKENS, math.ceil(total * BLOCK_SHARE))
+    """Render `memory/_index.md` (not loaded at boot): every domain with its tokens, leaf count, index
+    path, largest leaves and a summary line; ends with `newline`."""
     summaries: dict[str, str] = {} if facts is None else {
         s.name: facts(s.leaves[0][0]).root_summary for s in stats if s.leaves
     }
-    for names, with_summary in _LEVELS:
-        text = _root_text(stats, stats, names, with_summary, newline, summaries)
-        if _block_tokens(text, newline) <= budget:
-            return text
-    if _block_tokens(text, newline) <= BLOCK_CAP_TOKENS:
-        return text
-    by_size = sorted(stats, key=lambda s: (-s.tokens, s.name))
-    low, high = 1, len(by_size)  # the largest count of shown domains that fits (at least one)
+    leaves = sum(len(s.leaves) for s in stats)
+    total = sum(s.tokens for s in stats)
+    lines = [
+        "# Memory Index",
+        f"{format_tokens(total)} tokens in {leaves} leaves. Before a task, read the index of its domain:"
+        f" {DOMAINS_DIR}/<domain>/{INDEX_NAME}",
+    ]
+    for s in stats:
+        lines += _domain_lines(s, ROOT_LEAF_NAMES, True, summaries)
+    return newline.join(lines) + newline
+
+
+def render_block(domains: Iterable[str], newline: str = "\n", scopes: Mapping[str, str] | None = None) -> str:
+    """The trunk's quiet generated block for the domain names `domains`: markers included, each line
+    `newline`-ended, at most BLOCK_CAP_TOKENS tokens.  `scopes` are configured scope lines
+    (`.bonsai.toml`); the others come from `config.DOMAIN_SCOPES`.  Depends on nothing else."""
+    names = sorted(set(domains))
+    for level in range(3):
+        body = _block_body(names, names, level, newline, scopes)
+        if estimate_tokens(_wrap(body, newline)) <= BLOCK_CAP_TOKENS:
+            return _wrap(body, newline)
+    low, high = 1, len(names)  # the most domains shown, without scopes, that fit (at least one)
     while low < high:
         mid = (low + high + 1) // 2
-        shown = sorted(by_size[:mid], key=lambda s: s.name)
-        if _block_tokens(_root_text(shown, stats, 0, False, newline, summaries), newline) <= BLOCK_CAP_TOKENS:
+        if estimate_tokens(_wrap(_block_body(names[:mid], names, 2, newline, scopes), newline)) <= BLOCK_CAP_TOKENS:
             low = mid
         else:
             high = mid - 1
-    return _root_text(sorted(by_size[:low], key=lambda s: s.name), stats, 0, False, newline, summaries)
+    return _wrap(_block_body(names[:low], names, 2, newline, scopes), newline)
 
 
-def render_block(stats: tuple[DomainStats, ...], newline: str = "\n", facts: FactsOf | None = None) -> str:
-    """The trunk's generated block: begin marker, root index, end marker, each line `newline`-ended."""
-    return _wrap(render_root_index(stats, newline, facts), newline)
+def config_scopes(config: Config) -> dict[str, str]:
+    """The scope lines configured in `.bonsai.toml` ({domain: scope}); {} when none (or unsupported)."""
+    scopes = getattr(config, "scopes", None)
+    return dict(scopes) if scopes else {}
 
 
-def render_trunk(parts: TrunkParts, stats: tuple[DomainStats, ...], facts: FactsOf | None = None) -> str:
+def render_trunk(parts: TrunkParts, domains: Iterable[str], scopes: Mapping[str, str] | None = None) -> str:
     """The trunk with its block regenerated; the user's text before and after is kept as is."""
-    return parts.pinned + render_block(stats, parts.newline, facts) + parts.inbox
+    return parts.pinned + render_block(domains, parts.newline, scopes) + parts.inbox
 
 
 def render_tree(
@@ -157,23 +184,47 @@ def render_tree(
     config: Config,
     existing_indexes: Iterable[str] = (),
     facts: FactsOf | None = None,
+    branches: BranchesOf | None = None,
 ) -> dict[str, str | None]:
     """Every generated file of the tree: {workspace-relative path: text, or None to delete}.
 
-    `existing_indexes` are branch index paths present now; one whose domain has no leaf left
-    maps to None.  The trunk maps to its full new text.  `facts` (optional) supplies each
-    leaf's LeafFacts, e.g. from a cache; the bytes are the same as without it.
+    `existing_indexes` are index paths present now (any `_index*.md` under memory/domains/);
+    one that is no longer rendered maps to None.  The trunk maps to its full new text.  `facts`
+    (optional) supplies each leaf's LeafFacts, e.g. from a cache, and `branches` each domain's
+    index files (a memo of `domain_index_files`); the bytes are the same as without them.
     """
     stats = domain_stats(leaves, config.estimator, facts)
     files: dict[str, str | None] = {}
-    for s in stats:
-        if s.name not in SINGLE_FILE_DOMAINS:
-            files[branch_index_path(s.name)] = render_branch_index(s, config.estimator, facts)
+    files.update(render_index_files(stats, config, facts, branches))
     for path in sorted(existing_indexes):
         files.setdefault(path, None)
     files[ROOT_INDEX] = render_root_index(stats, facts=facts)
-    files[TRUNK] = render_trunk(trunk, stats, facts)
+    files[TRUNK] = render_trunk(trunk, (s.name for s in stats), config_scopes(config))
     return dict(sorted(files.items()))
+
+
+def render_index_files(stats: Iterable[DomainStats], config: Config, facts: FactsOf | None = None,
+                       branches: BranchesOf | None = None) -> dict[str, str]:
+    """Every branch index file of every folder domain, {path: text}."""
+    files: dict[str, str] = {}
+    for s in stats:
+        if s.name not in SINGLE_FILE_DOMAINS:
+            files.update((branches or domain_index_files)(s, config, facts))
+    return files
+
+
+def domain_index_files(stats: DomainStats, config: Config, facts: FactsOf | None = None) -> dict[str, str]:
+    """`render_branch_indexes` for a domain under `config` (the default BranchesOf)."""
+    return render_branch_indexes(stats, config.estimator, facts, config.branch_tokens)
+
+
+def branch_inputs(stats: DomainStats, config: Config, facts: FactsOf | None = None) -> str:
+    """Everything a domain's index files depend on, as one string (a cache key's source)."""
+    rows = [f"{stats.name}\0{config.branch_tokens}\0{config.estimator}"]
+    for leaf, tokens in stats.leaves:
+        summary = summarize(leaf.text) if facts is None else facts(leaf).summary
+        rows.append(f"{leaf.name}\0{tokens}\0{summary}\0{heading_text(leaf.text)}")
+    return "\n".join(rows)
 
 
 def stale_files(rendered: Mapping[str, str | None], current: Mapping[str, str | None]) -> tuple[str, ...]:
@@ -181,26 +232,20 @@ def stale_files(rendered: Mapping[str, str | None], current: Mapping[str, str | 
     return tuple(sorted(p for p, text in rendered.items() if current.get(p) != text))
 
 
-def _block_tokens(root_text: str, nl: str) -> int:
-    return estimate_tokens(_wrap(root_text, nl))
-
-
-def _root_text(
-    shown: Sequence[DomainStats], stats: tuple[DomainStats, ...], names: int, with_summary: bool, nl: str,
-    summaries: dict[str, str],
-) -> str:
-    leaves = sum(len(s.leaves) for s in stats)
-    total = sum(s.tokens for s in stats)
-    lines = [
-        "# Memory Index",
-        f"{format_tokens(total)} tokens in {leaves} leaves. Before a task, read the index of its domain:"
-        f" {DOMAINS_DIR}/<domain>/{INDEX_NAME}",
-    ]
-    for s in shown:
-        lines += _domain_lines(s, names, with_summary, summaries)
-    hidden = len(stats) - len(shown)
+def _block_body(shown: Sequence[str], names: Sequence[str], level: int, nl: str,
+                scopes: Mapping[str, str] | None) -> str:
+    """The block's lines between the markers; `level` 0 full scopes, 1 first clause, 2 none."""
+    lines = [LOOKUP_LINE, WRITE_LINE]
+    for name in shown:
+        scope = domain_scope(name, dict(scopes) if scopes else None)
+        if level == 1:
+            scope = re.split(r"[:,;(]", scope, maxsplit=1)[0].strip()
+        single = SINGLE_FILE_DOMAINS.get(name)
+        head = f"- {mask_name(name)}" + (f" ({single})" if single else "")
+        lines.append(f"{head}: {scope}" if scope and level < 2 else head)
+    hidden = len(names) - len(shown)
     if hidden:
-        lines.append(f"- +{hidden} more domains under {DOMAINS_DIR}/")
+        lines.append(f"- +{hidden} more domains: see {ROOT_INDEX}")
     return nl.join(lines) + nl
 
 
@@ -226,29 +271,52 @@ def _domain_lines(s: DomainStats, names: int, with_summary: bool, summaries: dic
     return lines
 
 
-# Every line shape the block renderer writes: markers, title, total, domain lines, indented summaries.
-_BLOCK_LINE = re.compile(
+# A block written before the block carried its CRC (the old renderer): every line shape it wrote.
+_LEGACY_LINE = re.compile(
     r"(?:<!-- bonsai:(?:begin\b.*|end -->)|# Memory Index|~[\d,]+ tokens in .*|- .*|  .*|)\r?"
 )
+_CRC = re.compile(r" #([0-9a-f]{8}) -->\r?$")
 
 
 def foreign_block_line(block: str) -> int | None:
-    """1-based line of the first line in a trunk block that the renderer never writes, else None.
+    """1-based line of the trunk block where text the renderer did not write sits, else None.
 
-    Such a line was typed (or appended by an agent) between the markers; regenerating the block
-    would lose it, so reindex and the hook refuse instead (the user moves it below the end marker).
-    A block holding a git conflict (a merge of two generated blocks) is regenerated whole: None.
+    Exact for blocks this renderer wrote: the begin line carries the CRC-32 of the body, so any
+    byte typed, changed or removed between the markers is caught; the line named is the first
+    that is neither a fixed line nor shaped like a domain line (line 2 when every line looks
+    generated: a generated line was edited or removed).
+    A block without a CRC (an older bonsai-git's, or a bare begin/end pair) is checked by the
+    line shapes the old renderer wrote.  A block holding a git conflict (a merge of two
+    generated blocks) is regenerated whole: None.  Reindex and the hook refuse (exit 3) on a
+    foreign line: regenerating the block would lose it.
     """
     if "\n<<<<<<<" in block:
         return None
-    for number, line in enumerate(block.split("\n"), 1):
-        if not _BLOCK_LINE.fullmatch(line):
+    first, _, rest = block.partition("\n")
+    crc = _CRC.search(first)
+    if crc is None:
+        for number, line in enumerate(block.split("\n"), 1):
+            if not _LEGACY_LINE.fullmatch(line):
+                return number
+        return None
+    end = rest.rfind(END)
+    body = rest[:end] if end >= 0 else rest
+    if _crc(body) == crc.group(1):
+        return None
+    nl = "\r\n" if first.endswith("\r") else "\n"
+    lines = body.split(nl)
+    for number, line in enumerate(lines, 2):
+        if line and line not in (LOOKUP_LINE, WRITE_LINE) and not re.fullmatch(r"- [^\s:(]+(?: \([^)]*\))?(?:: .*)?", line):
             return number
-    return None
+    return 2
 
 
-def _wrap(root_text: str, nl: str) -> str:
-    return f"{BEGIN}{nl}{root_text}{END}{nl}"
+def _crc(body: str) -> str:
+    return f"{zlib.crc32(body.encode('utf-8', 'surrogatepass')):08x}"
+
+
+def _wrap(body: str, nl: str) -> str:
+    return f"{BEGIN} #{_crc(body)} -->{nl}{body}{END}{nl}"
 
 
 def _title(domain: str) -> str:

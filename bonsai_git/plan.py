@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from .classify import classify_heading, is_pinned
 from .config import FALLBACK_DOMAIN, SINGLE_FILE_DOMAINS, Config
 from .errors import BadInput, Failed
-from .indexes import DomainStats, domain_stats, render_branch_index, render_block, render_root_index, branch_index_path
+from .indexes import DomainStats, config_scopes, domain_stats, render_block, render_index_files, render_root_index
 from .sections import BOM, split_sections
 from .slugs import unique_leaf_names
 from .tokens import estimate_tokens
@@ -95,7 +95,7 @@ def plan_migration(original: str, config: Config) -> MigrationPlan:
     stats = domain_stats(leaves, config.estimator)
     newline = "\r\n" if 2 * original.count("\r\n") > original.count("\n") else "\n"
     head = pinned_text + _separator(pinned_text, newline)
-    trunk = head + render_block(stats, newline)
+    trunk = head + render_block((s.name for s in stats), newline, config_scopes(config))
     _refuse_marker_lookalikes(trunk, head)
     files = _files(leaves, stats, trunk, config)
     placements = _placements(order, pinned_parts, leaf_parts, leaf_slots)
@@ -202,9 +202,7 @@ def _separator(pinned_text: str, newline: str) -> str:
 
 def _files(leaves: tuple[Leaf, ...], stats: tuple[DomainStats, ...], trunk: str, config: Config) -> dict[str, str]:
     files = {leaf.path: leaf.text for leaf in leaves}
-    for s in stats:
-        if s.name not in SINGLE_FILE_DOMAINS:
-            files[branch_index_path(s.name)] = render_branch_index(s, config.estimator)
+    files.update(render_index_files(stats, config))
     files[ROOT_INDEX] = render_root_index(stats)
     files[TRUNK] = trunk
     return files

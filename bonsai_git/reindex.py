@@ -20,16 +20,18 @@ meanwhile (the agent wrote to it), the new leaves are removed again and nothing 
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from .config import SINGLE_FILE_DOMAINS, Config, load_config
 from .errors import BadInput, Failed
-from .indexes import FactsOf, foreign_block_line, render_tree
+from .branches import is_index_name
+from .indexes import BranchesOf, FactsOf, foreign_block_line, render_tree
 from .tree import (
     DOMAINS_DIR, END, INDEX_NAME, TRUNK, Leaf, TrunkParts, decode_utf8, find_conflict_marker, has_symlink_between,
-    leaf_location, parse_trunk, read_leaves, remove_empty_folders, walk_leaf_paths, write_durably,
+    _read_bytes, leaf_location, parse_trunk, read_leaves, remove_empty_folders, walk_leaf_paths, write_durably,
 )
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms per hook run)
@@ -59,13 +61,16 @@ def reindex_workspace(
     config: Config | None = None,
     absorb: bool = False,
     facts: FactsOf | None = None,
+    branches: BranchesOf | None = None,
+    known: Mapping[str, bytes] | None = None,
 ) -> ReindexResult:
     """Regenerate every branch index, `memory/_index.md` and the trunk block of `workspace`.
 
     `leaf_paths` (workspace-relative) defaults to every leaf on disk; the hook passes the
     leaves git tracks.  `absorb=True` first moves the inbox's `##` sections into leaves.
     `check=True` writes nothing and only reports.  `facts` (the hook's cache) supplies leaf
-    facts without changing a byte of the output.  Raises BadInput (exit 3) when MEMORY.md is
+    facts and `branches` each domain's index files, without changing a byte of the output;
+    `known` ({absolute path: bytes}) holds index files `branches` has just read from disk.  Raises BadInput (exit 3) when MEMORY.md is
     missing, not UTF-8, has no bonsai markers or a merge-conflict marker outside its block, or
     a leaf is unreadable; Failed (exit 1) when MEMORY.md changed while absorbing.
     """
@@ -76,12 +81,12 @@ def reindex_workspace(
     if plan is None or not plan.sections:
         leaves = read_leaves(workspace, paths)
         pending = _count_inbox_sections(parts.inbox) if not absorb and parts.inbox.strip() else 0
-        rendered = render_tree(leaves, parts, config, existing_index_paths(workspace), facts)
-        return ReindexResult(_sync(workspace, rendered, trunk_bytes, check), (), pending)
+        rendered = render_tree(leaves, parts, config, existing_index_paths(workspace), facts, branches)
+        return ReindexResult(_sync(workspace, rendered, trunk_bytes, check, known), (), pending)
     planned = dict(plan.files)
     leaves = read_leaves(workspace, [p for p in paths if p not in planned]) + _planned_leaves(planned)
     new_parts = TrunkParts(parts.pinned, parts.block, plan.inbox, parts.newline)
-    rendered = render_tree(leaves, new_parts, config, existing_index_paths(workspace), facts)
+    rendered = render_tree(leaves, new_parts, config, existing_index_paths(workspace), facts, branches)
     if check:
         stale = _sync(workspace, rendered, trunk_bytes, check=True)
         return ReindexResult(tuple(sorted({*planned, *stale})), plan.sections)
@@ -126,11 +131,26 @@ def read_trunk(workspace: Path) -> tuple[bytes, TrunkParts]:
 
 
 def existing_index_paths(workspace: Path) -> tuple[str, ...]:
-    """Branch index paths present on disk (`memory/domains/<d>/_index.md`), sorted."""
-    root = workspace / DOMAINS_DIR
-    if not root.is_dir():
-        return ()
-    return tuple(sorted(f"{DOMAINS_DIR}/{d.name}/{INDEX_NAME}" for d in root.iterdir() if (d / INDEX_NAME).is_file()))
+    """Generated index files on disk under `memory/domains/` (`_index.md`, `_index.<key>.md`, at any
+    depth, not inside `_`/`.` folders nor through symlinks), workspace-relative, sorted."""
+    found: list[str] = []
+    _walk_indexes(os.path.join(os.fspath(workspace), DOMAINS_DIR), DOMAINS_DIR, found)
+    return tuple(sorted(found))
+
+
+def _walk_indexes(folder: str, relative: str, found: list[str]) -> None:
+    try:
+        entries = os.scandir(folder)
+    except OSError:
+        return
+    with entries:
+        for entry in entries:
+            name = entry.name
+            if entry.is_dir(follow_symlinks=False):
+                if not name.startswith(("_", ".")):
+                    _walk_indexes(entry.path, f"{relative}/{name}", found)
+            elif is_index_name(name) and entry.is_file(follow_symlinks=False):
+                found.append(f"{relative}/{name}")
 
 
 def taken_leaf_names(workspace: Path) -> dict[str, tuple[str, ...]]:
@@ -213,16 +233,25 @@ def _file_is(path: Path, data: bytes) -> bool:
         return False
 
 
-def _sync(workspace: Path, rendered: Mapping[str, str | None], trunk_bytes: bytes, check: bool) -> tuple[str, ...]:
+def _sync(workspace: Path, rendered: Mapping[str, str | None], trunk_bytes: bytes, check: bool,
+          known: Mapping[str, bytes] | None = None) -> tuple[str, ...]:
     """Write (or under check, only list) the rendered files whose bytes differ; the trunk first.
 
+    `known`: {absolute path: bytes} just read from disk (never the trunk), not read again.
     Raises Failed when MEMORY.md changed on disk since `trunk_bytes` were read.
     """
     changed = []
+    base = os.fspath(workspace)
     for path in sorted(rendered, key=lambda p: (p != TRUNK, p)):
         target = workspace / path
         text = rendered[path]
-        current = target.read_bytes() if target.is_file() else None
+        full = os.path.join(base, path)
+        current: bytes | None = None if known is None or path == TRUNK else known.get(full)
+        if current is None:
+            try:  # one open+read (tree._read_bytes), not is_file()+read_bytes(): the hook's hot path
+                current = _read_bytes(full)
+            except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+                current = None
         wanted = None if text is None else text.encode("utf-8")
         if current == wanted:
             continue

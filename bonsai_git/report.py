@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .lookup import lookup_cost
+
 if TYPE_CHECKING:  # typing only: this module stays free of git and I/O
     from .transaction import MigrationResult
 
@@ -13,14 +15,16 @@ def migration_json(result: MigrationResult) -> dict[str, Any]:
 
     {already_migrated, dry_run, commit (sha or null), boot_tokens_before, boot_tokens_after,
      sections, pinned_sections, domains: {name: {leaves, tokens}}, files: [paths],
-     secret_warnings: ["path:line: kind (sha256:…)"] (never the value)}
+     secret_warnings: ["path:line: kind (sha256:…)"] (never the value),
+     lookup: {leaves, median, p95, max, largest_index: {path, tokens} | null} | null}
+    `lookup`: tokens from boot to a leaf's entry in the planned tree (lookup.py).
     """
     plan = result.plan
     out: dict[str, Any] = {"already_migrated": result.already_migrated, "dry_run": result.dry_run,
                            "commit": result.commit, "secret_warnings": list(result.warnings)}
     if plan is None:
         return out | {"boot_tokens_before": None, "boot_tokens_after": None, "sections": None,
-                      "pinned_sections": None, "domains": {}, "files": []}
+                      "pinned_sections": None, "domains": {}, "files": [], "lookup": None}
     return out | {
         "boot_tokens_before": plan.boot_tokens_before,
         "boot_tokens_after": plan.boot_tokens_after,
@@ -28,6 +32,7 @@ def migration_json(result: MigrationResult) -> dict[str, Any]:
         "pinned_sections": plan.pinned_sections,
         "domains": {d.name: {"leaves": len(d.leaves), "tokens": d.tokens} for d in plan.domains},
         "files": [path for path, _ in plan.files],
+        "lookup": lookup_cost(plan.file_map()).as_json(),
     }
 
 
@@ -48,7 +53,11 @@ def migration_text(result: MigrationResult) -> str:
         head = f"Migrated MEMORY.md into {len(plan.domains)} domains in commit {result.commit[:12]}"
     else:
         head = f"Wrote the tree for {len(plan.domains)} domains (not committed: --no-commit)"
-    lines = [head, f"boot tokens: {before:,} -> {after:,} ({saved:.0f}% less at every session start)"]
+    cost = lookup_cost(plan.file_map())
+    largest = "" if cost.largest_index is None else f"; largest index ~{cost.largest_index[1]:,}"
+    lines = [head, f"boot tokens: {before:,} -> {after:,} ({saved:.0f}% less at every session start)",
+             f"lookup: ~{cost.median:,} tokens median, ~{cost.p95:,} p95, ~{cost.max:,} max from boot to a leaf's "
+             f"entry{largest}"]
     for d in plan.domains:
         lines.append(f"  {d.name:<16} {len(d.leaves):>4} {'leaf ' if len(d.leaves) == 1 else 'leaves'} {d.tokens:>8,} tokens")
     if plan.pinned_sections:

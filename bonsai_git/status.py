@@ -45,7 +45,12 @@ JSON (`bonsai-git status --json`), schema_version 1; keys are stable, new keys m
      "inbox": {"sections": int, "tokens": int},
      "warnings": [{"kind", "path", "line": int|null, "message"}],
      "notes": [str],
-     "openclaw_provenance": "none"|"agent"|"armed"|"untrusted"|"unknown"}
+     "openclaw_provenance": "none"|"agent"|"armed"|"untrusted"|"unknown",
+     "lookup": {"leaves", "median", "p95", "max", "largest_index": {"path", "tokens"} | null} | null}
+
+`lookup` (null before migration): tokens an agent reads from boot to a leaf's entry (MEMORY.md
+plus each index file on the way; lookup.py), lower median, nearest-rank p95 and max over the
+leaves the indexes list, and the largest index file.
 
 Chars are UTF-16 units (as OpenClaw counts), tokens are estimates (tokens.py), ages are
 whole days between a commit's committer date and "now".  Lists are sorted: files in
@@ -65,6 +70,7 @@ from .boot import CLAUDE_CODE_MAX_BYTES, CLAUDE_CODE_MAX_LINES, BootBudget, Boot
 from .classify import is_pinned
 from .config import FALLBACK_DOMAIN, SINGLE_FILE_DOMAINS, Config
 from .indexes import DomainStats, domain_stats
+from .lookup import LookupCost, leaf_costs, summarize_costs
 from .secretscan import find_secrets, finding_fingerprint, mask_name, name_secret_kinds
 from .sections import split_sections
 from .provenance import provenance_warning
@@ -165,6 +171,7 @@ class StatusReport:
     notes: tuple[str, ...]
     thresholds: Thresholds
     provenance: str = "none"
+    lookup: LookupCost | None = None
 
     @property
     def healthy(self) -> bool:
@@ -223,8 +230,17 @@ def assess(survey: Survey, profile: BootProfile, thresholds: Thresholds = Thresh
         due_for_purge=due, inbox_sections=waiting,
         inbox_tokens=estimate_tokens(inbox, survey.config.estimator) if inbox.strip() else 0,
         findings=tuple(sorted(findings, key=_finding_key)), notes=notes, thresholds=thresholds,
-        provenance=survey.provenance,
+        provenance=survey.provenance, lookup=survey_lookup_cost(survey) if parts is not None else None,
     )
+
+
+def survey_lookup_cost(survey: Survey) -> LookupCost:
+    """The lookup cost (lookup.py) of the tree as it is on disk: MEMORY.md and the index files read."""
+    trunk = dict(survey.boot_files).get(TRUNK, "")
+    indexes = dict(survey.indexes)
+    singles = [f.path for f in survey.leaves if f.path in SINGLE_FILE_DOMAINS.values()]
+    costs = leaf_costs(trunk, indexes, survey.config.estimator, singles)
+    return summarize_costs(costs, indexes, survey.config.estimator)
 
 
 def _provenance_findings(state: str) -> Iterable[Finding]:
@@ -300,8 +316,8 @@ def _index_findings(survey: Survey) -> Iterable[Finding]:
         if location is None or location[0] in SINGLE_FILE_DOMAINS:
             continue
         if mask_name(facts.path) not in listed_paths:
-            index_path = f"{facts.path[: -len(location[1]) - 1]}/_index.md"
-            yield Finding("orphan_leaf", facts.path, None, f"not listed in {index_path}; run bonsai-git reindex")
+            folder = facts.path.rsplit("/", 1)[0]
+            yield Finding("orphan_leaf", facts.path, None, f"not listed in {folder}/_index.md; run bonsai-git reindex")
 
 
 def _index_entries(text: str) -> list[tuple[int, str]]:
@@ -444,6 +460,7 @@ def status_json(report: StatusReport) -> dict[str, Any]:
         "warnings": [{"kind": f.kind, "path": f.path, "line": f.line, "message": f.message} for f in report.findings],
         "notes": list(report.notes),
         "openclaw_provenance": report.provenance,
+        "lookup": None if report.lookup is None else report.lookup.as_json(),
     }
 
 
@@ -458,6 +475,8 @@ def status_text(report: StatusReport, color: bool = False) -> str:
     """The terminal report: boot budget table, domains table, warnings, verdict (ANSI colour only if `color`)."""
     paint = _painter(color)
     lines = [*_boot_table(report, paint), "", *_domain_table(report)]
+    if report.lookup is not None:
+        lines.append(lookup_line(report.lookup))
     if report.archived:
         lines.append(f"  archive: {report.archived} file(s), {len(report.due_for_purge)} due for purge "
                      f"(older than {report.thresholds.purge_days} days)")
@@ -470,6 +489,14 @@ def status_text(report: StatusReport, color: bool = False) -> str:
     lines += ["", paint("Healthy.", "green") if report.healthy else
               paint(f"{len(report.findings)} warning(s).", "yellow")]
     return "\n".join(lines)
+
+
+def lookup_line(cost: LookupCost) -> str:
+    """One line on the lookup cost: tokens read from boot to a leaf's entry, and the largest index."""
+    largest = "" if cost.largest_index is None else (
+        f"; largest index {cost.largest_index[0]} (~{cost.largest_index[1]:,})")
+    return (f"  lookup: ~{cost.median:,} tokens median, ~{cost.p95:,} p95, ~{cost.max:,} max from boot to a leaf's "
+            f"entry over {cost.leaves} leaves{largest}")
 
 
 def reflect_text(candidates: tuple[Candidate, ...]) -> str:

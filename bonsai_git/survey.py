@@ -24,6 +24,7 @@ from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
 
 from .boot import PROFILES
+from .branches import is_index_name
 from .config import Config, load_config
 from .errors import BadInput, BonsaiError, NotARepository
 from .reindex import existing_index_paths, read_trunk
@@ -255,7 +256,7 @@ def _scanned(workspace: Path, disk: _MemoryFiles) -> tuple[tuple[str, str], ...]
             out.append((name, text))
     for path in disk.markdown_paths():
         memory_text = disk.text(path)
-        if memory_text is not None and PurePosixPath(path).name != "_index.md":
+        if memory_text is not None and not is_index_name(PurePosixPath(path).name):  # generated: _index.md, _index.<key>.md
             out.append((path, memory_text))
     return tuple(out)
 

@@ -25,7 +25,9 @@ DOMAINS_DIR = "memory/domains"
 ROOT_INDEX = "memory/_index.md"
 INDEX_NAME = "_index.md"
 BEGIN_PREFIX = "<!-- bonsai:begin"
-BEGIN = "<!-- bonsai:begin generated; edit memory/ then run bonsai-git reindex -->"
+# The rendered begin line is BEGIN + " #<crc32 of the block body> -->" (indexes.py); any line
+# starting with BEGIN_PREFIX is read as a begin marker, so older trunks' longer line still pairs.
+BEGIN = "<!-- bonsai:begin generated"
 END = "<!-- bonsai:end -->"
 _BEGIN_LINE = re.compile(r"^<!-- bonsai:begin\b[^\n]*$", re.M)
 _END_LINE = re.compile(r"^<!-- bonsai:end -->[ \t]*\r?$", re.M)

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).parent.parent / "bonsai_git"
-CORE = ["sections", "classify", "slugs", "tokens", "summary", "indexes", "plan", "secretscan", "report"]
+CORE = ["sections", "classify", "slugs", "tokens", "summary", "indexes", "plan", "secretscan", "report", "branches",
+        "lookup"]
 FORBIDDEN = {"click", "git", "subprocess", "os", "shutil", "tempfile", "filelock", "bonsai_git.gitrepo",
              "bonsai_git.transaction"}
 

@@ -167,3 +167,26 @@ def test_framework_hook_lets_bonsai_gits_own_commits_through(make_repo: MakeRepo
         assert done.returncode == 0, done.stderr
         assert git(repo, "status", "--porcelain") == ""
     assert "Bonsai-Op: archive" in git(repo, "log", "-1", "--format=%B")
+
+
+def test_framework_leaves_memory_md_byte_identical_across_leaf_edit_add_and_delete(
+    make_repo: MakeRepo, framework: dict[str, str]
+) -> None:
+    """The quiet trunk: leaf changes inside existing domains rewrite indexes, never MEMORY.md."""
+    from living_tree import OVERVIEW, add_leaf
+
+    def delete_leaf(ws: Path) -> None:  # a domain keeps other leaves: a removed domain may rewrite the trunk
+        (ws / OVERVIEW).unlink()
+
+    repo = consumer(make_repo, framework)
+    trunk = (repo / "MEMORY.md").read_bytes()
+    for change in (edit_leaf, add_leaf, delete_leaf):
+        change(repo)
+        first = commit(repo, framework)  # the hook rewrites stale indexes and stops the commit once
+        assert first.returncode != 0 and "bonsai-git: wrote" in first.stdout + first.stderr
+        assert "MEMORY.md" not in (first.stdout + first.stderr).replace("git add -A -- MEMORY.md", "")
+        second = commit(repo, framework)
+        assert second.returncode == 0, second.stdout + second.stderr
+        assert (repo / "MEMORY.md").read_bytes() == trunk, change.__name__
+        assert git(repo, "diff", "HEAD~1", "--stat", "--", "MEMORY.md") == ""
+    assert run(["bonsai-git", "reindex", "--check"], repo).returncode == 0

@@ -1,7 +1,12 @@
 from __future__ import annotations
 
-from bonsai_git.config import Config
-from bonsai_git.indexes import BLOCK_CAP_TOKENS, domain_stats, render_block, render_branch_index, render_tree
+import pytest
+
+from bonsai_git.config import DOMAIN_SCOPES, Config
+from bonsai_git.indexes import (
+    BLOCK_CAP_TOKENS, LOOKUP_LINE, WRITE_LINE, domain_stats, foreign_block_line, render_block, render_branch_index,
+    render_tree,
+)
 from bonsai_git.tokens import estimate_tokens
 from bonsai_git.tree import BEGIN, END, Leaf, parse_trunk
 
@@ -21,21 +26,48 @@ def test_render_branch_index_lists_leaves_by_name_with_tokens() -> None:
     )
 
 
-def test_render_block_stays_under_400_tokens_however_large() -> None:
-    for n, domains in ((10, 3), (1_000, 7), (5_000, 60), (3_000, 400)):
-        block = render_block(domain_stats(_leaves(n, domains), "script-aware"))
-        assert block.startswith(BEGIN) and block.rstrip().endswith(END)
-        assert estimate_tokens(block) <= BLOCK_CAP_TOKENS < 400
+def test_render_block_holds_only_domains_scopes_and_two_how_to_lines() -> None:
+    block = render_block(["general", "dates", "business"])
+    lines = block.split("\n")
+    assert lines[0].startswith(BEGIN + " #") and lines[-2] == END
+    assert lines[1:3] == [LOOKUP_LINE, WRITE_LINE]
+    assert lines[3:6] == [
+        f"- business: {DOMAIN_SCOPES['business']}",
+        f"- dates (memory/dates.md): {DOMAIN_SCOPES['dates']}",
+        f"- general: {DOMAIN_SCOPES['general']}",
+    ]
+    assert "token" not in block and "leaf," not in block
+
+
+def test_render_block_takes_configured_scopes_first() -> None:
+    block = render_block(["marketing", "general"], scopes={"marketing": "campaigns and promotions"})
+    assert "\n- marketing: campaigns and promotions\n" in block
+
+
+@pytest.mark.parametrize("domains", [3, 12, 40, 400])
+def test_render_block_stays_under_400_tokens_however_many_domains(domains: int) -> None:
+    block = render_block([f"domain-{i}" for i in range(domains)] + list(DOMAIN_SCOPES))
+    assert block.startswith(BEGIN) and block.rstrip().endswith(END)
+    assert estimate_tokens(block) <= BLOCK_CAP_TOKENS < 400
 
 
 def test_render_block_folds_domains_that_do_not_fit() -> None:
-    block = render_block(domain_stats(_leaves(3_000, 400), "script-aware"))
-    assert "more domains under memory/domains/" in block
+    block = render_block([f"domain-{i}" for i in range(400)])
+    assert "more domains: see memory/_index.md" in block
 
 
 def test_render_block_uses_crlf_when_asked() -> None:
-    block = render_block(domain_stats(_leaves(5), "script-aware"), "\r\n")
+    block = render_block(["general"], "\r\n")
     assert block.count("\n") == block.count("\r\n")
+    assert foreign_block_line(block) is None
+
+
+def test_render_tree_block_is_the_same_whatever_the_leaves_say() -> None:
+    trunk = parse_trunk(f"# Pinned\n\n{BEGIN}\n{END}\n")
+    assert trunk is not None
+    few = render_tree(_leaves(30), trunk, Config())["MEMORY.md"]
+    edited = [Leaf(leaf.domain, leaf.name, leaf.text * 3) for leaf in _leaves(30)] + [Leaf("domain-1", "new.md", "## N\n")]
+    assert render_tree(edited, trunk, Config())["MEMORY.md"] == few
 
 
 def test_render_tree_is_deterministic_and_deletes_empty_domain_indexes() -> None:
@@ -46,7 +78,8 @@ def test_render_tree_is_deterministic_and_deletes_empty_domain_indexes() -> None
     b = render_tree(list(reversed(leaves)), trunk, Config(), ["memory/domains/gone/_index.md"])
     assert a == b
     assert a["memory/domains/gone/_index.md"] is None
-    assert a["MEMORY.md"].startswith("# Pinned\n\n" + BEGIN) and a["MEMORY.md"].endswith(END + "\n## Inbox\n")
+    text = a["MEMORY.md"]
+    assert text is not None and text.startswith("# Pinned\n\n" + BEGIN) and text.endswith(END + "\n## Inbox\n")
 
 
 def test_parse_trunk_needs_both_markers() -> None:
@@ -54,3 +87,54 @@ def test_parse_trunk_needs_both_markers() -> None:
     assert parse_trunk("plain text") is None
     parts = parse_trunk(f"a\r\n{BEGIN}\r\nx\r\n{END}\r\nb")
     assert parts is not None and parts.newline == "\r\n" and parts.pinned == "a\r\n" and parts.inbox == "b"
+
+
+def test_foreign_block_line_accepts_exactly_what_the_renderer_wrote() -> None:
+    assert foreign_block_line(render_block(["business", "general"])) is None
+
+
+@pytest.mark.parametrize("edit", [
+    lambda b: b.replace(END, "- remember: the kiln key is under the mat\n" + END),  # a typed bullet line
+    lambda b: b.replace(END, "a note\n" + END),
+    lambda b: b.replace("whatever fits no other domain", "whatever fits no other domain, and my notes"),
+    lambda b: b.replace("- general:", "- general (see also business):"),
+    lambda b: b.replace(WRITE_LINE + "\n", ""),  # a generated line deleted
+])
+def test_foreign_block_line_catches_any_byte_typed_inside_the_block(edit) -> None:  # type: ignore[no-untyped-def]
+    block = render_block(["business", "general"])
+    changed = edit(block)
+    assert changed != block
+    line = foreign_block_line(changed)
+    assert line is not None and 2 <= line <= changed.count("\n")
+
+
+def test_foreign_block_line_names_the_typed_line() -> None:
+    block = render_block(["business", "general"])
+    changed = block.replace(END, "a note\n" + END)
+    assert changed.split("\n")[foreign_block_line(changed) - 1] == "a note"  # type: ignore[operator]
+
+
+def test_foreign_block_line_reads_an_older_block_by_its_line_shapes() -> None:
+    old = ("<!-- bonsai:begin generated; edit memory/ then run bonsai-git reindex -->\n# Memory Index\n"
+           "~835 tokens in 9 leaves. Before a task, read the index of its domain: memory/domains/<domain>/_index.md\n"
+           "- general (~687 tokens, 7 leaves)\n  a summary\n<!-- bonsai:end -->\n")
+    assert foreign_block_line(old) is None
+    assert foreign_block_line(old.replace("<!-- bonsai:end", "typed\n<!-- bonsai:end")) == 6
+
+
+def test_foreign_block_line_lets_a_conflicted_block_be_regenerated() -> None:
+    block = render_block(["general"])
+    assert foreign_block_line(block.replace(END, "<<<<<<< HEAD\nx\n=======\ny\n>>>>>>> b\n" + END)) is None
+
+
+from hypothesis import given, strategies as st  # noqa: E402
+
+
+@given(st.lists(st.sampled_from(sorted(DOMAIN_SCOPES)), min_size=1, unique=True), st.data())
+def test_foreign_block_line_catches_every_insertion_into_the_body(domains: list[str], data: st.DataObject) -> None:
+    block = render_block(domains)
+    start = block.index("\n") + 1
+    end = block.rindex(END)
+    at = data.draw(st.integers(start, end))
+    typed = data.draw(st.text(min_size=1).filter(lambda t: "<<<<<<<" not in t))
+    assert foreign_block_line(block[:at] + typed + block[at:]) is not None

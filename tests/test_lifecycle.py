@@ -221,7 +221,7 @@ def test_archive_commits_leaves_out_of_the_indexes_with_the_reason(make_repo: Ma
     assert message.startswith("bonsai: archive 2 leaves\n\nReason: done with Q1\n")
     assert _trailers(repo) == "Bonsai-Op: archive"
     indexes = "".join(p.read_text() for p in (repo / "memory").rglob("_index.md")) + (repo / "MEMORY.md").read_text()
-    assert "reading-list" not in indexes and "pricing" not in indexes
+    assert "reading-list" not in indexes and "pricing.md" not in indexes and "- pricing" not in indexes
     assert _fresh(repo) and git(repo, "status", "--porcelain") == ""
 
 

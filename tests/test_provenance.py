@@ -102,8 +102,9 @@ def test_hook_warns_when_it_rewrites_an_armed_memory(make_repo: Callable[..., Pa
     repo = make_repo(corpus_bytes("02-ops-assistant-2764.md"))
     assert CliRunner().invoke(main, ["migrate", "-C", str(repo)]).exit_code == 0
     _state_db(tmp_path / "openclaw-state", repo, {"originClass": "agent", "fileHash": "0" * 64})
-    leaf = next((repo / "memory" / "domains" / "infrastructure").glob("[!_]*.md"))
-    leaf.unlink()
+    # A leaf in a new domain: the quiet trunk is rewritten only when the set of domains changes.
+    (repo / "memory" / "domains" / "legal").mkdir(parents=True, exist_ok=True)
+    (repo / "memory" / "domains" / "legal" / "lease.md").write_text("## Lease\n\nThe studio lease ends in May.\n")
     git(repo, "add", "-A")
     assert run_hook(repo) == 1
     assert "MEMORY.md: MEMORY.md changed outside the agent" in capsys.readouterr().err

@@ -39,7 +39,7 @@ def test_reindex_after_migrate_changes_nothing(make_repo: MakeRepo, tmp_path: Pa
 def test_reindex_after_editing_a_leaf_rewrites_its_branch_and_the_root(make_repo: MakeRepo, tmp_path: Path) -> None:
     ws = migrated(make_repo)
     write(ws, PRICING, "## Pricing\n\nWholesale mugs are now $20.\n" + "- tier note\n" * 40)
-    assert reindexed(ws, tmp_path) == ("MEMORY.md", "memory/_index.md", "memory/domains/business/_index.md")
+    assert reindexed(ws, tmp_path) == ("memory/_index.md", "memory/domains/business/_index.md")  # not MEMORY.md
     assert "Wholesale mugs are now $20." in (ws / "memory/domains/business/_index.md").read_text()
 
 
@@ -82,7 +82,7 @@ def test_reindex_gives_a_new_domain_folder_an_index_and_a_root_entry(make_repo: 
     write(ws, "memory/domains/projects/kiln-upgrade.md", "## Kiln upgrade\n\nQuote from Skutt due in April.\n")
     assert "memory/domains/projects/_index.md" in reindexed(ws, tmp_path)
     assert "# Projects Index" in (ws / "memory/domains/projects/_index.md").read_text()
-    assert "- projects (~" in (ws / "MEMORY.md").read_text()
+    assert "\n- projects: " in (ws / "MEMORY.md").read_text()
 
 
 def test_reindex_lists_nested_folders_under_their_domain(make_repo: MakeRepo, tmp_path: Path) -> None:
@@ -91,8 +91,10 @@ def test_reindex_lists_nested_folders_under_their_domain(make_repo: MakeRepo, tm
     write(ws, "memory/domains/projects/alpha/beta/deep.md", "## Deep\n\nTwo levels down.\n")
     reindexed(ws, tmp_path)
     index = (ws / "memory/domains/projects/_index.md").read_text()
-    assert "### alpha/notes.md (~" in index and "### alpha/beta/deep.md (~" in index
-    assert not (ws / "memory/domains/projects/alpha/_index.md").exists()
+    assert "### [alpha/](alpha/_index.md)\n2 leaves" in index  # a hand-made folder is a sub-branch, indexed where it is
+    alpha = (ws / "memory/domains/projects/alpha/_index.md").read_text()
+    assert "### notes.md (~" in alpha and "### [beta/](beta/_index.md)" in alpha
+    assert "### deep.md (~" in (ws / "memory/domains/projects/alpha/beta/_index.md").read_text()
     root = (ws / "memory/_index.md").read_text()
     assert "- alpha" not in root and "- projects (~" in root  # never a phantom top-level domain
 

@@ -327,7 +327,7 @@ def test_headings_that_try_to_escape_become_safe_leaf_names(make_repo: MakeRepo)
     assert result.exit_code == 0, result.stderr
     assert sorted(p.name for p in repo.parent.iterdir()) == outside  # nothing written beside the workspace
     files = git(repo, "ls-tree", "-r", "--name-only", "HEAD").splitlines()
-    leaves = [f for f in files if f.startswith("memory/domains/") and not f.endswith("/_index.md")]
+    leaves = [f for f in files if f.startswith("memory/domains/") and not f.rsplit("/", 1)[-1].startswith("_index")]
     assert len(leaves) == len(ESCAPES)
     reserved = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)), *(f"lpt{i}" for i in range(10))}
     for path in leaves:
@@ -351,24 +351,18 @@ def _large_memory(sections: int, words: int) -> bytes:
     return "".join(parts).encode()
 
 
-def test_a_5_mb_memory_with_10000_sections_migrates_in_under_5_seconds(make_repo: MakeRepo) -> None:
+def test_a_5_mb_memory_with_10000_sections_migrates_into_one_pack(make_repo: MakeRepo) -> None:
+    # Its time is a figure of benchmarks/bench_migrate.py, not an assertion here: a timed unit test
+    # on a shared 2-core machine fails on load, not on code (STYLE.md: benchmarks are scripts).
     data = _large_memory(10_000, 100)
     assert 5_000_000 <= len(data) <= 6_000_000
-    timings = []
-    for attempt in range(2):  # best of two: this VM's disk timing varies 2-3x from run to run
-        repo = make_repo(data)
-        start = time.perf_counter()
-        result = transaction.migrate(repo)
-        timings.append(time.perf_counter() - start)
-        assert result.commit is not None and result.plan is not None
-        assert result.plan.sections == 10_000
-        assert git(repo, "status", "--porcelain") == ""
-        loose = dict(ln.split(": ") for ln in git(repo, "count-objects", "-v").splitlines())
-        assert int(loose["count"]) < 100  # the blobs went into one pack, not 10,000 loose files
-        if timings[-1] < 5.0:
-            break
-    print(f"\n5 MB / 10,000 sections: {', '.join(f'{t:.2f} s' for t in timings)}")
-    assert min(timings) < 5.0, timings
+    repo = make_repo(data)
+    result = transaction.migrate(repo)
+    assert result.commit is not None and result.plan is not None
+    assert result.plan.sections == 10_000
+    assert git(repo, "status", "--porcelain") == ""
+    loose = dict(ln.split(": ") for ln in git(repo, "count-objects", "-v").splitlines())
+    assert int(loose["count"]) < 100  # the blobs went into one pack, not 10,000 loose files
 
 
 def test_a_single_1_mb_section_is_one_leaf(make_repo: MakeRepo) -> None:
