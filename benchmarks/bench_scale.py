@@ -277,7 +277,7 @@ def main() -> None:
     parser.add_argument("--big", action="store_true", help="Also the 60,000-leaf status, 100,000-section plan and 50 MB memory.")
     args = parser.parse_args()
     parts = args.parts.split(",")
-    with tempfile.TemporaryDirectory() as name:
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as name:  # git gc may still write in .git
         tmp = Path(name)
         ENV["PYTHONPYCACHEPREFIX"] = str(tmp / "pycache")
         hook = part_hook(tmp, args.big) if "hook" in parts else {}

@@ -135,12 +135,18 @@ def _recover(workspace: Path) -> None:
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 and list the stale files.")
 def reindex(workspace: Path, check: bool) -> None:
     """Regenerate stale branch indexes, memory/_index.md and the trunk block (exit 1: stale under --check)."""
+    from .config import load_config
+    from .factcache import open_cache
+    from .journal import holding_lock
     from .reindex import reindex_workspace
 
-    from .journal import holding_lock
-
+    config = load_config(workspace)
+    cache = open_cache(_git_common_dir(workspace))  # the hook's cache: an unchanged leaf is not summarized again
     with holding_lock(workspace):
-        result = reindex_workspace(workspace, check=check)
+        result = reindex_workspace(workspace, check=check, config=config, facts=cache.facts_of(config.estimator),
+                                   branches=cache.branches_of(workspace))
+        if not check:
+            cache.save()
     for path in result.changed:
         click.echo(f"{'stale' if check else 'wrote'} {path}")
     if "MEMORY.md" in result.changed and not check:
@@ -148,6 +154,16 @@ def reindex(workspace: Path, check: bool) -> None:
     if check and result.changed:
         click.echo(f"bonsai-git: {len(result.changed)} generated file(s) stale; run bonsai-git reindex", err=True)
         sys.exit(1)
+
+
+def _git_common_dir(workspace: Path) -> Path | None:
+    """`git rev-parse --git-common-dir` as a path (None outside a repository: reindex then reports that)."""
+    import subprocess
+
+    proc = subprocess.run(["git", "rev-parse", "--git-common-dir"], cwd=workspace, capture_output=True)
+    if proc.returncode != 0 or not workspace.is_dir():
+        return None
+    return workspace / proc.stdout.decode("utf-8", "surrogateescape").strip()
 
 
 @main.command()
