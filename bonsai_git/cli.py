@@ -160,7 +160,9 @@ def _git_common_dir(workspace: Path) -> Path | None:
     """`git rev-parse --git-common-dir` as a path (None outside a repository: reindex then reports that)."""
     import subprocess
 
-    proc = subprocess.run(["git", "rev-parse", "--git-common-dir"], cwd=workspace, capture_output=True)
+    from .gitexe import git_exe
+
+    proc = subprocess.run([git_exe(), "rev-parse", "--git-common-dir"], cwd=workspace, capture_output=True)
     if proc.returncode != 0 or not workspace.is_dir():
         return None
     return workspace / proc.stdout.decode("utf-8", "surrogateescape").strip()

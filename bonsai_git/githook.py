@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import FrameworkHookFound, NotARepository, Refused
+from .gitexe import git_exe
 
 HOOK_NAME = "pre-commit"
 CHAINED_NAME = "pre-commit.bonsai-chained"
@@ -58,7 +59,7 @@ def hooks_dir(directory: Path) -> Path:
 
     Raises NotARepository outside a git repository.
     """
-    proc = subprocess.run(["git", "rev-parse", "--git-path", "hooks"], cwd=directory, capture_output=True)
+    proc = subprocess.run([git_exe(), "rev-parse", "--git-path", "hooks"], cwd=directory, capture_output=True)
     out = proc.stdout.decode("utf-8", "surrogateescape").strip()
     if proc.returncode != 0 or not out:
         raise NotARepository(f"{directory}: not inside a git repository; run `git init` first")

@@ -20,7 +20,10 @@ import git
 
 from .errors import BonsaiError, LockHeld, NotARepository, Refused
 
+from .gitexe import git_exe
 from .journal import LOCK_NAME  # one name for the lock, next to the journal folder
+
+git.Git.GIT_PYTHON_GIT_EXECUTABLE = git_exe()  # GitPython's own commands: no PATH search per call either
 # The git paths a run asks for, fetched in open_workspace's single rev-parse.
 _GIT_PATHS = (LOCK_NAME, "bonsai", "index.lock", "info/sparse-checkout")
 
@@ -63,7 +66,7 @@ class GitFailed(BonsaiError):
 
 def run_git(cwd: Path, *args: str, input: bytes | None = None, check: bool = True) -> subprocess.CompletedProcess[bytes]:
     """Run `git <args>` in `cwd` with the user's environment; raise GitFailed on non-zero if `check`."""
-    proc = subprocess.run(["git", *args], cwd=cwd, input=input, capture_output=True)
+    proc = subprocess.run([git_exe(), *args], cwd=cwd, input=input, capture_output=True)
     if check and proc.returncode != 0:
         raise GitFailed(list(args), proc.stderr.decode("utf-8", "replace"))
     return proc

@@ -35,6 +35,7 @@ from pathlib import Path
 from . import __version__
 from .errors import BonsaiError, NotARepository, run_entry
 from .tree import DOMAINS_DIR, MEMORY_DIR, TRUNK, is_migrated, leaf_location
+from .gitexe import git_exe
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms per hook run)
 if TYPE_CHECKING:
@@ -237,7 +238,7 @@ def _locate(directory: Path) -> tuple[Path, Path, Path]:
 
     One `git rev-parse`: the journal folder is journal.py's `--git-path bonsai`.
     """
-    proc = subprocess.run(["git", "rev-parse", "--show-toplevel", "--git-common-dir", "--git-path", "bonsai"],
+    proc = subprocess.run([git_exe(), "rev-parse", "--show-toplevel", "--git-common-dir", "--git-path", "bonsai"],
                           cwd=directory, capture_output=True)
     lines = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
     if proc.returncode != 0 or len(lines) != 3:
@@ -249,7 +250,7 @@ def _ls_files(top: Path) -> tuple[list[tuple[str, str]], dict[str, str]]:
     """`(tag, path)` for tracked (`H`, `M`...), untracked-not-ignored (`?`) and, again, tracked paths whose
     work tree differs from git's index (`C`: unstaged changes, deletions included) that can matter; and
     {tracked path: "mode blob-id"} from the index (`-s`), the freshness memo's input."""
-    args = ["git", "ls-files", "-z", "-t", "-s", "--cached", "--modified", "--others", "--exclude-standard", "--",
+    args = [git_exe(), "ls-files", "-z", "-t", "-s", "--cached", "--modified", "--others", "--exclude-standard", "--",
             *_PATHSPECS]
     proc = subprocess.run(args, cwd=top, capture_output=True)
     if proc.returncode != 0:

@@ -41,6 +41,7 @@ from pathlib import Path, PurePosixPath
 
 from .errors import JournalPresent, LockHeld
 from .tree import write_durably
+from .gitexe import git_exe
 
 JOURNAL_DIR = "bonsai"
 LOCK_NAME = "bonsai.lock"  # gitrepo.workspace_lock's file, next to the journal folder
@@ -90,12 +91,19 @@ class Journal:
 
 # --- finding the journal (the light check every command runs) ---------------------------------
 
+_JOURNAL_DIRS: dict[str, Path] = {}  # a process asks once per folder: the CLI's journal check and the run both need it
+
+
 def journal_dir(cwd: Path) -> Path | None:
     """`$(git rev-parse --git-path bonsai)` as an absolute path, or None when `cwd` is in no repository."""
-    proc = subprocess.run(["git", "rev-parse", "--git-path", JOURNAL_DIR], cwd=cwd, capture_output=True)
+    key = "\0".join([os.path.abspath(cwd), *(os.environ.get(n, "") for n in ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR"))])
+    if key in _JOURNAL_DIRS:
+        return _JOURNAL_DIRS[key]
+    proc = subprocess.run([git_exe(), "rev-parse", "--git-path", JOURNAL_DIR], cwd=cwd, capture_output=True)
     if proc.returncode != 0:
         return None
-    return (cwd / proc.stdout.decode("utf-8", "surrogateescape").strip()).resolve()
+    found = _JOURNAL_DIRS[key] = (cwd / proc.stdout.decode("utf-8", "surrogateescape").strip()).resolve()
+    return found
 
 
 def find_journal(cwd: Path) -> Path | None:
@@ -420,7 +428,7 @@ def _git(top: Path, *args: str, input: bytes | None = None, check: bool = True,
     env = dict(os.environ, **(extra_env or {})) if literal or extra_env else None
     if literal:
         env = dict(env or os.environ, GIT_LITERAL_PATHSPECS="1")
-    proc = subprocess.run(["git", *args], cwd=top, input=input, capture_output=True, env=env)
+    proc = subprocess.run([git_exe(), *args], cwd=top, input=input, capture_output=True, env=env)
     if check and proc.returncode != 0:
         raise OSError(f"git {' '.join(args[:2])} failed: {_first_line(proc.stderr)}")
     return proc

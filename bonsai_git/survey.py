@@ -31,6 +31,7 @@ from .reindex import existing_index_paths, read_trunk
 from .status import FileFacts, Survey
 from .provenance import read_provenance
 from .tree import MEMORY_DIR, TRUNK, _read_bytes, is_migrated, leaf_location, leaves_from_bytes
+from .gitexe import git_exe
 
 ARCHIVE_DIR = "memory/archive"
 NOW_ENV = "BONSAI_NOW"
@@ -162,7 +163,7 @@ def tracked_paths(workspace: Path, *pathspecs: str) -> list[str]:
 
 def _git(workspace: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
     env = dict(os.environ, GIT_OPTIONAL_LOCKS="0")
-    return subprocess.run(["git", *args], cwd=workspace, capture_output=True, env=env)
+    return subprocess.run([git_exe(), *args], cwd=workspace, capture_output=True, env=env)
 
 
 def _git_lines(workspace: Path, *args: str) -> list[str]:
