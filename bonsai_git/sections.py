@@ -18,8 +18,9 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from markdown_it import MarkdownIt
-from mdit_py_plugins.front_matter import front_matter_plugin
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
 
 BOM = "\ufeff"
 # CommonMark line endings; str.splitlines would also split at \x0b, \x1c, \u2028 and break offsets.
@@ -50,6 +51,11 @@ class SplitDocument:
 
 @functools.lru_cache(maxsize=1)
 def _parser() -> MarkdownIt:
+    # Imported here, not at the top: plain memory is cut by the line scanner, so `status` and most
+    # migrations never load markdown-it (~20 ms of start-up).
+    from markdown_it import MarkdownIt
+    from mdit_py_plugins.front_matter import front_matter_plugin
+
     md = MarkdownIt("commonmark").use(front_matter_plugin)
     # Structure only: inline parsing is never needed (heading text comes from the inline
     # token's source), and skipping it makes a 5 MB file parse several times faster.

@@ -231,7 +231,8 @@ def _stale(workspace: Path, config: Config, disk: _MemoryFiles, common_dir: Path
         trunk_bytes, parts = read_trunk(workspace)
         leaves = leaves_from_bytes((p, disk.data(p) or b"") for p in disk.leaf_paths())
         cache = open_cache(common_dir) if common_dir.is_dir() else FactsCache(None)
-        rendered = render_tree(leaves, parts, config, existing_index_paths(workspace), facts=cache.facts_of(config.estimator))
+        rendered = render_tree(leaves, parts, config, existing_index_paths(workspace), facts=cache.facts_of(config.estimator),
+                               branches=cache.branches_of(workspace))
     except BonsaiError as exc:
         return None, exc.message
     stale = []
