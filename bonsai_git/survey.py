@@ -21,7 +21,7 @@ import os
 import subprocess
 import time
 from datetime import datetime, timezone
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from .boot import PROFILES
 from .branches import is_index_name
@@ -258,7 +258,7 @@ def _scanned(workspace: Path, disk: _MemoryFiles) -> tuple[tuple[str, str], ...]
             out.append((name, text))
     for path in disk.markdown_paths():
         memory_text = disk.text(path)
-        if memory_text is not None and not is_index_name(PurePosixPath(path).name):  # generated: _index.md, _index.<key>.md
+        if memory_text is not None and not is_index_name(path.rsplit("/", 1)[-1]):  # generated: _index.md, _index.<key>.md
             out.append((path, memory_text))
     return tuple(out)
 

@@ -10,6 +10,7 @@ leaves.  The pure helpers parse paths and the trunk; `read_leaves` is the only I
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Iterable
@@ -104,6 +105,7 @@ def is_migrated(text: str) -> bool:
     return parse_trunk(text) is not None
 
 
+@functools.lru_cache(maxsize=1 << 17)  # pure, and asked several times per leaf by status (60,000 leaves)
 def leaf_location(path: str) -> tuple[str, str] | None:
     """(domain, name) for a workspace-relative path that is a leaf, else None.
 
