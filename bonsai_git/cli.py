@@ -27,12 +27,26 @@ WORKSPACE = click.option(
 class WorkspaceCommand(click.Command):
     """A subcommand: one with a `-C` workspace refuses (exit 3) while a crash journal is present.
 
+    The workspace is the nearest folder holding MEMORY.md from `-C` (default: the current
+    folder) up to the repository's top (gitsettings.find_workspace); GIT_DIR / GIT_WORK_TREE
+    naming another repository are refused (gitsettings.check_repository_env).
+
     An interrupted run's journal (journal.py) must be settled first: only `migrate --recover`
     runs then.  The check is one `git rev-parse`, made after parsing and before the body.
     """
 
     def invoke(self, ctx: click.Context) -> Any:
         workspace = ctx.params.get("workspace")
+        if isinstance(workspace, Path):
+            from .gitsettings import check_repository_env, find_workspace
+
+            # Run from any folder inside a workspace, as git runs from any folder of a repository.
+            found = find_workspace(workspace)
+            if found != workspace:
+                click.echo(f"note: the workspace is {found} (the nearest folder up holding MEMORY.md)", err=True)
+            workspace = ctx.params["workspace"] = found
+            if workspace.is_dir():
+                check_repository_env(workspace)
         if isinstance(workspace, Path) and not ctx.params.get("recover"):
             from .journal import refuse_if_journaled
 
@@ -108,6 +122,23 @@ def migrate(workspace: Path, dry_run: bool, no_commit: bool, force: bool, as_jso
         click.echo(migration_text(result))
 
 
+def _indexed_leaves(workspace: Path) -> list[str]:
+    """The leaves `reindex` and `absorb` index: those git tracks, as the hook and status do (one rule,
+    gitsettings.indexed_leaf_paths); each leaf left out is named on stderr.  Refused (exit 3) when
+    MEMORY.md has git attributes the files under memory/ lack (gitsettings.attribute_problem)."""
+    from .errors import Refused
+    from .gitsettings import indexed_leaf_paths, memory_listing, workspace_attribute_problem
+
+    tracked, untracked = memory_listing(workspace)
+    problem = workspace_attribute_problem(workspace, tracked)  # refused before anything is written
+    if problem is not None:
+        raise Refused(problem)
+    leaves, warnings = indexed_leaf_paths(workspace, tracked, untracked)
+    for warning in warnings:
+        click.echo(f"warning: {warning}", err=True)
+    return leaves
+
+
 def _warn_provenance(workspace: Path) -> None:
     """Warn (stderr) when OpenClaw's provenance record makes a MEMORY.md rewrite harmful (provenance.py)."""
     from .provenance import provenance_warning, read_provenance
@@ -143,8 +174,8 @@ def reindex(workspace: Path, check: bool) -> None:
     config = load_config(workspace)
     cache = open_cache(_git_common_dir(workspace))  # the hook's cache: an unchanged leaf is not summarized again
     with holding_lock(workspace):
-        result = reindex_workspace(workspace, check=check, config=config, facts=cache.facts_of(config.estimator),
-                                   branches=cache.branches_of(workspace))
+        result = reindex_workspace(workspace, check=check, leaf_paths=_indexed_leaves(workspace), config=config,
+                                   facts=cache.facts_of(config.estimator), branches=cache.branches_of(workspace))
         if not check:
             cache.save()
     for path in result.changed:
@@ -341,7 +372,9 @@ def absorb(workspace: Path, dry_run: bool) -> None:
     from .journal import holding_lock
 
     with holding_lock(workspace):
-        result = reindex_workspace(workspace, check=dry_run, absorb=True)
+        leaves = _indexed_leaves(workspace)
+        tracked = set(leaves)
+        result = reindex_workspace(workspace, check=dry_run, absorb=True, leaf_paths=leaves)
     for s in result.absorbed:
         click.echo(f"{'would absorb' if dry_run else 'absorbed'} {mask_secrets(s.heading)!r} -> {s.path}")
     if not result.absorbed:
@@ -349,6 +382,10 @@ def absorb(workspace: Path, dry_run: bool) -> None:
                    "pinned sections and loose text there stay in the trunk)")
     for path in result.changed:
         click.echo(f"{'would write' if dry_run else 'wrote'} {path}")
+    new = [s.path for s in result.absorbed if not dry_run and s.path not in tracked]
+    if new:  # the one rule: a leaf stays indexed once git tracks it (the hook indexes only tracked leaves)
+        click.echo(f"note: git add the new leaves so they stay indexed: git add -- {' '.join(sorted(set(new)))}",
+                   err=True)
 
 
 @main.command(context_settings={"ignore_unknown_options": True})
@@ -369,13 +406,17 @@ def hook(files: tuple[str, ...], check: bool, directory: Path) -> None:
 @main.command("install-hook")
 @WORKSPACE
 @click.option("--uninstall", is_flag=True, help="Remove the hook and put back the one it chained.")
-def install_hook(workspace: Path, uninstall: bool) -> None:
+@click.option("--shared-hooks-path", is_flag=True,
+              help="Also when core.hooksPath is global or outside this repository (its hooks serve other "
+                   "repositories too).")
+def install_hook(workspace: Path, uninstall: bool, shared_hooks_path: bool) -> None:
     """Install the plain git pre-commit hook (hooks/pre-commit), chaining any existing hook (exit 3: refused)."""
     from .errors import FrameworkHookFound
     from .githook import PRE_COMMIT_SNIPPET, install_hook as install, uninstall_hook
 
     try:
-        change = uninstall_hook(workspace) if uninstall else install(workspace)
+        change = (uninstall_hook(workspace, shared_ok=shared_hooks_path) if uninstall
+                  else install(workspace, shared_ok=shared_hooks_path))
     except FrameworkHookFound:
         click.echo(PRE_COMMIT_SNIPPET, nl=False)
         raise

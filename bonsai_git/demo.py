@@ -12,6 +12,7 @@ from pathlib import Path
 
 from .errors import Refused
 from .gitrepo import run_git
+from .gitsettings import check_no_repository_env
 from .transaction import migrate
 
 DEMO_IDENTITY = (("user.name", "bonsai-git demo"), ("user.email", "demo@bonsai-git.invalid"), ("commit.gpgsign", "false"))
@@ -27,6 +28,7 @@ def run_demo(directory: Path | None) -> str:
 
     Returns the report to print.  Raises Refused when `directory` exists and is not empty.
     """
+    check_no_repository_env("demo")  # git init would initialise GIT_DIR's repository instead
     if directory is None:
         directory = Path(tempfile.mkdtemp(prefix="bonsai-demo-"))
     elif directory.exists() and any(directory.iterdir()):

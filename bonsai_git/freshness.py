@@ -6,7 +6,9 @@ workspace, its blob id in git's index, and tags the paths whose work tree differ
 after git's own stat check (racy entries are re-hashed by git).  When no path of a workspace
 differs, its memory tree is exactly what those blob ids say, so a digest of (the listing of the
 workspace's paths with their blob ids and modes, its `.bonsai.toml` bytes, the code version) names
-its whole input.  After a full run that found the workspace fresh and printed nothing, the hook
+its whole input (with the `.gitattributes` files above the workspace and the repository's and the
+user's git config, read whole: they decide attribute refusals and line-ending comparisons; the
+system config is not covered).  After a full run that found the workspace fresh and printed nothing, the hook
 remembers that digest; a later run with the same digest skips the workspace: same input, same
 (fresh) verdict.  At 1,000 leaves this saves reading them (the floor of any hook that reads
 them); in a fleet of 9 x 1,000 leaves it saves reading 9,000.
@@ -85,12 +87,14 @@ def open_memo(git_common_dir: Path | None) -> FreshMemo:
 
 
 def workspace_digest(root: Path, tracked: Iterable[str], untracked: Iterable[str], dirty: Iterable[str],
-                     stage_info: Mapping[str, str]) -> str | None:
+                     stage_info: Mapping[str, str], settings: Iterable[Path] = ()) -> str | None:
     """The digest naming a workspace's whole input, or None when it is not eligible (module docstring).
 
     Paths are workspace-relative: `tracked` (index entries, tag `H`), `untracked`, `dirty` (work
     tree differs from the index, or an unmerged/skip-worktree entry); `stage_info` maps each
-    tracked path to "mode blob-id" as `git ls-files -s` prints it.
+    tracked path to "mode blob-id" as `git ls-files -s` prints it.  `settings`: files outside the
+    listing whose bytes bear on the verdict (`.gitattributes` above the workspace, git config);
+    each one's bytes, or its absence, enter the digest.
     """
     if any(True for _ in dirty):
         return None
@@ -102,6 +106,13 @@ def workspace_digest(root: Path, tracked: Iterable[str], untracked: Iterable[str
         h.update(b"no config\0")
     except OSError:
         return None
+    for number, setting in enumerate(settings):  # by position: the same file may be named by another path
+        try:
+            h.update(b"%d\0%s\0" % (number, setting.read_bytes()))
+        except FileNotFoundError:
+            h.update(b"%d\0absent\0" % number)
+        except OSError:
+            return None
     for path in sorted(set(tracked)):
         info = stage_info.get(path)
         if info is None:

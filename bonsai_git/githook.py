@@ -12,6 +12,9 @@ bytes as `hooks/pre-commit` in the source tree) where git runs it: the folder
 - Installing twice changes nothing; an older copy of our script is replaced.
 - `uninstall_hook` reverses it exactly: removes our script and renames the chained hook back.
 Only the two hook files are ever touched; the hooks folder is created if missing.
+- A hooks folder shared with other repositories (core.hooksPath set in the global or system
+  config, or leading outside the repository) is refused unless the user opts in
+  (`--shared-hooks-path`): a rewrite there changed commits in unrelated repositories.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from pathlib import Path
 
 from .errors import FrameworkHookFound, NotARepository, Refused
 from .gitexe import git_exe
+from .gitsettings import check_repository_env
 
 HOOK_NAME = "pre-commit"
 CHAINED_NAME = "pre-commit.bonsai-chained"
@@ -54,25 +58,52 @@ class HookChange:
     chained: Path | None = None
 
 
-def hooks_dir(directory: Path) -> Path:
+def hooks_dir(directory: Path, *, shared_ok: bool = False) -> Path:
     """The folder git runs hooks from for the repository holding `directory` (absolute).
 
-    Raises NotARepository outside a git repository.
+    Raises NotARepository outside a git repository; Refused (exit 3) when GIT_DIR /
+    GIT_WORK_TREE name another repository, or when that folder is shared with other
+    repositories (`core.hooksPath` set in the global or system config, or pointing outside
+    this repository) and `shared_ok` is False: rewriting it would change every repository's
+    commits (pre-commit refuses a set core.hooksPath too).
     """
-    proc = subprocess.run([git_exe(), "rev-parse", "--git-path", "hooks"], cwd=directory, capture_output=True)
-    out = proc.stdout.decode("utf-8", "surrogateescape").strip()
-    if proc.returncode != 0 or not out:
+    check_repository_env(directory)
+    proc = subprocess.run([git_exe(), "rev-parse", "--git-path", "hooks", "--show-toplevel", "--git-common-dir"],
+                          cwd=directory, capture_output=True)
+    lines = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
+    if proc.returncode != 0 or len(lines) < 3:
         raise NotARepository(f"{directory}: not inside a git repository; run `git init` first")
-    return (directory / out).absolute()
+    folder = (directory / lines[0]).absolute()
+    if not shared_ok:
+        _refuse_shared(directory, folder, [Path(lines[1]), (directory / lines[2]).absolute()])
+    return folder
 
 
-def install_hook(directory: Path) -> HookChange:
+def _refuse_shared(directory: Path, folder: Path, own: list[Path]) -> None:
+    """Refused when core.hooksPath comes from outside the repository's config or leads outside it."""
+    proc = subprocess.run([git_exe(), "config", "--show-scope", "--get", "core.hooksPath"], cwd=directory,
+                          capture_output=True)
+    if proc.returncode != 0:
+        return  # not set: .git/hooks (or the worktree's), inside the repository
+    scope = proc.stdout.decode("utf-8", "surrogateescape").split("\t", 1)[0]
+    real = Path(os.path.realpath(folder))
+    inside = any(real == Path(os.path.realpath(p)) or Path(os.path.realpath(p)) in real.parents for p in own)
+    if scope in ("local", "worktree") and inside:
+        return
+    where = f"in your {scope} git config" if scope not in ("local", "worktree") else "outside this repository"
+    raise Refused(f"{folder}: core.hooksPath is set {where}, so this hook folder is shared with other repositories; "
+                  "installing there would change their commits too. Pass --shared-hooks-path to do it anyway, or "
+                  "add the bonsai-reindex hook to .pre-commit-config.yaml")
+
+
+def install_hook(directory: Path, *, shared_ok: bool = False) -> HookChange:
     """Install our pre-commit hook in the repository holding `directory`, chaining any other hook.
 
     Raises FrameworkHookFound when the pre-commit framework wrote the current hook; Refused
-    when a chained hook is left over without our hook (the user must decide about it).
+    when a chained hook is left over without our hook (the user must decide about it), or when
+    the hook folder is shared with other repositories and `shared_ok` is False (hooks_dir).
     """
-    folder = hooks_dir(directory)
+    folder = hooks_dir(directory, shared_ok=shared_ok)
     hook, chained = folder / HOOK_NAME, folder / CHAINED_NAME
     script = SCRIPT.read_bytes()
     current = _read(hook)
@@ -98,12 +129,13 @@ def install_hook(directory: Path) -> HookChange:
     return HookChange("installed", hook)
 
 
-def uninstall_hook(directory: Path) -> HookChange:
+def uninstall_hook(directory: Path, *, shared_ok: bool = False) -> HookChange:
     """Remove our hook and put back the hook it chained, exactly as it was.
 
-    Raises Refused when the hook there is not ours (it is left alone).
+    Raises Refused when the hook there is not ours (it is left alone), or when the hook folder
+    is shared with other repositories and `shared_ok` is False (hooks_dir).
     """
-    folder = hooks_dir(directory)
+    folder = hooks_dir(directory, shared_ok=shared_ok)
     hook, chained = folder / HOOK_NAME, folder / CHAINED_NAME
     current = _read(hook)
     if _exists(hook) and (current is None or OUR_MARKER not in current):

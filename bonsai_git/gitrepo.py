@@ -19,6 +19,7 @@ import filelock
 import git
 
 from .errors import BonsaiError, LockHeld, NotARepository, Refused
+from .gitsettings import check_repository_env, git_env
 
 from .gitexe import git_exe
 from .journal import LOCK_NAME  # one name for the lock, next to the journal folder
@@ -65,8 +66,12 @@ class GitFailed(BonsaiError):
 
 
 def run_git(cwd: Path, *args: str, input: bytes | None = None, check: bool = True) -> subprocess.CompletedProcess[bytes]:
-    """Run `git <args>` in `cwd` with the user's environment; raise GitFailed on non-zero if `check`."""
-    proc = subprocess.run([git_exe(), *args], cwd=cwd, input=input, capture_output=True)
+    """Run `git <args>` in `cwd`; raise GitFailed on non-zero if `check`.
+
+    The user's environment, with every pathspec literal (gitsettings.git_env): a folder named
+    `ws[1]` never matches `ws1`.
+    """
+    proc = subprocess.run([git_exe(), *args], cwd=cwd, input=input, capture_output=True, env=git_env(args))
     if check and proc.returncode != 0:
         raise GitFailed(list(args), proc.stderr.decode("utf-8", "replace"))
     return proc
@@ -75,11 +80,13 @@ def run_git(cwd: Path, *args: str, input: bytes | None = None, check: bool = Tru
 def open_workspace(workspace: Path) -> RepoContext:
     """Find the git work tree holding `workspace` and open it with GitPython.
 
-    Raises NotARepository (no repo, bare repo, safe.directory refusal, with git's hint).
+    Raises NotARepository (no repo, bare repo, safe.directory refusal, with git's hint);
+    Refused when GIT_DIR / GIT_WORK_TREE point git at another repository.
     """
     workspace = workspace.resolve()
     if not workspace.is_dir():
         raise NotARepository(f"{workspace.name}: no such directory")
+    check_repository_env(workspace)
     probe = run_git(workspace, "rev-parse", "--is-bare-repository", "--is-inside-work-tree", "--absolute-git-dir",
                     check=False)
     err = probe.stderr.decode("utf-8", "replace")

@@ -13,6 +13,10 @@ What a run does, for the repository that holds the current folder:
    (a warning names them), tracked leaves deleted from disk but not from the index are left
    out (a warning says `git rm`).  pre-commit never passes deleted files to a hook and only
    notices changes to tracked files, so the hook reads the whole tree instead of its arguments.
+   The same rule serves `reindex`, `absorb` and `status` (gitsettings.indexed_leaf_paths).
+   Inside a commit (GIT_INDEX_FILE set), a leaf whose work tree differs from git's index is
+   refused (exit 3): the commit would carry indexes of text it does not hold.  MEMORY.md's git
+   attributes must reach memory/ too (gitsettings.check_attributes, exit 3).
 3. With `absorb = true` (the default), `##` sections appended after the trunk's end marker are
    moved into new leaves first (absorb.py).  Then every stale generated file is rewritten.
 4. Exit 0 when nothing changed; 1 when it wrote anything (a new untracked `_index.md` or
@@ -25,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import stat
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -33,9 +36,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import __version__
-from .errors import BonsaiError, NotARepository, run_entry
-from .tree import DOMAINS_DIR, MEMORY_DIR, TRUNK, is_migrated, leaf_location
+from .errors import BonsaiError, NotARepository, Refused, run_entry
+from .gitsettings import check_attributes, check_repository_env, git_env, indexed_leaf_paths, memory_probe_paths
 from .gitexe import git_exe
+from .tree import MEMORY_DIR, TRUNK, is_migrated, leaf_location, read_regular
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms per hook run)
 if TYPE_CHECKING:
@@ -85,16 +89,21 @@ def run_hook(directory: Path, *, check: bool = False) -> int:
     workspaces = find_workspaces(top, listing)
     if not workspaces:
         return 0
+    caches: list[FactsCache] = []
+    if not check and os.environ.get("GIT_INDEX_FILE"):  # inside a commit (git sets it for its hooks)
+        for ws in workspaces:  # before any workspace is written: all or nothing
+            if ws.unstaged:  # nothing unstaged: nothing to refuse
+                _refuse_unstaged(top, ws, _facts_cache(caches, common_dir))
     from .freshness import open_memo, workspace_digest
 
     memo = open_memo(common_dir)
-    caches: list[FactsCache] = []
     changed: list[str] = []
     touched: list[Workspace] = []
     for ws in workspaces:
         info = {path[len(ws.prefix) :]: value for path, value in stage_info.items() if path.startswith(ws.prefix)} \
             if ws.prefix else stage_info
-        digest = workspace_digest(top / ws.prefix, ws.tracked, ws.untracked, ws.unstaged, info)
+        digest = workspace_digest(top / ws.prefix, ws.tracked, ws.untracked, ws.unstaged, info,
+                                  _setting_files(top, ws.prefix, common_dir))
         if memo.holds(digest):  # the same input a full run found fresh, warning-free: nothing to read
             continue
         warned = _WARNINGS[0]
@@ -114,9 +123,10 @@ def run_hook(directory: Path, *, check: bool = False) -> int:
         print(f"bonsai-git: {len(changed)} generated file(s) stale; run bonsai-git reindex (and bonsai-git absorb), "
               "then commit", file=sys.stderr)
     else:
-        targets = " ".join(f"{ws.prefix}{TRUNK} {ws.prefix}{MEMORY_DIR}" for ws in touched)
-        print(f"bonsai-git: rewrote {len(changed)} file(s); stage them and commit again: git add -A -- {targets}",
-              file=sys.stderr)
+        # Exactly the files written: `git add -A -- MEMORY.md memory` also staged hunks the user had
+        # kept out of this commit.
+        print(f"bonsai-git: rewrote {len(changed)} file(s); stage them and commit again: git add -A -- "
+              f"{_addable(changed)}", file=sys.stderr)
     return 1
 
 
@@ -127,6 +137,84 @@ def _facts_cache(caches: list[FactsCache], common_dir: Path) -> FactsCache:
 
         caches.append(open_cache(common_dir))
     return caches[0]
+
+
+def _setting_files(top: Path, prefix: str, common_dir: Path) -> list[Path]:
+    """Files outside the listing whose bytes bear on the verdict: `.gitattributes` from the top down to
+    the workspace (a filter on MEMORY.md is refused), the repository's config and info/attributes
+    (core.autocrlf, attributesFile) and the user's global git config."""
+    files = [top / ".gitattributes"]
+    folder = top
+    for part in prefix.split("/")[:-1]:
+        folder = folder / part
+        files.append(folder / ".gitattributes")
+    files += [common_dir / "config", common_dir / "info" / "attributes"]
+    home = os.environ.get("HOME", "")
+    files += [Path(p) for p in (os.environ.get("GIT_CONFIG_GLOBAL"), os.path.join(home, ".gitconfig"),
+                                os.path.join(os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config"),
+                                             "git", "config")) if p]
+    return files
+
+
+def _addable(paths: Sequence[str]) -> str:
+    """`paths` for a shell `git add`, never showing a secret-looking name: a path whose name
+    `mask_name` would change is given as its nearest ancestor folder that shows none."""
+    import shlex
+
+    from .secretscan import mask_name  # loaded already whenever something was written
+
+    out: list[str] = []
+    for path in sorted(set(paths)):
+        while path and mask_name(path) != path:
+            path = path.rpartition("/")[0]
+        if path and path not in out:
+            out.append(path)
+    return " ".join(shlex.quote(p) for p in out)
+
+
+def _refuse_unstaged(top: Path, ws: Workspace, cache: FactsCache) -> None:
+    """Refuse (exit 3) when the run would index or rewrite text this commit does not hold.
+
+    A leaf whose work-tree bytes differ from git's index (partly staged, unstaged only, or
+    deleted but not staged) would be indexed as it is on disk, so the commit would carry
+    indexes of text it does not hold, stale in every clean clone.  MEMORY.md with unstaged
+    changes counts when the run would rewrite it (absorb, or a new block): staging the rewrite
+    would stage those changes too.  A generated `_index.md` with unstaged changes (an earlier
+    run rewrote it and it was not staged) would leave a stale index in the commit.  The
+    pre-commit framework sets unstaged changes aside before its hooks run, so this refuses only
+    under the plain git hook.  Called inside a
+    commit only (git sets GIT_INDEX_FILE for its hooks): run by hand, nothing is committed, and
+    the hook indexes the work tree as `reindex` does.
+    """
+    leaves = sorted(p for p in set(ws.unstaged) if leaf_location(p) is not None)
+    if not leaves and TRUNK in ws.unstaged and _would_rewrite_trunk(top, ws, cache):
+        leaves = [TRUNK]
+    indexes = sorted(p for p in set(ws.unstaged) if p.startswith(MEMORY_DIR + "/") and p.endswith("/_index.md"))
+    from .secretscan import mask_name  # names are shown masked, as everywhere (issue 13)
+
+    if not leaves and indexes:  # rewritten by an earlier run and not staged: the commit would hold the old one
+        more = f" (and {len(indexes) - 1} more)" if len(indexes) > 1 else ""
+        raise Refused(f"{mask_name(ws.prefix + indexes[0])}{more}: a generated index with changes that are not "
+                      f"staged, so this commit would hold a stale one; stage it: git add -A -- "
+                      f"{_addable([ws.prefix + p for p in indexes])}")
+    if leaves:
+        more = f" (and {len(leaves) - 1} more)" if len(leaves) > 1 else ""
+        raise Refused(f"{mask_name(ws.prefix + leaves[0])}{more}: has changes that are not staged, so the indexes "
+                      f"would describe text this commit does not hold; stage them (git add -- "
+                      f"{_addable([ws.prefix + leaves[0]])}) or set them aside (git stash push --keep-index), then "
+                      "commit again")
+
+
+def _would_rewrite_trunk(top: Path, ws: Workspace, cache: FactsCache) -> bool:
+    from .config import load_config
+    from .reindex import reindex_workspace
+
+    root = top / ws.prefix
+    config = load_config(root)
+    leaves, _warnings = indexed_leaf_paths(root, ws.tracked, ws.untracked)
+    result = reindex_workspace(root, check=True, leaf_paths=leaves, config=config, absorb=config.absorb,
+                               facts=cache.facts_of(config.estimator))
+    return TRUNK in result.changed
 
 
 def _warn_provenance(top: Path, rewritten: Sequence[Workspace]) -> None:
@@ -153,9 +241,9 @@ def find_workspaces(top: Path, listing: Sequence[tuple[str, str]]) -> list[Works
         if path != TRUNK and not path.endswith("/" + TRUNK):
             continue
         trunk = top / path
-        try:
-            text = trunk.read_bytes().decode("utf-8", "replace")
-        except OSError:  # deleted from disk, or not a file: nothing to index there
+        try:  # a FIFO or a device in place of MEMORY.md is refused (NotRegularFile), never read
+            text = read_regular(trunk, path).decode("utf-8", "replace")
+        except OSError:  # deleted from disk, or a folder: nothing to index there
             continue
         if is_migrated(text):
             workspaces.append(Workspace(path[: -len(TRUNK)]))
@@ -179,22 +267,10 @@ def _run_workspace(top: Path, ws: Workspace, check: bool, cache: FactsCache) -> 
 
     root = top / ws.prefix
     root_str = os.fspath(root)
-    leaves = []
-    for path in sorted(set(ws.tracked)):
-        if leaf_location(path) is None:
-            continue
-        try:
-            mode = os.lstat(os.path.join(root_str, path)).st_mode
-        except FileNotFoundError:
-            _warn(f"{ws.prefix}{path}: deleted but not staged, so left out of the indexes; git rm it")
-            continue
-        if stat.S_ISREG(mode):
-            leaves.append(path)
-        else:  # as `bonsai-git reindex` does: a symlink is never followed out of the tree
-            _warn(f"{ws.prefix}{path}: not a regular file (a symlink?), so not indexed")
-    for path in sorted(ws.untracked):
-        if path.startswith(DOMAINS_DIR + "/") and leaf_location(path) is not None:
-            _warn(f"{ws.prefix}{path}: not tracked by git, so not indexed; git add it to include it")
+    check_attributes(top, ws.prefix, memory_probe_paths(ws.prefix, ws.tracked))  # e.g. git-crypt on MEMORY.md only
+    leaves, warnings = indexed_leaf_paths(root, ws.tracked, ws.untracked)  # the one rule, as reindex and status
+    for warning in warnings:
+        _warn(ws.prefix + warning)
     _warn_secret_names(ws, leaves)
     try:
         config = load_config(root)
@@ -238,6 +314,7 @@ def _locate(directory: Path) -> tuple[Path, Path, Path]:
 
     One `git rev-parse`: the journal folder is journal.py's `--git-path bonsai`.
     """
+    check_repository_env(directory)
     proc = subprocess.run([git_exe(), "rev-parse", "--show-toplevel", "--git-common-dir", "--git-path", "bonsai"],
                           cwd=directory, capture_output=True)
     lines = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
@@ -252,7 +329,7 @@ def _ls_files(top: Path) -> tuple[list[tuple[str, str]], dict[str, str]]:
     {tracked path: "mode blob-id"} from the index (`-s`), the freshness memo's input."""
     args = [git_exe(), "ls-files", "-z", "-t", "-s", "--cached", "--modified", "--others", "--exclude-standard", "--",
             *_PATHSPECS]
-    proc = subprocess.run(args, cwd=top, capture_output=True)
+    proc = subprocess.run(args, cwd=top, capture_output=True, env=git_env(args[1:], literal=False))  # :(glob) specs
     if proc.returncode != 0:
         first = proc.stderr.decode("utf-8", "replace").strip().splitlines()[:1]
         raise NotARepository(f"git ls-files failed: {first[0] if first else 'no output'}")

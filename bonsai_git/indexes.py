@@ -312,7 +312,9 @@ def foreign_block_line(block: str) -> int | None:
 
 
 def _crc(body: str) -> str:
-    return f"{zlib.crc32(body.encode('utf-8', 'surrogatepass')):08x}"
+    # Over the body read with LF line endings: the same block checked out with CRLF
+    # (core.autocrlf=true) is the renderer's own, not text typed into it (issue 12 §4).
+    return f"{zlib.crc32(body.replace(chr(13) + chr(10), chr(10)).encode('utf-8', 'surrogatepass')):08x}"
 
 
 def _wrap(body: str, nl: str) -> str:

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from .errors import JournalPresent, LockHeld
+from .gitsettings import git_env
 from .tree import write_durably
 from .gitexe import git_exe
 
@@ -425,10 +426,8 @@ def crash_point(name: str) -> None:
 
 def _git(top: Path, *args: str, input: bytes | None = None, check: bool = True,
          literal: bool = False, extra_env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
-    env = dict(os.environ, **(extra_env or {})) if literal or extra_env else None
-    if literal:
-        env = dict(env or os.environ, GIT_LITERAL_PATHSPECS="1")
-    proc = subprocess.run([git_exe(), *args], cwd=top, input=input, capture_output=True, env=env)
+    # Every pathspec is literal (gitsettings.git_env); `literal` stays for callers' clarity.
+    proc = subprocess.run([git_exe(), *args], cwd=top, input=input, capture_output=True, env=git_env(args, extra_env))
     if check and proc.returncode != 0:
         raise OSError(f"git {' '.join(args[:2])} failed: {_first_line(proc.stderr)}")
     return proc

@@ -11,8 +11,8 @@ Each command is one `transaction.apply_changes` run (lock, write, verify, one co
   indexed, not in the trunk) but still in the workspace for grep and memory search.  A name
   already taken in the archive gets `-2`, `-3`, ... (archiving a second "open-loops" later is normal).
 - **purge** deletes archived files whose archiving commit (the newest commit that added them
-  under `memory/archive/`) is more whole days old than the grace period (`status.is_due_for_purge`,
-  the rule `status` lists them by); git history keeps them.
+  under `memory/archive/`) is older than the grace period, compared in seconds
+  (`status.is_due_for_purge`, the rule `status` lists them by); git history keeps them.
 Generated files come from `indexes.render_tree`, as `reindex` renders them, so `bonsai-git
 reindex --check` is clean afterwards (checked before committing).
 
@@ -38,6 +38,7 @@ from .gitrepo import (
     RepoContext, check_identity, head_sha, ignored_paths, in_progress_operation, open_workspace, staged_paths,
     status_paths, workspace_lock,
 )
+from .gitsettings import check_attributes
 from .indexes import render_tree
 from .reindex import existing_index_paths, read_trunk, reindex_workspace
 from .status import age_days, is_due_for_purge
@@ -187,7 +188,7 @@ def archive_target(leaf_path: str, taken: Iterable[str]) -> str:
 def due_for_purge(added: Mapping[str, int], tracked: Iterable[str], now: int, grace_days: int) -> tuple[tuple[str, int], ...]:
     """(path, age in days) of tracked archived files whose archiving commit is older than `grace_days`, sorted.
 
-    "Older" is `status.is_due_for_purge` (whole days), so purge deletes exactly what status lists.
+    "Older" is `status.is_due_for_purge` (in seconds), so purge deletes exactly what status lists.
     """
     out = []
     for path in sorted(set(tracked)):
@@ -314,6 +315,7 @@ def _check_clean(ctx: RepoContext, areas: Sequence[str]) -> None:
 
 def _relocation_plan(ctx: RepoContext, trunk: TrunkParts, moves: dict[str, str], op: str,
                      message: str) -> LifecyclePlan:
+    check_attributes(ctx.top, ctx.prefix, [ctx.repo_path(p) for p in moves.values()])  # gitsettings: no plain-text copy
     ignored = ignored_paths(ctx, [ctx.repo_path(p) for p in moves.values()])
     if ignored:
         raise Refused(f"{ignored[0]}: ignored by .gitignore; un-ignore {MEMORY_DIR}/ so the change can be committed")
@@ -382,5 +384,10 @@ def lifecycle_text(result: LifecycleResult) -> str:
         lines.append(f"Commit {result.commit[:12]} ({TRAILER}: {plan.op}). Review: git show --stat HEAD   "
                      f"Undo: git revert {result.commit[:12]}")
     else:
-        lines.append("Written, not committed (--no-commit): review with git status, then commit.")
+        import shlex
+
+        # Stage them before anything reindexes: leaves are indexed once git tracks them (one rule).
+        paths = " ".join(shlex.quote(p) for p, _ in plan.changes)
+        lines.append(f"Written, not committed (--no-commit): review with git status, then stage and commit: "
+                     f"git add -A -- {paths}")
     return "\n".join(lines)

@@ -11,7 +11,7 @@ OpenClaw silently leaves MEMORY.md out of every boot.  States:
 - `agent`: the agent wrote this exact MEMORY.md; a bonsai-git rewrite will arm the trap;
 - `armed`: MEMORY.md changed outside the agent since; re-adopt it before the agent writes to it;
 - `untrusted`: OpenClaw no longer injects MEMORY.md at boot; re-adopt it;
-- `unknown`: the state database could not be read.
+- `unknown`: the state database could not be read, or the record is not a JSON object.
 The recovery is in the README ("MEMORY.md provenance").  `provenance_state` is pure.
 """
 
@@ -29,7 +29,12 @@ RISKY_STATES = ("agent", "armed", "untrusted")
 
 
 def provenance_state(record: Mapping[str, object] | None, memory: bytes | None) -> str:
-    """The state (see module docstring) of a provenance record (parsed JSON or None) vs MEMORY.md bytes."""
+    """The state (see module docstring) of a provenance record (parsed JSON or None) vs MEMORY.md bytes.
+
+    A record that is not a JSON object (a list, a string, a number) is `unknown`.
+    """
+    if record is not None and not isinstance(record, Mapping):
+        return "unknown"
     if not record:
         return "none"
     if record.get("originClass") == "untrusted":
@@ -68,8 +73,11 @@ def read_provenance(workspace: Path, environ: Mapping[str, str] = os.environ) ->
         record = json.loads(row[0]) if row else None
     except (sqlite3.Error, ValueError, TypeError):
         return "unknown"
-    memory = workspace / "MEMORY.md"
-    return provenance_state(record, memory.read_bytes() if memory.is_file() else None)
+    if row and not isinstance(record, dict):  # valid JSON, but not the object OpenClaw writes (a list, null...)
+        return "unknown"
+    from .tree import read_regular_or_none  # never opens a FIFO or a device in place of MEMORY.md
+
+    return provenance_state(record, read_regular_or_none(workspace / "MEMORY.md"))
 
 
 def provenance_warning(state: str) -> str | None:

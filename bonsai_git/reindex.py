@@ -28,10 +28,11 @@ from pathlib import Path
 from .config import SINGLE_FILE_DOMAINS, Config, load_config
 from .errors import BadInput, Failed
 from .branches import is_index_name
+from .gitsettings import stored_alike
 from .indexes import BranchesOf, FactsOf, foreign_block_line, render_tree
 from .tree import (
     DOMAINS_DIR, END, INDEX_NAME, TRUNK, Leaf, TrunkParts, decode_utf8, find_conflict_marker, has_symlink_between,
-    _read_bytes, leaf_location, parse_trunk, read_leaves, remove_empty_folders, walk_leaf_paths, write_durably,
+    _read_bytes, leaf_location, parse_trunk, read_leaves, read_regular, remove_empty_folders, walk_leaf_paths, write_durably,
 )
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms per hook run)
@@ -105,10 +106,12 @@ def reindex_workspace(
 
 def read_trunk(workspace: Path) -> tuple[bytes, TrunkParts]:
     """MEMORY.md's bytes and its parts; BadInput when missing, not UTF-8, unmigrated or conflicted."""
-    trunk_path = workspace / TRUNK
-    if not trunk_path.is_file():
-        raise BadInput(f"{TRUNK}: not found; run bonsai-git migrate first")
-    data = trunk_path.read_bytes()
+    try:
+        data = read_regular(workspace / TRUNK, TRUNK)  # a FIFO or a device is refused, never read
+    except (FileNotFoundError, NotADirectoryError):
+        raise BadInput(f"{TRUNK}: not found; run bonsai-git migrate first") from None
+    except IsADirectoryError:
+        raise BadInput(f"{TRUNK}: is not a regular file (a folder); bonsai-git reads regular files only") from None
     text = decode_utf8(data, TRUNK)
     parts = parse_trunk(text)
     if parts is None:
@@ -170,7 +173,10 @@ def _plan_absorb(workspace: Path, parts: TrunkParts, config: Config) -> AbsorbPl
     singles = {}
     for path in SINGLE_FILE_DOMAINS.values():
         target = workspace / path
-        singles[path] = decode_utf8(target.read_bytes(), path) if target.is_file() else None
+        try:
+            singles[path] = decode_utf8(read_regular(target, path), path) if os.path.lexists(target) else None
+        except IsADirectoryError:
+            raise BadInput(f"{path}: is not a regular file (a folder); move it away, then absorb again") from None
     return plan_absorb(parts.inbox, config, taken_leaf_names(workspace), singles)
 
 
@@ -253,8 +259,9 @@ def _sync(workspace: Path, rendered: Mapping[str, str | None], trunk_bytes: byte
             except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
                 current = None
         wanted = None if text is None else text.encode("utf-8")
-        if current == wanted:
-            continue
+        if current == wanted or (current is not None and wanted is not None
+                                 and stored_alike(workspace, path, current, wanted)):
+            continue  # equal, or equal as git stores them (a CRLF checkout under core.autocrlf)
         changed.append(path)
         if check:
             continue

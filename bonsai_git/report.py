@@ -69,4 +69,9 @@ def migration_text(result: MigrationResult) -> str:
         lines.append("Review: git show --stat HEAD    Undo: bonsai-git rollback")
     elif result.dry_run:
         lines.append("Run without --dry-run to write and commit it.")
+    else:  # leaves are indexed once git tracks them (one rule): stage before anything reindexes
+        # Only the areas migrate writes (empty before it ran): never daily notes elsewhere under memory/.
+        areas = ["MEMORY.md", "memory/_index.md", "memory/domains"]
+        areas += [p for p, _ in plan.files if p == "memory/dates.md"]
+        lines.append(f"Review with git status, then stage and commit it: git add -A -- {' '.join(areas)}")
     return "\n".join(lines)

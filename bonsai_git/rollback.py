@@ -123,7 +123,9 @@ def _refuse_already_reverted(ctx: RepoContext, sha: str, touched: list[str], cha
 
 
 def _literal(paths: list[str]) -> list[str]:
-    return [f":(literal){p}" for p in paths]
+    # run_git makes every pathspec literal (GIT_LITERAL_PATHSPECS=1, under which git would read a
+    # `:(literal)` prefix as part of the name); the paths go as they are.
+    return list(paths)
 
 
 def _refuse_conflicting_revert(ctx: RepoContext, sha: str, touched: list[str], chain: list[str]) -> None:

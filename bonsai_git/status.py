@@ -25,6 +25,7 @@ Findings (each a warning; any warning makes `bonsai-git status` exit 1), in this
 | `inbox` | text waiting after the trunk's end marker |
 | `secret` | a secret-looking value (`file:line: kind` and its fingerprint; the value is never shown), or a file name holding one (shown masked) |
 | `openclaw_provenance` | OpenClaw's record makes MEMORY.md `armed` (the agent's next write drops it from boot) or `untrusted` (not loaded at boot now); see provenance.py |
+| `attributes` | MEMORY.md has git attributes (an encryption `filter`...) that files under `memory/` lack: they reach history unconverted (gitsettings.py) |
 
 A workspace that is not migrated yet gets its boot budget and the note "not migrated";
 that alone is not a warning.
@@ -83,7 +84,7 @@ DAY = 86_400
 KINDS = (
     "no_trunk", "boot_truncated", "boot_near_limit", "boot_total_near_limit", "claude_code_cut", "stale_index",
     "reindex_error", "unreadable_leaf", "untracked_leaf", "orphan_leaf", "orphan_entry", "oversized_leaf",
-    "oversized_domain", "old_general_leaf", "purge_due", "inbox", "secret", "openclaw_provenance",
+    "oversized_domain", "old_general_leaf", "purge_due", "inbox", "secret", "openclaw_provenance", "attributes",
 )
 _ENTRY = re.compile(r"^### (.+?) \(~[\d,]+ tokens\)\r?$")
 
@@ -121,6 +122,7 @@ class Survey:
     stale_error: str | None
     scanned: tuple[tuple[str, str], ...]
     provenance: str = "none"
+    attributes: str | None = None  # gitsettings.attribute_problem's message, when MEMORY.md's attributes are missing
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,10 +188,11 @@ def age_days(committed_at: int | None, now: int) -> int | None:
 
 
 def is_due_for_purge(committed_at: int | None, now: int, grace_days: int) -> bool:
-    """True when a file archived at `committed_at` (unix seconds; None: never committed) is more than
-    `grace_days` whole days old at `now`: the one rule `status` (purge_due) and `purge` share."""
-    days = age_days(committed_at, now)
-    return days is not None and days > grace_days
+    """True when a file archived at `committed_at` (unix seconds; None: never committed) is older than
+    `grace_days` at `now`, compared in seconds (like `find -mmin` or `git gc --prune`): archived an
+    hour ago is due under 0 days, 180.5 days ago under 180.  The one rule `status` (purge_due) and
+    `purge` share."""
+    return committed_at is not None and now - committed_at > grace_days * DAY
 
 
 def readable_leaves(survey: Survey) -> tuple[Leaf, ...]:
@@ -222,6 +225,7 @@ def assess(survey: Survey, profile: BootProfile, thresholds: Thresholds = Thresh
                   f"run bonsai-git purge") for p, d in due),
         *_secret_findings(survey.scanned, survey.config.secret_allow),
         *_provenance_findings(survey.provenance),
+        *([Finding("attributes", TRUNK, None, survey.attributes)] if survey.attributes else []),
     ]
     notes = () if parts is not None or trunk is None else (f"{TRUNK}: not migrated: run bonsai-git migrate --dry-run",)
     return StatusReport(
@@ -315,8 +319,8 @@ def _index_findings(survey: Survey) -> Iterable[Finding]:
                 yield Finding("orphan_entry", index_path, line, f"lists {name}, which is gone; run bonsai-git reindex")
     for facts in survey.leaves:
         location = leaf_location(facts.path)
-        if location is None or location[0] in SINGLE_FILE_DOMAINS:
-            continue
+        if location is None or location[0] in SINGLE_FILE_DOMAINS or not facts.tracked:
+            continue  # an untracked leaf is not indexed until git tracks it (untracked_leaf says so)
         if masked(facts.path) not in listed_paths:
             folder = facts.path.rsplit("/", 1)[0]
             yield Finding("orphan_leaf", facts.path, None, f"not listed in {folder}/_index.md; run bonsai-git reindex")

@@ -27,11 +27,14 @@ from .boot import PROFILES
 from .branches import is_index_name
 from .config import Config, load_config
 from .errors import BadInput, BonsaiError, NotARepository
+from .gitexe import git_exe
+from .gitsettings import (
+    check_repository_env, git_env, indexed_leaf_paths, memory_listing, workspace_attribute_problem,
+)
 from .reindex import existing_index_paths, read_trunk
 from .status import FileFacts, Survey
 from .provenance import read_provenance
-from .tree import MEMORY_DIR, TRUNK, _read_bytes, is_migrated, leaf_location, leaves_from_bytes
-from .gitexe import git_exe
+from .tree import MEMORY_DIR, TRUNK, _read_bytes, is_migrated, leaf_location, leaves_from_bytes, read_regular_or_none
 
 ARCHIVE_DIR = "memory/archive"
 NOW_ENV = "BONSAI_NOW"
@@ -84,7 +87,7 @@ def survey_workspace(workspace: Path, now: int | None = None) -> Survey:
     stale, stale_error = _stale(workspace, config, disk, common_dir)
     indexes = tuple((p, (disk.data(p) or b"").decode("utf-8", "replace")) for p in existing_index_paths(workspace))
     return Survey(config, now, _boot_files(workspace), leaves, archived, indexes, stale, stale_error,
-                  _scanned(workspace, disk), read_provenance(workspace))
+                  _scanned(workspace, disk), read_provenance(workspace), workspace_attribute_problem(workspace, tracked))
 
 
 class _MemoryFiles:
@@ -132,7 +135,7 @@ class _MemoryFiles:
         if path not in self._data:
             try:
                 self._data[path] = _read_bytes(os.path.join(self.root, path))
-            except OSError:
+            except (OSError, BadInput):  # gone, or not a regular file (tree.NotRegularFile)
                 self._data[path] = None
         return self._data[path]
 
@@ -149,6 +152,7 @@ def _check_work_tree(workspace: Path) -> Path:
     """The git common dir (the hook's caches live there); NotARepository outside a work tree."""
     if not workspace.is_dir():
         raise NotARepository(f"{workspace.name}: no such directory")
+    check_repository_env(workspace)
     proc = _git(workspace, "rev-parse", "--is-inside-work-tree", "--git-common-dir")
     lines = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
     if proc.returncode != 0 or not lines or lines[0] != "true":
@@ -162,8 +166,8 @@ def tracked_paths(workspace: Path, *pathspecs: str) -> list[str]:
 
 
 def _git(workspace: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
-    env = dict(os.environ, GIT_OPTIONAL_LOCKS="0")
-    return subprocess.run([git_exe(), *args], cwd=workspace, capture_output=True, env=env)
+    return subprocess.run([git_exe(), *args], cwd=workspace, capture_output=True,
+                          env=git_env(args, {"GIT_OPTIONAL_LOCKS": "0"}))
 
 
 def _git_lines(workspace: Path, *args: str) -> list[str]:
@@ -196,9 +200,10 @@ def archive_dates(workspace: Path) -> dict[str, int]:
 
 
 def _read_text(path: Path) -> str | None:
+    data = read_regular_or_none(path)  # never a FIFO or a device: status must not hang
     try:
-        return path.read_bytes().decode("utf-8")
-    except (OSError, UnicodeDecodeError):
+        return None if data is None else data.decode("utf-8")
+    except UnicodeDecodeError:
         return None
 
 
@@ -207,9 +212,8 @@ def _read_text(path: Path) -> str | None:
 def _boot_files(workspace: Path) -> tuple[tuple[str, str], ...]:
     found = []
     for name in sorted(set(BOOT_FILE_NAMES) | {TRUNK}):
-        path = workspace / name
-        if path.is_file():
-            data = path.read_bytes()
+        data = read_regular_or_none(workspace / name)
+        if data is not None:
             found.append((name, data.decode("utf-8", "replace")))
     return tuple(found)
 
@@ -221,15 +225,18 @@ def _stale(workspace: Path, config: Config, disk: _MemoryFiles, common_dir: Path
     (never written): a leaf's summary is then looked up, not recomputed (same bytes either way)."""
     trunk = _read_text(workspace / TRUNK)
     if trunk is None:
+        if os.path.lexists(workspace / TRUNK) and read_regular_or_none(workspace / TRUNK) is None:
+            return None, f"{TRUNK}: is not a regular file (or unreadable); bonsai-git reads regular files only"
         return None, None
     if not is_migrated(trunk):
         return None, None
     from .factcache import FactsCache, open_cache
     from .indexes import render_tree
 
+    paths, _warnings = indexed_leaf_paths(workspace, *memory_listing(workspace))  # the hook's rule
     try:
         trunk_bytes, parts = read_trunk(workspace)
-        leaves = leaves_from_bytes((p, disk.data(p) or b"") for p in disk.leaf_paths())
+        leaves = leaves_from_bytes((p, disk.data(p) or b"") for p in sorted(paths))
         cache = open_cache(common_dir) if common_dir.is_dir() else FactsCache(None)
         rendered = render_tree(leaves, parts, config, existing_index_paths(workspace), facts=cache.facts_of(config.estimator),
                                branches=cache.branches_of(workspace))
@@ -271,6 +278,9 @@ def workspace_folders(directory: Path) -> tuple[Path, tuple[str, ...]]:
     directory = directory.resolve()
     _check_work_tree(directory)
     top = Path(_git(directory, "rev-parse", "--show-toplevel").stdout.decode("utf-8", "surrogateescape").strip())
-    trunks = _git_lines(top, "ls-files", "-z", "--", f":(glob)**/{TRUNK}")
+    args = ("ls-files", "-z", "--", f":(glob)**/{TRUNK}")  # a glob pathspec: not under literal pathspecs
+    proc = subprocess.run([git_exe(), *args], cwd=top, capture_output=True,
+                          env=git_env(args, {"GIT_OPTIONAL_LOCKS": "0"}, literal=False))
+    trunks = [p for p in proc.stdout.decode("utf-8", "surrogateescape").split("\0") if p] if proc.returncode == 0 else []
     prefixes = {p[: -len(TRUNK)] for p in trunks if p == TRUNK or p.endswith("/" + TRUNK)}
     return top, tuple(sorted(prefixes))

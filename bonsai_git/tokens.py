@@ -4,8 +4,10 @@ The seed's estimate is ceil(chars / 4).  It holds on ASCII text (within ~10% of 
 English) but under-counts Chinese and Korean by ~70%, so the default estimator is
 script-aware: ceil(ascii_chars/4 + cjk_chars*1.5 + other_non_ascii_chars*1.0)
 (measured against cl100k on the shared corpus; `expected.json` holds the real counts).
-On pure ASCII both estimators agree.  Characters are Unicode code points of the exact
-text: a BOM counts as one character and every `\\r` counts.
+On pure ASCII both estimators agree.  Characters are Unicode code points of the text read
+with LF line endings: a BOM counts as one character, and a CRLF counts as one LF, so a leaf
+checked out with CRLF (core.autocrlf=true) costs what its LF checkout costs and the indexes
+two checkouts write agree (a CRLF and an LF checkout rewrote each other's figures forever).
 """
 
 from __future__ import annotations
@@ -27,9 +29,11 @@ def estimate_tokens(text: str, estimator: str = "script-aware") -> int:
     """Estimate the tokens (int, >= 0) that `text` (str) costs in a model's context.
 
     `estimator` is "script-aware" (default: CJK chars 1.5 tokens, other non-ASCII chars 1.0,
-    ASCII chars 0.25) or "chars4" (the seed's plain ceil(chars/4)).  Raises ValueError on an
-    unknown estimator name.
+    ASCII chars 0.25) or "chars4" (the seed's plain ceil(chars/4)), counted on the text with each
+    CRLF read as LF.  Raises ValueError on an unknown estimator name.
     """
+    if "\r\n" in text:  # estimates do not depend on the checkout's line endings (issue 12 §4)
+        text = text.replace("\r\n", "\n")
     if estimator == "chars4" or (estimator == "script-aware" and text.isascii()):
         return math.ceil(len(text) / 4)
     if estimator != "script-aware":

@@ -29,11 +29,12 @@ from .gitrepo import (
     GitFailed, RepoContext, check_identity, git_path, head_sha, ignored_paths, in_progress_operation, is_tracked,
     open_workspace, run_git, staged_paths, status_paths, workspace_lock,
 )
+from .gitsettings import check_attributes
 from .journal import Journal, JournalEntry, crash_point
 from .plan import MigrationPlan, plan_migration, verify_placements
 from .secretscan import has_secret, secret_warnings
 from .tokens import estimate_tokens
-from .tree import DOMAINS_DIR, ROOT_INDEX, TRUNK, decode_utf8, is_migrated, sync_barrier, write_durably
+from .tree import DOMAINS_DIR, ROOT_INDEX, TRUNK, decode_utf8, is_migrated, read_regular, sync_barrier, write_durably
 
 PLANNED_AREAS = (DOMAINS_DIR, ROOT_INDEX, "memory/dates.md")
 
@@ -204,7 +205,7 @@ def _check_preconditions(ctx: RepoContext, *, allow_detached: bool) -> tuple[str
         raise BadInput(f"{trunk}: not tracked by git; commit it first (git add MEMORY.md && git commit)")
     if status_paths(ctx, trunk):
         raise BadInput(f"{trunk}: has uncommitted changes; commit or discard them first")
-    original = _memory_text(path.read_bytes(), trunk)
+    original = _memory_text(read_regular(path, trunk), trunk)
     superproject = ctx.superproject
     if superproject is not None:
         raise BadInput(
@@ -259,6 +260,7 @@ def _check_planned_paths(ctx: RepoContext, plan: MigrationPlan) -> None:
     if gitlinks:
         raise Refused(f"{gitlinks[0]}: is a git submodule; bonsai-git writes its leaves there. Move it away first")
     planned = [ctx.repo_path(p) for p, _ in plan.files if p != TRUNK]
+    check_attributes(ctx.top, ctx.prefix, planned)  # an encryption filter on MEMORY.md the leaves would miss
     ignored = ignored_paths(ctx, planned)
     if ignored:
         raise Refused(f"{ignored[0]}: ignored by .gitignore; un-ignore memory/ so the tree can be committed")

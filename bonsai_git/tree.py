@@ -10,9 +10,11 @@ leaves.  The pure helpers parse paths and the trunk; `read_leaves` is the only I
 
 from __future__ import annotations
 
+import errno
 import functools
 import os
 import re
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -185,7 +187,7 @@ def read_leaves(workspace: Path, paths: Iterable[str]) -> tuple[Leaf, ...]:
     """
     root = os.fspath(workspace)
     wanted = sorted(p for p in set(paths) if leaf_location(p) is not None)
-    return leaves_from_bytes((path, _read_bytes(os.path.join(root, path))) for path in wanted)
+    return leaves_from_bytes((path, _read_bytes(os.path.join(root, path), path)) for path in wanted)
 
 
 def leaves_from_bytes(files: Iterable[tuple[str, bytes]]) -> tuple[Leaf, ...]:
@@ -206,10 +208,43 @@ def leaves_from_bytes(files: Iterable[tuple[str, bytes]]) -> tuple[Leaf, ...]:
     return tuple(leaves)
 
 
-def _read_bytes(path: str) -> bytes:
-    """A file's bytes through os.open/os.read: 3x cheaper than open() per small file (the hook reads every leaf)."""
-    fd = os.open(path, os.O_RDONLY)
+class NotRegularFile(BadInput):
+    """A path to read is a FIFO, a device, a socket or a folder (exit 3): reading it could hang or never end."""
+
+
+def read_regular(path: Path | str, name: str | None = None) -> bytes:
+    """The bytes of the regular file at `path` (a symlink to one is followed).
+
+    Anything else is refused before a byte is read: NotRegularFile (BadInput, exit 3) naming
+    `name` (default: the path); a folder raises IsADirectoryError, as open() does.  Opened with
+    O_NONBLOCK, so a FIFO never blocks the open, and checked with fstat on the open descriptor,
+    so nothing can swap the file in between (a FIFO for MEMORY.md made the hook and status
+    hang).  FileNotFoundError when absent.
+    """
+    return _read_bytes(os.fspath(path), name)
+
+
+def read_regular_or_none(path: Path | str) -> bytes | None:
+    """`read_regular`'s bytes, or None when the path is absent, not a regular file or unreadable."""
     try:
+        return _read_bytes(os.fspath(path))
+    except (OSError, BadInput):
+        return None
+
+
+def _read_bytes(path: str, name: str | None = None) -> bytes:
+    """A file's bytes through os.open/os.read: 3x cheaper than open() per small file (the hook reads every leaf).
+
+    Refuses anything but a regular file (see read_regular).
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):  # as open() would say: callers treat a folder like a missing file
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+        if not stat.S_ISREG(mode):
+            raise NotRegularFile(f"{name or path}: is not a regular file (a FIFO, device, socket or folder); "
+                                 "bonsai-git reads regular files only. Replace it with a file")
         data = os.read(fd, 1 << 16)
         if len(data) < 1 << 16:  # a short read of a regular file is its end
             return data

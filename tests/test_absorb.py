@@ -16,6 +16,7 @@ from bonsai_git.config import Config, parse_config
 from bonsai_git.errors import Failed
 from bonsai_git.reindex import reindex_workspace
 from living_tree import DATES, MakeRepo, migrated, rebuilt_from_scratch, tree_files, write
+from support import git
 
 CONFIG = Config()
 
@@ -127,6 +128,8 @@ def test_absorb_command_moves_the_sections_and_reindexes(make_repo: MakeRepo, tm
     assert trunk.endswith(b"<!-- bonsai:end -->\n\n") and trunk != trunk_before  # block now counts the new leaf
     assert "pricing-update.md" in (ws / "memory/domains/business/_index.md").read_text()
     assert tree_files(ws) == rebuilt_from_scratch(ws, tmp_path)
+    assert "git add -- memory/domains/business/pricing-update.md" in result.stderr  # indexed once git tracks it
+    git(ws, "add", "--", "memory/domains/business/pricing-update.md")
     again = CliRunner().invoke(main, ["absorb", "-C", str(ws)], catch_exceptions=False)
     assert "nothing to absorb" in again.stdout and "wrote" not in again.stdout
 

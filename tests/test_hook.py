@@ -52,7 +52,8 @@ def test_hook_rewrites_indexes_after_an_edit_and_names_them(make_repo: MakeRepo,
     assert out.splitlines() == [  # the trunk is quiet: a leaf edit never rewrites MEMORY.md
         "bonsai-git: wrote memory/_index.md", "bonsai-git: wrote memory/domains/business/_index.md",
     ]
-    assert "rewrote 2 file(s); stage them and commit again: git add -A -- MEMORY.md memory" in err
+    assert err.endswith("rewrote 2 file(s); stage them and commit again: git add -A -- memory/_index.md "
+                        "memory/domains/business/_index.md\n")
     settle(repo, capsys)
 
 
@@ -158,7 +159,8 @@ def test_hook_handles_several_workspaces_in_one_repository(make_repo: MakeRepo, 
     code, out, err = hook(repo / "agents", capsys)  # from a subfolder too
     assert code == 1
     assert "wrote agents/bob/memory/domains/business/_index.md" in out and "alice" not in out
-    assert err.endswith("git add -A -- agents/bob/MEMORY.md agents/bob/memory\n")
+    assert err.endswith("git add -A -- agents/bob/memory/_index.md "
+                        "agents/bob/memory/domains/business/_index.md\n")  # exactly the files written
     write(repo / "agents/alice", CRON, "## Cron\n<<<<<<< HEAD\n")
     assert hook(repo, capsys)[2].startswith("bonsai-git: agents/alice/memory/domains/infrastructure/cron-jobs.md:2:")
 

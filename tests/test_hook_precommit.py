@@ -169,6 +169,31 @@ def test_framework_hook_lets_bonsai_gits_own_commits_through(make_repo: MakeRepo
     assert "Bonsai-Op: archive" in git(repo, "log", "-1", "--format=%B")
 
 
+def test_framework_indexes_what_is_staged_when_a_leaf_is_partly_staged(
+    make_repo: MakeRepo, framework: dict[str, str], tmp_path: Path
+) -> None:
+    """pre-commit sets unstaged hunks aside before its hooks run, so the hook sees the commit's text;
+    the advice names exactly the files it wrote, so staging them never takes the unstaged hunk along."""
+    from living_tree import PRICING
+
+    repo = consumer(make_repo, framework)
+    write(repo, PRICING, "## Pricing\n\nWholesale mugs $20 from April.\n")
+    git(repo, "add", PRICING)
+    write(repo, PRICING, "## Pricing\n\nWholesale mugs $20 from April.\n\nDraft: maybe $22 in the autumn, a long note.\n")
+    extra = {"PRE_COMMIT_HOME": framework["home"], "PRE_COMMIT_COLOR": "never"}
+    first = run(["git", "commit", "-q", "-m", "price"], repo, extra)
+    assert first.returncode != 0, first.stdout + first.stderr
+    advice = (first.stdout + first.stderr).split("git add -A -- ", 1)[1].split("\n", 1)[0]
+    assert PRICING not in advice.split()
+    git(repo, "add", "-A", "--", *advice.split())
+    second = run(["git", "commit", "-q", "-m", "price"], repo, extra)
+    assert second.returncode == 0, second.stdout + second.stderr
+    assert "Draft: maybe $22" in (repo / PRICING).read_text()  # still there, unstaged
+    clone = tmp_path / "clean-clone"
+    git(tmp_path, "clone", "-q", str(repo), str(clone))
+    assert run(["bonsai-git", "reindex", "--check"], clone).returncode == 0
+
+
 def test_framework_leaves_memory_md_byte_identical_across_leaf_edit_add_and_delete(
     make_repo: MakeRepo, framework: dict[str, str]
 ) -> None:

@@ -1,0 +1,307 @@
+"""git's own settings and environment, as they bear on every bonsai-git command (issue 12 §4).
+
+Light on purpose (os and subprocess only): the pre-commit hook imports it.  One place for:
+
+- **Literal pathspecs.** `git_env` gives every git command we run `GIT_LITERAL_PATHSPECS=1`
+  (and drops the glob/icase/noglob switches, which git refuses alongside it): a workspace
+  folder named `ws[1]` or `notes*` must never match its neighbours (a glob pathspec made
+  `rollback` revert the wrong workspace).  Commands that run the user's hooks (`commit`,
+  `revert`) take no pathspec from us and get the user's environment unchanged.
+- **GIT_DIR / GIT_WORK_TREE.** `check_repository_env` refuses when the environment points git
+  at another repository than the one that holds the folder given (`migrate -C other` once
+  committed into the repository GIT_DIR named and left `other` half migrated).
+- **Attributes.** `check_attributes` refuses (exit 3) when MEMORY.md has git attributes (an
+  encryption `filter` such as git-crypt's, above all) that the files bonsai-git writes under
+  `memory/` would not get: their text would reach history unconverted (in plain text).  The
+  message names the `.gitattributes` line to add.  Migrate (its dry run too), every command
+  that writes under `memory/`, the hooks and `status` share this one check.
+- **Line endings.** `stored_alike` tells whether git would store two byte strings for a path
+  identically after its conversion (core.autocrlf, `text`/`eol` attributes): a generated file
+  checked out with CRLF is then fresh, not stale, and CRLF and LF checkouts stop rewriting each
+  other's files.
+- **Where things are.** `find_workspace` walks up from a folder to the first one holding
+  MEMORY.md (never above the repository's top), the way git finds its repository;
+  `tracked_leaf_paths` lists what git tracks, the one rule for which leaves are indexed.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+from .errors import Refused
+from .gitexe import git_exe
+
+# git subcommands that run the user's hooks: they get the user's environment as it is.
+_RUNS_HOOKS = frozenset({"commit", "revert", "merge", "am", "rebase", "cherry-pick"})
+# check-ignore takes path names, not pathspecs, and dies under GIT_LITERAL_PATHSPECS ("pathspec
+# magic not supported"): it gets no global pathspec switch at all.
+_NO_PATHSPECS = frozenset({"check-ignore"})
+_PATHSPEC_SWITCHES = ("GIT_GLOB_PATHSPECS", "GIT_NOGLOB_PATHSPECS", "GIT_ICASE_PATHSPECS")
+_REPO_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR")
+
+
+def git_env(args: Sequence[str] = (), extra: Mapping[str, str] | None = None, *,
+            literal: bool = True) -> dict[str, str]:
+    """The environment for `git <args>`: the user's, with literal pathspecs unless the command runs hooks.
+
+    `literal=False` (the hook's own `:(glob)` listing) clears every global pathspec switch
+    instead, so a user's GIT_LITERAL_PATHSPECS cannot break it either.
+    """
+    env = dict(os.environ)
+    env.update(extra or {})
+    if args and _subcommand(args) in _RUNS_HOOKS:
+        return env
+    env.pop("GIT_LITERAL_PATHSPECS", None)
+    for name in _PATHSPEC_SWITCHES:
+        env.pop(name, None)
+    if literal and _subcommand(args) not in _NO_PATHSPECS:
+        env["GIT_LITERAL_PATHSPECS"] = "1"
+    return env
+
+
+def _subcommand(args: Sequence[str]) -> str:
+    """The git subcommand among `args`, skipping `-c name=value` and other leading options."""
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg in ("-c", "-C"):
+            skip = True
+        elif not arg.startswith("-"):
+            return arg
+    return ""
+
+
+def run(cwd: Path, *args: str, input: bytes | None = None, literal: bool = True,
+        extra_env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
+    """Run `git <args>` in `cwd` with `git_env`; the caller checks the return code."""
+    return subprocess.run([git_exe(), *args], cwd=cwd, input=input, capture_output=True,
+                          env=git_env(args, extra_env, literal=literal))
+
+
+# --- GIT_DIR / GIT_WORK_TREE ------------------------------------------------------------------
+
+def check_repository_env(folder: Path) -> None:
+    """Refuse (exit 3) when GIT_DIR / GIT_WORK_TREE make git work on another repository than `folder`'s.
+
+    With none of them set, this costs nothing.  Otherwise git is asked twice: as the
+    environment says, and as git would discover it from `folder` alone.  They must agree (same
+    git dir and work tree), or, when `folder` is in no repository of its own, GIT_WORK_TREE must
+    be set and hold `folder` (a bare "dotfiles" repository with a separate work tree).  git sets
+    GIT_DIR itself for hooks in linked worktrees; discovery finds the same repository then.
+    """
+    if not any(os.environ.get(name) for name in _REPO_ENV):
+        return
+    probe = ("rev-parse", "--absolute-git-dir", "--show-toplevel")
+    given = _facts(folder, probe, os.environ)
+    clean = _facts(folder, probe, {k: v for k, v in os.environ.items() if k not in _REPO_ENV})
+    if given is None or given == clean:
+        return
+    if clean is None and os.environ.get("GIT_WORK_TREE") and len(given) == 2:
+        top = Path(given[1])
+        if folder.resolve() == top or top in folder.resolve().parents:
+            return
+    named = ", ".join(f"{n}={os.environ[n]}" for n in _REPO_ENV if os.environ.get(n))
+    where = f"the repository at {clean[1]}" if clean and len(clean) == 2 else "no repository"
+    raise Refused(f"{folder}: the environment sets {named}, so git would work on {given[0]}, but this folder belongs "
+                  f"to {where}; unset {' and '.join(n for n in _REPO_ENV if os.environ.get(n))} and run again")
+
+
+def check_no_repository_env(what: str) -> None:
+    """Refuse (exit 3) when GIT_DIR / GIT_WORK_TREE / GIT_COMMON_DIR are set: `what` makes a new
+    repository, and `git init` would initialise the one they name instead."""
+    named = [n for n in _REPO_ENV if os.environ.get(n)]
+    if named:
+        raise Refused(f"{what}: the environment sets {', '.join(named)}, so git would work on another repository; "
+                      f"unset {' and '.join(named)} and run again")
+
+
+def _facts(folder: Path, args: Sequence[str], env: Mapping[str, str]) -> tuple[str, ...] | None:
+    proc = subprocess.run([git_exe(), *args], cwd=folder, capture_output=True, env=dict(env))
+    if proc.returncode != 0:
+        return None
+    return tuple(os.path.realpath(line) for line in proc.stdout.decode("utf-8", "surrogateescape").splitlines())
+
+
+# --- attributes ---------------------------------------------------------------------------------
+
+def attributes(top: Path, repo_paths: Iterable[str]) -> dict[str, dict[str, str]]:
+    """{repo path: {attribute: value}} of the attributes git gives each path (`git check-attr -a`).
+
+    Values are git's: "set", "unset" or the value; unspecified attributes are absent.
+    """
+    paths = list(dict.fromkeys(repo_paths))
+    found: dict[str, dict[str, str]] = {p: {} for p in paths}
+    if not paths:
+        return found
+    proc = run(top, "check-attr", "-a", "-z", "--stdin", input="\0".join(paths).encode("utf-8", "surrogateescape"))
+    fields = proc.stdout.decode("utf-8", "surrogateescape").split("\0")
+    for path, name, value in zip(fields[0::3], fields[1::3], fields[2::3]):
+        if path in found:
+            found[path][name] = value
+    return found
+
+
+def attribute_gaps(top: Path, source: str, targets: Iterable[str]) -> dict[str, str]:
+    """{attribute: value} that `source` (MEMORY.md's repo path) has and some of `targets` lack or differ on."""
+    targets = [t for t in dict.fromkeys(targets) if t != source]
+    if not targets or not attributes(top, [source])[source]:  # the usual case: one short git call
+        return {}
+    attrs = attributes(top, [source, *targets])
+    mine = attrs[source]
+    return {name: value for name, value in sorted(mine.items())
+            if any(attrs[t].get(name) != value for t in targets)}
+
+
+def attribute_line(gaps: Mapping[str, str]) -> str:
+    """The `.gitattributes` line giving `memory/**` the attributes in `gaps`."""
+    def shown(name: str, value: str) -> str:
+        return name if value == "set" else f"-{name}" if value == "unset" else f"{name}={value}"
+
+    return "memory/** " + " ".join(shown(n, v) for n, v in sorted(gaps.items()))
+
+
+def attribute_problem(top: Path, prefix: str, targets: Iterable[str]) -> str | None:
+    """The one-line refusal when `<prefix>MEMORY.md` has attributes some `targets` (repo paths) lack, else None."""
+    gaps = attribute_gaps(top, f"{prefix}MEMORY.md", targets)
+    if not gaps:
+        return None
+    why = ("its encryption filter would be bypassed and memory committed in plain text"
+           if "filter" in gaps else "they would be committed without them")
+    return (f"{prefix}MEMORY.md: has git attributes ({', '.join(sorted(gaps))}) that files under {prefix}memory/ "
+            f"would not get, so {why}; add the line `{attribute_line(gaps)}` to {prefix}.gitattributes, commit it, "
+            f"and run again")
+
+
+def check_attributes(top: Path, prefix: str, targets: Iterable[str]) -> None:
+    """Raise Refused (exit 3) with `attribute_problem`'s message when there is one."""
+    problem = attribute_problem(top, prefix, targets)
+    if problem is not None:
+        raise Refused(problem)
+
+
+def memory_probe_paths(prefix: str, tracked: Iterable[str]) -> list[str]:
+    """Repo paths that stand for what bonsai-git writes under `<prefix>memory/`: the tracked ones
+    (workspace-relative in `tracked`), the root index, the single-file domain, and a new leaf and
+    an index in each domain folder (absorb and the hook name new leaves only as they write them)."""
+    memory = [p for p in tracked if p.startswith("memory/")]
+    domains = {p.split("/")[2] for p in memory if p.startswith("memory/domains/") and p.count("/") >= 3}
+    probes = {f"{prefix}memory/_index.md", f"{prefix}memory/dates.md", f"{prefix}memory/domains/general/new-leaf.md"}
+    for domain in domains:
+        probes |= {f"{prefix}memory/domains/{domain}/_index.md", f"{prefix}memory/domains/{domain}/new-leaf.md"}
+    return sorted({*probes, *(prefix + p for p in memory)})
+
+
+def workspace_attribute_problem(workspace: Path, tracked: Iterable[str] | None = None) -> str | None:
+    """`attribute_problem` for a workspace: its tracked memory files (`tracked`, workspace-relative,
+    default: asked of git) and the paths bonsai-git would write there."""
+    proc = run(workspace, "rev-parse", "--show-toplevel", "--show-prefix")
+    lines = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
+    if proc.returncode != 0 or len(lines) < 2:
+        return None
+    if tracked is None:
+        tracked = memory_listing(workspace)[0]
+    return attribute_problem(Path(lines[0]), lines[1], memory_probe_paths(lines[1], tracked))
+
+
+# --- line endings -------------------------------------------------------------------------------
+
+def only_line_endings_differ(a: bytes, b: bytes) -> bool:
+    """True when `a` and `b` differ, but not once CRLF is read as LF."""
+    return a != b and a.replace(b"\r\n", b"\n") == b.replace(b"\r\n", b"\n")
+
+
+def stored_alike(cwd: Path, path: str, current: bytes, wanted: bytes) -> bool:
+    """True when git would store `current` and `wanted` at `path` (relative to `cwd`) as the same blob.
+
+    Asked only when they differ in line endings alone (`only_line_endings_differ`): then
+    `git hash-object --path` applies the path's conversion (core.autocrlf, `text`, `eol`) to both.
+    """
+    if current == wanted:
+        return True
+    if not only_line_endings_differ(current, wanted):
+        return False
+    ids = [run(cwd, "hash-object", f"--path={path}", "--stdin", input=data) for data in (current, wanted)]
+    return all(p.returncode == 0 for p in ids) and ids[0].stdout == ids[1].stdout
+
+
+# --- where things are -------------------------------------------------------------------------
+
+def find_workspace(start: Path) -> Path:
+    """The folder `start` or its nearest parent holding MEMORY.md, not above the repository's top.
+
+    As git finds its repository from any folder inside it.  `start` itself when it holds
+    MEMORY.md, when it is in no repository, or when no folder up to the top holds one (the
+    command then names what is missing).
+    """
+    here = start.absolute()
+    if os.path.lexists(here / "MEMORY.md"):
+        return start
+    proc = subprocess.run([git_exe(), "rev-parse", "--show-toplevel"], cwd=here, capture_output=True) \
+        if here.is_dir() else None
+    if proc is None or proc.returncode != 0:
+        return start
+    top = Path(os.path.realpath(proc.stdout.decode("utf-8", "surrogateescape").strip()))
+    folder = Path(os.path.realpath(here))
+    while folder != top and top in folder.parents:
+        folder = folder.parent
+        if os.path.lexists(folder / "MEMORY.md"):
+            return folder
+    return start
+
+
+def memory_listing(workspace: Path) -> tuple[list[str], list[str]]:
+    """(tracked, untracked-not-ignored) workspace-relative paths under `<workspace>/memory/`, sorted.
+
+    Tracked means in git's index (committed or staged), as the hook sees it.
+    """
+    proc = run(workspace, "ls-files", "-z", "-t", "--cached", "--others", "--exclude-standard", "--", "memory")
+    entries = [e for e in proc.stdout.decode("utf-8", "surrogateescape").split("\0") if len(e) > 2]
+    tracked = sorted({e[2:] for e in entries if e[0] != "?"})
+    untracked = sorted({e[2:] for e in entries if e[0] == "?"})
+    return tracked, untracked
+
+
+def indexed_leaf_paths(root: Path, tracked: Iterable[str], untracked: Iterable[str] = ()) -> tuple[list[str], list[str]]:
+    """(leaf paths to index, warnings): the one rule for which leaves are indexed, in every command.
+
+    A leaf is indexed when git tracks it (it is in git's index: committed or staged) and it
+    is a regular file on disk.  Not indexed, each with a warning: an untracked leaf under
+    `memory/domains/` (`git add` it: the hook indexes only what a commit can hold, so
+    indexing it elsewhere would be undone at the next commit), a tracked leaf deleted from disk
+    (`git rm` it), one that is not a regular file (a symlink is never followed out of the tree).
+    Paths are relative to `root` (the workspace), sorted.
+    """
+    from .tree import DOMAINS_DIR, leaf_location  # light; not at import time (tree imports config)
+
+    leaves: list[str] = []
+    warnings: list[str] = []
+    root_str = os.fspath(root)
+    for path in sorted(set(tracked)):
+        if leaf_location(path) is None:
+            continue
+        try:
+            mode = os.lstat(os.path.join(root_str, path)).st_mode
+        except (FileNotFoundError, NotADirectoryError):
+            warnings.append(f"{path}: deleted but not staged, so left out of the indexes; git rm it")
+            continue
+        if stat.S_ISREG(mode):
+            leaves.append(path)
+        else:
+            warnings.append(f"{path}: not a regular file (a symlink?), so not indexed")
+    for path in sorted(set(untracked)):
+        if path.startswith(DOMAINS_DIR + "/") and leaf_location(path) is not None:
+            warnings.append(f"{path}: not tracked by git, so not indexed; git add it to include it")
+    return leaves, warnings
+
+
+def tracked_paths(workspace: Path, *pathspecs: str) -> list[str]:
+    """Workspace-relative paths git tracks (in the index) under `pathspecs` (literal), sorted."""
+    proc = run(workspace, "ls-files", "-z", "--", *pathspecs)
+    if proc.returncode != 0:
+        return []
+    return sorted(p for p in proc.stdout.decode("utf-8", "surrogateescape").split("\0") if p)
