@@ -4,7 +4,7 @@ After a migration the trunk is `pinned text + generated block + inbox`: whatever
 `<!-- bonsai:end -->` line is the inbox.  Each level-2 section there (the same CommonMark split
 as migrate) is a new memory, and absorbing it moves it out of the trunk into the tree:
 
-- it is classified by its heading exactly as migrate classifies (`classify_heading`);
+- it is classified by its heading and body as migrate classifies (`classify_section`);
 - it becomes a NEW leaf `memory/domains/<domain>/<name>.md`, named by `leaf_name` and made
   unique against the names already in that domain folder (case-insensitive, `-2`, `-3`...):
   an existing leaf is never appended to or overwritten, so a new memory never changes the
@@ -28,7 +28,7 @@ import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
-from .classify import classify_heading, is_pinned
+from .classify import SectionInput, body_of, classify_section, is_pinned
 from .config import SINGLE_FILE_DOMAINS, Config
 from .errors import Failed
 from .plan import piece_at
@@ -105,7 +105,8 @@ def plan_absorb(
             kept_len += len(section.text)
             continue
         pieces.append(("leaf", len(moving), 0))
-        moving.append((classify_heading(section.heading, config).domain, section.heading, section.text))
+        decision = classify_section(SectionInput(section.heading, body_of(section.text), section.group), config)
+        moving.append((decision.domain, section.heading, section.text))
     files, sections = _place(moving, taken, single_files)
     return AbsorbPlan(tuple(sorted(files.items())), sections, "".join(kept), tuple(pieces))
 

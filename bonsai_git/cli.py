@@ -95,8 +95,12 @@ def main() -> None:
 @click.option("--no-verify", is_flag=True, help="Pass --no-verify to git commit (skip commit hooks).")
 @click.option("--recover", is_flag=True,
               help="After a crash: restore the state before the interrupted run (or keep its finished commit).")
+@click.option("--plan-out", "plan_out", type=click.Path(dir_okay=False, path_type=Path),
+              help="With --dry-run: write the editable plan (one entry per section) to this TOML file.")
+@click.option("--plan", "plan_in", type=click.Path(dir_okay=False, path_type=Path),
+              help="Place each section where this edited plan says (see --plan-out).")
 def migrate(workspace: Path, dry_run: bool, no_commit: bool, force: bool, as_json: bool,
-            allow_detached: bool, no_verify: bool, recover: bool) -> None:
+            allow_detached: bool, no_verify: bool, recover: bool, plan_out: Path | None, plan_in: Path | None) -> None:
     """Migrate MEMORY.md into a memory tree in one commit (exit 0 done, 3 refused, 1 restored)."""
     from .report import migration_json, migration_text
     from .transaction import migrate as run_migration
@@ -104,12 +108,24 @@ def migrate(workspace: Path, dry_run: bool, no_commit: bool, force: bool, as_jso
     if recover:
         _recover(workspace)
         return
+    if plan_out is not None and not dry_run:
+        raise click.UsageError("--plan-out needs --dry-run (write the plan, edit it, then migrate --plan)")
+    plan_text = _read_plan_file(plan_in) if plan_in is not None else None
     if not dry_run:
         _warn_provenance(workspace)
     result = run_migration(workspace, dry_run=dry_run, no_commit=no_commit, force=force,
-                           allow_detached=allow_detached, no_verify=no_verify)
+                           allow_detached=allow_detached, no_verify=no_verify, plan_text=plan_text,
+                           plan_source=str(plan_in) if plan_in is not None else "plan.toml")
+    if plan_out is not None and result.plan is not None:
+        from .planfile import render_plan
+
+        plan_out.write_bytes(render_plan(result.plan, result.config).encode("utf-8"))
+        click.echo(f"note: wrote the plan to {plan_out}; edit it, then run bonsai-git migrate --plan {plan_out}",
+                   err=True)
     for note in result.notes:
         click.echo(f"note: {note}", err=True)
+    for warning in result.text_warnings:
+        click.echo(f"warning: {warning}", err=True)
     for warning in result.warnings:
         click.echo(f"warning: {warning}", err=True)
     if result.warnings:
@@ -137,6 +153,18 @@ def _indexed_leaves(workspace: Path) -> list[str]:
     for warning in warnings:
         click.echo(f"warning: {warning}", err=True)
     return leaves
+
+
+def _read_plan_file(path: Path) -> str:
+    """The plan file's text; BadInput (exit 3) naming it when it cannot be read or is not UTF-8."""
+    from .errors import BadInput
+
+    try:
+        return path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        raise BadInput(f"{path}: no such plan file; write one with bonsai-git migrate --dry-run --plan-out {path}") from None
+    except UnicodeDecodeError as exc:
+        raise BadInput(f"{path}: not UTF-8 (byte {exc.start})") from None
 
 
 def _warn_provenance(workspace: Path) -> None:
@@ -214,20 +242,38 @@ def rollback(workspace: Path, commit: str | None) -> None:
 
 @main.command()
 @WORKSPACE
-@click.argument("headings", nargs=-1, required=True)
-def explain(workspace: Path, headings: tuple[str, ...]) -> None:
-    """Print the domain of each HEADING and the keyword (or pin rule) that decided it."""
-    from .classify import classify_heading, is_pinned
+@click.argument("headings", nargs=-1)
+@click.option("--body", default="", help="The section's body text, read when the heading decides nothing.")
+@click.option("--file", "memory_file", type=click.Path(dir_okay=False, path_type=Path),
+              help="Explain every section of this Markdown file in context (e.g. MEMORY.md; relative to -C).")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def explain(workspace: Path, headings: tuple[str, ...], body: str, memory_file: Path | None, as_json: bool) -> None:
+    """Say where each HEADING (or every section of --file) goes: domain, deciding step, words, runner-up."""
+    from .explain import explain_file, explain_headings, render_explain, scope_table
     from .config import load_config
 
     config = load_config(workspace)
-    for heading in headings:
-        if is_pinned(heading, config):
-            click.echo(f"{heading!r} -> pinned (stays verbatim in the trunk)")
-            continue
-        c = classify_heading(heading, config)
-        why = f'keyword "{c.keyword}"' if c.keyword else "no keyword matched → general"
-        click.echo(f"{heading!r} -> {c.domain} ({why})")
+    if memory_file is not None:
+        entries = explain_file(_read_memory_file(workspace, memory_file), config)
+    else:
+        entries = explain_headings(headings, body, config)
+    if as_json:
+        click.echo(json.dumps({"sections": entries, "domains": scope_table(config)}, indent=2, ensure_ascii=False))
+    else:
+        click.echo(render_explain(entries, config))
+
+
+def _read_memory_file(workspace: Path, path: Path) -> str:
+    """Read `path` (relative to the workspace when it exists there), strict UTF-8; BadInput when not."""
+    from .errors import BadInput
+
+    target = path if path.is_absolute() or not (workspace / path).is_file() else workspace / path
+    try:
+        return target.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        raise BadInput(f"{path}: no such file") from None
+    except UnicodeDecodeError as exc:
+        raise BadInput(f"{path}: not UTF-8 (byte {exc.start})") from None
 
 
 @main.command()
@@ -308,17 +354,32 @@ def reflect(workspace: Path, as_json: bool) -> None:
 
 @main.command()
 @WORKSPACE
-@click.argument("leaf")
+@click.argument("leaves", nargs=-1, required=True)
 @click.argument("domain")
 @DRY_RUN
 @NO_COMMIT
 @NO_VERIFY
-def move(workspace: Path, leaf: str, domain: str, dry_run: bool, no_commit: bool, no_verify: bool) -> None:
-    """Move LEAF (a path or unique name) to DOMAIN, reindex, commit (exit 3: refused, nothing written)."""
-    from .lifecycle import lifecycle_text, move_leaf
+def move(workspace: Path, leaves: tuple[str, ...], domain: str, dry_run: bool, no_commit: bool, no_verify: bool) -> None:
+    """Move LEAVES (paths or unique names) to DOMAIN, reindex, one commit (exit 3: refused, nothing written)."""
+    from .lifecycle import lifecycle_text, move_leaves
 
-    click.echo(lifecycle_text(move_leaf(workspace, leaf, domain, dry_run=dry_run, no_commit=no_commit,
-                                        no_verify=no_verify)))
+    click.echo(lifecycle_text(move_leaves(workspace, leaves, domain, dry_run=dry_run, no_commit=no_commit,
+                                          no_verify=no_verify)))
+
+
+@main.command()
+@WORKSPACE
+@click.option("--all", "all_leaves", is_flag=True,
+              help="Re-sort every leaf, not only general/ (leaves a `move` placed stay where they are).")
+@DRY_RUN
+@NO_COMMIT
+@NO_VERIFY
+def regroup(workspace: Path, all_leaves: bool, dry_run: bool, no_commit: bool, no_verify: bool) -> None:
+    """Re-apply the current rules and .bonsai.toml to a migrated tree, as one commit (Bonsai-Op: regroup)."""
+    from .lifecycle import lifecycle_text, regroup_workspace
+
+    click.echo(lifecycle_text(regroup_workspace(workspace, all_leaves=all_leaves, dry_run=dry_run,
+                                                no_commit=no_commit, no_verify=no_verify)))
 
 
 @main.command()

@@ -64,6 +64,11 @@ class Failed(BonsaiError):
     exit_code = 1
 
 
+class ConcurrentWrite(Failed):
+    """Another process wrote a file while bonsai-git was replacing it; that write was kept, the run
+    stopped and was undone (exit 1)."""
+
+
 class Interrupted(BonsaiError):
     """Ctrl-C during a run; the tree was restored (exit 130)."""
 

@@ -19,6 +19,8 @@ What a run does, for the repository that holds the current folder:
    attributes must reach memory/ too (gitsettings.check_attributes, exit 3).
 3. With `absorb = true` (the default), `##` sections appended after the trunk's end marker are
    moved into new leaves first (absorb.py).  Then every stale generated file is rewritten.
+   Writing runs hold `bonsai.lock` (as `absorb` and `reindex` do), and every file is replaced
+   through tree.CheckedWriter, so an agent's write meanwhile is never overwritten.
 4. Exit 0 when nothing changed; 1 when it wrote anything (a new untracked `_index.md` or
    leaf included), naming each file and the `git add` to run; under `--check` it writes
    nothing and exits 1 when anything is stale.  Errors: one line on stderr and the
@@ -39,11 +41,12 @@ from . import __version__
 from .errors import BonsaiError, NotARepository, Refused, run_entry
 from .gitsettings import check_attributes, check_repository_env, git_env, indexed_leaf_paths, memory_probe_paths
 from .gitexe import git_exe
-from .tree import MEMORY_DIR, TRUNK, is_migrated, leaf_location, read_regular
+from .tree import DOMAINS_DIR, MEMORY_DIR, TRUNK, is_migrated, leaf_location, markers_missing, read_regular
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms per hook run)
 if TYPE_CHECKING:
     from .factcache import FactsCache
+    from .freshness import FreshMemo
 
 # Only paths that can matter: trunks and anything under a memory/ folder, at any depth.
 _PATHSPECS = (f":(glob)**/{TRUNK}", f":(glob)**/{MEMORY_DIR}/**")
@@ -89,23 +92,35 @@ def run_hook(directory: Path, *, check: bool = False) -> int:
     workspaces = find_workspaces(top, listing)
     if not workspaces:
         return 0
-    caches: list[FactsCache] = []
-    if not check and os.environ.get("GIT_INDEX_FILE"):  # inside a commit (git sets it for its hooks)
-        for ws in workspaces:  # before any workspace is written: all or nothing
-            if ws.unstaged:  # nothing unstaged: nothing to refuse
-                _refuse_unstaged(top, ws, _facts_cache(caches, common_dir))
     from .freshness import open_memo, workspace_digest
 
     memo = open_memo(common_dir)
-    changed: list[str] = []
-    touched: list[Workspace] = []
+    pending: list[tuple[Workspace, str | None]] = []
     for ws in workspaces:
         info = {path[len(ws.prefix) :]: value for path, value in stage_info.items() if path.startswith(ws.prefix)} \
             if ws.prefix else stage_info
         digest = workspace_digest(top / ws.prefix, ws.tracked, ws.untracked, ws.unstaged, info,
                                   _setting_files(top, ws.prefix, common_dir))
-        if memo.holds(digest):  # the same input a full run found fresh, warning-free: nothing to read
-            continue
+        if not memo.holds(digest):  # else: the same input a full run found fresh, warning-free: nothing to read
+            pending.append((ws, digest))
+    if not pending:
+        return 0
+    if check:
+        return _run_workspaces(top, common_dir, pending, check, memo)
+    with _holding_lock(journal):  # the lock `absorb` and every writing command take: one writer at a time
+        return _run_workspaces(top, common_dir, pending, check, memo)
+
+
+def _run_workspaces(top: Path, common_dir: Path, pending: list[tuple[Workspace, str | None]], check: bool,
+                    memo: FreshMemo) -> int:
+    caches: list[FactsCache] = []
+    if not check and os.environ.get("GIT_INDEX_FILE"):  # inside a commit (git sets it for its hooks)
+        for ws, _digest in pending:  # before any workspace is written: all or nothing
+            if ws.unstaged:  # nothing unstaged: nothing to refuse
+                _refuse_unstaged(top, ws, _facts_cache(caches, common_dir))
+    changed: list[str] = []
+    touched: list[Workspace] = []
+    for ws, digest in pending:
         warned = _WARNINGS[0]
         written = _run_workspace(top, ws, check, _facts_cache(caches, common_dir))
         changed += written
@@ -217,6 +232,55 @@ def _would_rewrite_trunk(top: Path, ws: Workspace, cache: FactsCache) -> bool:
     return TRUNK in result.changed
 
 
+class _holding_lock:
+    """Hold `bonsai.lock` (next to the journal folder) while the hook writes.
+
+    The same flock that filelock's UnixFileLock takes in `absorb`, `reindex`, `migrate`...,
+    taken with fcntl directly so the hook's import path stays light.  Waits up to LOCK_WAIT
+    seconds (an `absorb` run is short), then LockHeld (exit 3).  Inside bonsai-git's own commit
+    (journal.OWN_COMMIT_ENV names this journal folder) the committing run holds the lock already.
+    """
+
+    LOCK_WAIT = 5.0
+
+    def __init__(self, journal: Path) -> None:
+        self.journal = journal
+        self.fd: int | None = None
+
+    def __enter__(self) -> None:
+        if os.environ.get("BONSAI_GIT_OWN_COMMIT") == str(self.journal.resolve()):
+            return
+        import fcntl
+        import time
+
+        lock = self.journal.with_name("bonsai.lock")
+        try:
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError:
+            return  # a read-only git dir: nothing else can write there either
+        deadline = time.monotonic() + self.LOCK_WAIT
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    os.close(fd)
+                    from .errors import LockHeld
+
+                    raise LockHeld(f"{lock}: another bonsai-git run holds this lock; wait for it to finish, "
+                                   f"then commit again") from None
+                time.sleep(0.05)
+        self.fd = fd
+
+    def __exit__(self, *exc: object) -> None:
+        if self.fd is not None:
+            import fcntl
+
+            fcntl.flock(self.fd, fcntl.LOCK_UN)
+            os.close(self.fd)
+
+
 def _warn_provenance(top: Path, rewritten: Sequence[Workspace]) -> None:
     """Warn when OpenClaw's provenance record makes a MEMORY.md the hook rewrote risky (provenance.py)."""
     if not rewritten:
@@ -233,7 +297,10 @@ def find_workspaces(top: Path, listing: Sequence[tuple[str, str]]) -> list[Works
     """The migrated workspaces among `(tag, repo-relative path)` entries of `git ls-files -t`, by prefix.
 
     A workspace is a tracked `MEMORY.md` whose text on disk has bonsai markers.  Each gets the
-    tracked and untracked paths under its folder, relative to it.
+    tracked and untracked paths under its folder, relative to it.  A tracked `MEMORY.md` without
+    a valid marker pair beside a tracked `memory/domains/` (a marker deleted or retyped, the trunk
+    rewritten by an agent) raises BadInput (exit 3), the message `reindex --check` gives: indexing
+    nothing there would commit stale indexes.
     """
     tracked = {path for tag, path in listing if tag not in ("?", "C")}
     workspaces = []
@@ -245,8 +312,13 @@ def find_workspaces(top: Path, listing: Sequence[tuple[str, str]]) -> list[Works
             text = read_regular(trunk, path).decode("utf-8", "replace")
         except OSError:  # deleted from disk, or a folder: nothing to index there
             continue
+        prefix = path[: -len(TRUNK)]
         if is_migrated(text):
-            workspaces.append(Workspace(path[: -len(TRUNK)]))
+            workspaces.append(Workspace(prefix))
+        elif _has_domains(tracked, prefix):
+            error = markers_missing(text)
+            error.message = prefix + error.message
+            raise error
     by_prefix = {ws.prefix: ws for ws in workspaces}
     for tag, path in listing:  # one pass: each path goes to every workspace folder above it (~depth lookups)
         end = 0
@@ -261,6 +333,12 @@ def find_workspaces(top: Path, listing: Sequence[tuple[str, str]]) -> list[Works
     return workspaces
 
 
+def _has_domains(tracked: set[str], prefix: str) -> bool:
+    """True when git tracks a file under `<prefix>memory/domains/`."""
+    folder = f"{prefix}{DOMAINS_DIR}/"
+    return any(p.startswith(folder) for p in tracked)
+
+
 def _run_workspace(top: Path, ws: Workspace, check: bool, cache: FactsCache) -> list[str]:
     from .config import load_config
     from .reindex import reindex_workspace
@@ -271,6 +349,7 @@ def _run_workspace(top: Path, ws: Workspace, check: bool, cache: FactsCache) -> 
     leaves, warnings = indexed_leaf_paths(root, ws.tracked, ws.untracked)  # the one rule, as reindex and status
     for warning in warnings:
         _warn(ws.prefix + warning)
+    _warn_layout(ws, leaves)
     _warn_secret_names(ws, leaves)
     try:
         config = load_config(root)
@@ -296,6 +375,20 @@ def _run_workspace(top: Path, ws: Workspace, check: bool, cache: FactsCache) -> 
         _warn(f"{ws.prefix}{TRUNK}: {result.inbox_sections} new section(s) after the end marker are not absorbed "
               "(absorb = false); run bonsai-git absorb")
     return [ws.prefix + p for p in result.changed]
+
+
+def _warn_layout(ws: Workspace, leaves: list[str]) -> None:
+    """Warn about a `.md` file directly in memory/domains/ and a domain folder name `move` would refuse."""
+    from .config import SINGLE_FILE_DOMAINS, is_domain_name
+    from .tree import domain_name_message, misplaced_leaf, misplaced_message
+
+    for path in sorted({*ws.tracked, *ws.untracked}):
+        if misplaced_leaf(path):
+            _warn(f"{ws.prefix}{path}: {misplaced_message(path)}")
+    domains = {location[0] for path in leaves if (location := leaf_location(path)) is not None}
+    for domain in sorted(domains - set(SINGLE_FILE_DOMAINS)):
+        if not is_domain_name(domain):
+            _warn(f"{ws.prefix}{DOMAINS_DIR}/{domain}/: {domain_name_message(domain)}")
 
 
 def _warn_secret_names(ws: Workspace, leaves: Sequence[str]) -> None:

@@ -17,7 +17,9 @@ a complete one.  While it exists every command refuses (JournalPresent, exit 3) 
 already exists, keeps it) and removes the journal.
 
 Only paths the journal lists are ever touched, plus the temp files `tree.write_durably` may have
-left next to them (`.bonsai-XXXXXXXX`): never `git clean`, `reset --hard` or `stash`.
+left next to them (`.bonsai-XXXXXXXX`): never `git clean`, `reset --hard` or `stash`.  A restore
+yields a whole state (see `restore`): bytes it cannot leave in place (a commit hook's fix of our
+files) are copied to `bonsai-rescued/` beside the journal folder first, never dropped.
 
 Light on purpose: the hook path calls `refuse_if_journaled`, so git runs through subprocess and
 GitPython is never imported here.
@@ -39,10 +41,10 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from .errors import JournalPresent, LockHeld
+from .errors import ConcurrentWrite, JournalPresent, LockHeld
 from .gitsettings import git_env
-from .tree import write_durably
 from .gitexe import git_exe
+from .tree import CheckedWriter, write_durably
 
 JOURNAL_DIR = "bonsai"
 LOCK_NAME = "bonsai.lock"  # gitrepo.workspace_lock's file, next to the journal folder
@@ -52,6 +54,9 @@ JOURNAL_FILE = "journal.json"
 # a crash (without it, every bonsai-git commit in a repo using our hook was refused).
 OWN_COMMIT_ENV = "BONSAI_GIT_OWN_COMMIT"
 PRIOR_DIR = "prior"
+PLANNED_DIR = "planned"  # the new bytes of paths that existed: recovery carries an append made after ours
+COMMITTING_FILE = "committing"  # present once `git commit` (and so the user's commit hooks) may have run
+RESCUE_DIR = "bonsai-rescued"  # next to the journal folder: bytes recovery could not leave in place
 JOURNAL_FORMAT = 1
 RECOVER_COMMAND = "bonsai-git migrate --recover"
 # tree.write_durably's temp files: tempfile.mkstemp(prefix=".bonsai-") adds 8 chars of this alphabet.
@@ -136,10 +141,13 @@ def refuse_if_journaled(cwd: Path) -> None:
 
 # --- writing, reading and removing it ---------------------------------------------------------
 
-def write_journal(folder: Path, journal: Journal, prior: Mapping[str, bytes]) -> None:
+def write_journal(folder: Path, journal: Journal, prior: Mapping[str, bytes],
+                  planned: Mapping[str, bytes] | None = None) -> None:
     """Record `journal` and the prior bytes of the paths that existed, durably, in `folder`.
 
-    `prior` maps workspace-relative paths to their bytes.  A leftover folder without
+    `prior` maps workspace-relative paths to their bytes; `planned` (optional) the new bytes of
+    the paths that existed and are rewritten, so recovery can tell "ours + an agent's append"
+    from anything else.  A leftover folder without
     `journal.json` (a crash while recording, before any write) is replaced.  Raises
     JournalPresent when a complete journal is already there; OSError when the disk refuses.
     """
@@ -152,6 +160,10 @@ def write_journal(folder: Path, journal: Journal, prior: Mapping[str, bytes]) ->
         target = folder / PRIOR_DIR / _safe_relative(path)
         target.parent.mkdir(parents=True, exist_ok=True)
         write_durably(target, prior[path])
+    for path in sorted(planned or {}):
+        target = folder / PLANNED_DIR / _safe_relative(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_durably(target, (planned or {})[path])
     for sub in sorted({p for p in folder.rglob("*") if p.is_dir()}, key=lambda p: len(p.parts), reverse=True):
         _fsync_dir(sub)
     write_durably(folder / JOURNAL_FILE, _encode(journal))
@@ -172,6 +184,26 @@ def read_journal(folder: Path) -> Journal | None:
 def read_prior(folder: Path, path: str) -> bytes:
     """The bytes `path` (workspace-relative) held before the journaled run."""
     return (folder / PRIOR_DIR / _safe_relative(path)).read_bytes()
+
+
+def read_planned(folder: Path, path: str) -> bytes | None:
+    """The new bytes the journaled run planned for `path` (recorded for paths that existed), or None."""
+    try:
+        return (folder / PLANNED_DIR / _safe_relative(path)).read_bytes()
+    except FileNotFoundError:
+        return None
+
+
+def mark_committing(folder: Path) -> None:
+    """Record, durably, that the run is about to run `git commit`: from now on the user's commit
+    hooks (a trailing-whitespace fixer...) may rewrite our files, so recovery treats bytes that are
+    neither ours nor the original as possibly a fixer's, not as an agent's write to keep in place."""
+    write_durably(folder / COMMITTING_FILE, b"1\n")
+
+
+def hooks_may_have_run(folder: Path) -> bool:
+    """True when the journaled run reached `git commit` (see mark_committing)."""
+    return (folder / COMMITTING_FILE).is_file()
 
 
 def remove_journal(folder: Path) -> None:
@@ -307,18 +339,34 @@ def is_index_lock_error(stderr: bytes) -> bool:
 # --- restoring ----------------------------------------------------------------------------------
 
 def restore(top: Path, journal: Journal, prior: Callable[[str], bytes], *,
-            undo_commit: str | None = None, keep_foreign: bool = True) -> list[str]:
+            planned: Callable[[str], bytes | None] = lambda path: None,
+            undo_commit: str | None = None, keep_foreign: bool = True,
+            rescue_dir: Path | None = None, rescued: list[str] | None = None) -> list[str]:
     """Put HEAD, the index entries and the bytes of exactly the journaled paths back as they were.
 
-    `prior(path)` gives a path's prior bytes.  `keep_foreign`: an existing file holding bytes that
-    are neither its prior nor its planned ones was written by someone else meanwhile (an agent
-    appending to MEMORY.md): keep it (the default; the caller passes False once its own commit
-    hooks ran, since a fixer hook rewrites our planned bytes).  `undo_commit`: the run's own commit, to be undone
-    by moving HEAD back to the journal's HEAD (only if HEAD still points to it).  Idempotent:
-    running it twice (a crash during a restore) gives the same result.  Returns what could not
-    be put back (empty when all was restored); never raises for one path's failure.
+    The result is a whole state: the pre-run bytes of every path, plus what another process
+    wrote meanwhile, never a mix of ours and the original.  Per path (`prior(path)` gives its
+    prior bytes, `planned(path)` the run's new bytes when recorded):
+
+    - our bytes, or gone: the prior bytes are put back (a file the run created is deleted);
+    - our bytes + appended text (an agent appended after we wrote): prior bytes + that text
+      (unless it is only whitespace and commit hooks ran: a fixer's, so just the prior bytes);
+    - prior bytes + appended text: kept as it is;
+    - anything else was written by someone else.  `keep_foreign` (before any commit hook ran):
+      kept in place, since no hook of ours could have made it.  Otherwise (a fixer hook may
+      have rewritten our bytes): the prior bytes are put back and the bytes found are copied
+      to `rescue_dir/<path>` (named in a warning), so nothing is lost either way.  A file the
+      run created that holds other bytes than ours is copied there too, then deleted.
+
+    `rescued`: when given, the copies' paths (relative to `rescue_dir`) are appended to it instead
+    of printed.  `undo_commit`: the run's own commit, to be undone by moving HEAD back to the journal's HEAD
+    (only if HEAD still points to it).  Idempotent: running it twice (a crash during a restore)
+    gives the same result.  Returns what could not be put back (empty when all was restored);
+    never raises for one path's failure.
     """
     errors: list[str] = []
+    quiet = rescued is not None  # the caller reports the copies (in its own error line)
+    rescued = [] if rescued is None else rescued
     if undo_commit is not None and journal.head is not None:
         proc = _git(top, "update-ref", "-m", "bonsai-git: undo the interrupted run", "HEAD", journal.head,
                     undo_commit, check=False)
@@ -326,20 +374,27 @@ def restore(top: Path, journal: Journal, prior: Callable[[str], bytes], *,
             errors.append(f"HEAD: {_first_line(proc.stderr)}")
     errors += _restore_index(top, journal)
     workspace = top / journal.prefix if journal.prefix else top
-    for n, entry in enumerate(journal.entries, 1):
-        target = workspace / _safe_relative(entry.path)
+    writer = CheckedWriter(workspace)
+    try:
+        for n, entry in enumerate(journal.entries, 1):
+            shown = journal.repo_path(entry.path)
+            try:
+                _restore_entry(workspace, writer, entry, shown, prior, planned, journal.object_format, keep_foreign,
+                               rescue_dir or top, rescued)
+            except (OSError, ConcurrentWrite) as exc:
+                errors.append(f"{shown}: {exc.strerror or exc}" if isinstance(exc, OSError) else exc.message)
+            if n == 1:
+                crash_point("restore")
         try:
-            if keep_foreign and _changed_by_someone_else(target, entry, prior, journal.object_format):
-                # An agent or editor wrote this file while we ran (we replace existing files
-                # atomically, so these bytes are neither ours nor a torn write): keep them.
-                print(f"bonsai-git: warning: {journal.repo_path(entry.path)} changed while bonsai-git was running; "
-                      f"kept as it is now (its earlier bytes are in git's HEAD)", file=sys.stderr)
-                continue
-            _restore_path(target, prior(entry.path) if entry.existed else None)
-        except OSError as exc:
-            errors.append(f"{journal.repo_path(entry.path)}: {exc.strerror or exc}")
-        if n == 1:
-            crash_point("restore")
+            writer.finish()  # an append that landed in a file as we put it back: carried
+        except ConcurrentWrite as exc:
+            errors.append(exc.message)
+    finally:
+        writer.close()
+    if rescued and not quiet:
+        print(f"bonsai-git: warning: {len(rescued)} file(s) held bytes that are neither the original nor bonsai-git's "
+              f"(a commit hook's fix, or another writer), e.g. {rescued[0]}; the original state was restored and a "
+              f"copy of those bytes kept under {rescue_dir or top}", file=sys.stderr)
     _remove_temp_files(workspace, journal)
     for folder in sorted(journal.created_dirs, key=lambda d: d.count("/"), reverse=True):
         try:
@@ -347,6 +402,134 @@ def restore(top: Path, journal: Journal, prior: Callable[[str], bytes], *,
         except OSError:
             pass  # not empty (the user put something there) or already gone: leave it
     return errors
+
+
+def _restore_entry(workspace: Path, writer: CheckedWriter, entry: JournalEntry, shown: str,
+                   prior: Callable[[str], bytes], planned: Callable[[str], bytes | None], object_format: str,
+                   keep_foreign: bool, rescue_dir: Path, rescued: list[str]) -> None:
+    """Restore one path (see `restore`), replacing it only while it holds the bytes just judged:
+    an agent appending meanwhile makes it judge again (up to 100 times), so the append is kept too."""
+    target = workspace / _safe_relative(entry.path)
+    old = prior(entry.path) if entry.existed else None
+    for _attempt in range(100):
+        current = _current_bytes(target)
+        wanted = _restored_bytes(current, entry, old, planned(entry.path), object_format, keep_foreign)
+        if isinstance(wanted, _Keep):
+            print(f"bonsai-git: warning: {shown} changed while bonsai-git was running; {wanted.why}", file=sys.stderr)
+            return
+        if isinstance(wanted, _Rescue):
+            rescued.append(_rescue(rescue_dir, shown, wanted.data))
+            wanted = old
+        if wanted == current:
+            return
+        try:
+            if current is not None and target.is_symlink():
+                target.unlink()
+                current = None
+            if wanted is None:
+                if current is not None:
+                    writer.delete(entry.path, current)
+            else:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                writer.write(entry.path, wanted, current, carry_appends=True)  # appended meanwhile: carried
+            return
+        except ConcurrentWrite:
+            continue
+    raise ConcurrentWrite(f"{shown}: kept changing while bonsai-git restored it; left as it is")
+
+
+def _current_bytes(target: Path) -> bytes | None:
+    try:
+        return None if target.is_symlink() or not target.is_file() else target.read_bytes()
+    except OSError:
+        return None
+
+
+def finish_tree(top: Path, journal: Journal, prior: Callable[[str], bytes], rescue_dir: Path) -> list[str]:
+    """Make the working tree match a run whose commit exists whole (recovery's "completed" case).
+
+    A commit hook (a fixer that lets the commit through) may have rewritten our files in the
+    working tree after git stored our bytes: each journaled path whose bytes are neither the
+    committed ones nor those plus appended text (an agent's) gets the committed bytes back,
+    the bytes found copied to `rescue_dir` first.  A path the run deleted and that is back with
+    its prior bytes is deleted again.  Returns what could not be done; prints one warning line
+    when copies were made.
+    """
+    errors: list[str] = []
+    rescued: list[str] = []
+    workspace = top / journal.prefix if journal.prefix else top
+    writer = CheckedWriter(workspace)
+    try:
+        for entry in journal.entries:
+            shown = journal.repo_path(entry.path)
+            target = workspace / _safe_relative(entry.path)
+            current = _current_bytes(target)
+            try:
+                if entry.planned is None:
+                    if current is not None and entry.existed and current == prior(entry.path):
+                        writer.delete(entry.path, current)
+                    continue
+                if current is not None and blob_id(current, journal.object_format) == entry.planned:
+                    continue
+                ours = _git(top, "cat-file", "blob", entry.planned).stdout
+                if current is not None and current.startswith(ours):
+                    continue  # ours plus an agent's append: kept
+                if current is not None:
+                    rescued.append(_rescue(rescue_dir, shown, current))
+                target.parent.mkdir(parents=True, exist_ok=True)
+                writer.write(entry.path, ours, current)
+            except (OSError, ConcurrentWrite) as exc:
+                errors.append(f"{shown}: {exc.strerror or exc}" if isinstance(exc, OSError) else exc.message)
+        writer.finish()
+    except ConcurrentWrite as exc:
+        errors.append(exc.message)
+    finally:
+        writer.close()
+    run_git_retrying(top, "update-index", "-q", "--refresh")  # stat data only: the entries are HEAD's already
+    if rescued:
+        print(f"bonsai-git: warning: {len(rescued)} file(s) held bytes a commit hook (or another writer) wrote over "
+              f"the committed ones, e.g. {rescued[0]}; the committed bytes were put back and a copy of those kept "
+              f"under {rescue_dir}", file=sys.stderr)
+    return errors
+
+
+@dataclass(frozen=True, slots=True)
+class _Keep:
+    why: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Rescue:
+    data: bytes
+
+
+def _restored_bytes(current: bytes | None, entry: JournalEntry, old: bytes | None, new: bytes | None,
+                    object_format: str, keep_foreign: bool) -> bytes | None | _Keep | _Rescue:
+    """What a path holding `current` must hold after the restore (None: absent), or keep it, or rescue its bytes first."""
+    if current is None or current == old or blob_id(current, object_format) == entry.planned:
+        return old
+    if new and current.startswith(new) and old is not None:
+        extra = current[len(new):]
+        # An append made after our write: carried onto the original.  Only whitespace, once commit
+        # hooks ran, is a fixer's (`printf ' \n' >>`), not a memory: the original comes back exactly.
+        return old if not keep_foreign and not extra.strip() else old + extra
+    if old is not None and current.startswith(old):
+        return _Keep("kept as it is now: the original with text appended")
+    if keep_foreign and old is not None:
+        return _Keep("kept as it is now (its earlier bytes are in git's HEAD)")
+    return _Rescue(current)
+
+
+def _rescue(folder: Path, shown: str, data: bytes) -> str:
+    """Copy `data` to `folder/<shown>` (a free name: `.1`, `.2`... appended); return `shown` as written."""
+    target = folder / _safe_relative(shown)
+    n = 0
+    while target.exists():
+        n += 1
+        target = folder / f"{_safe_relative(shown)}.{n}"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    write_durably(target, data)
+    return target.relative_to(folder).as_posix()
 
 
 def _restore_index(top: Path, journal: Journal) -> list[str]:
@@ -365,29 +548,6 @@ def _restore_index(top: Path, journal: Journal) -> list[str]:
         return [f"the index: {_first_line(proc.stderr)}"]
     run_git_retrying(top, "update-index", "-q", "--refresh")  # stat data only, so `git diff` stays quiet
     return []
-
-
-def _changed_by_someone_else(target: Path, entry: JournalEntry, prior: Callable[[str], bytes],
-                             object_format: str) -> bool:
-    """True when an existing file now holds bytes that are neither its prior nor its planned bytes."""
-    if not entry.existed or target.is_symlink() or not target.is_file():
-        return False
-    current = target.read_bytes()
-    return current != prior(entry.path) and blob_id(current, object_format) != entry.planned
-
-
-def _restore_path(target: Path, data: bytes | None) -> None:
-    if data is None:
-        if target.is_symlink() or target.is_file():
-            target.unlink()
-        return
-    try:
-        if not target.is_symlink() and target.is_file() and target.read_bytes() == data:
-            return
-    except OSError:
-        pass
-    target.parent.mkdir(parents=True, exist_ok=True)
-    write_durably(target, data)
 
 
 def _remove_temp_files(workspace: Path, journal: Journal) -> None:

@@ -10,6 +10,11 @@ Each command is one `transaction.apply_changes` run (lock, write, verify, one co
 - **archive** relocates leaves to `memory/archive/<domain>/<name>`: not a leaf any more (not
   indexed, not in the trunk) but still in the workspace for grep and memory search.  A name
   already taken in the archive gets `-2`, `-3`, ... (archiving a second "open-loops" later is normal).
+- **regroup** re-applies the current classifier and `.bonsai.toml` to a migrated tree: by default
+  it moves only the leaves in `general/` that now classify elsewhere; `all_leaves` re-sorts every
+  leaf except those a `move` commit placed (their path was added by a commit with the trailer
+  `Bonsai-Op: move`: a person's choice outranks the rules).  Leaf bytes never change; a name
+  taken in the target domain gets `-2`, `-3`, ...; single-file domains are neither source nor target.
 - **purge** deletes archived files whose archiving commit (the newest commit that added them
   under `memory/archive/`) is older than the grace period, compared in seconds
   (`status.is_due_for_purge`, the rule `status` lists them by); git history keeps them.
@@ -32,11 +37,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from .config import MAX_DOMAIN_NAME, SINGLE_FILE_DOMAINS, Config, is_domain_name, load_config
+from .classify import Classification
+from .config import FALLBACK_DOMAIN, MAX_DOMAIN_NAME, SINGLE_FILE_DOMAINS, Config, is_domain_name, load_config
 from .errors import BadInput, Failed, NothingToDo, Refused
 from .gitrepo import (
-    RepoContext, check_identity, head_sha, ignored_paths, in_progress_operation, open_workspace, staged_paths,
-    status_paths, workspace_lock,
+    RepoContext, check_identity, head_sha, ignored_paths, in_progress_operation, open_workspace, run_git,
+    staged_paths, status_paths, workspace_lock,
 )
 from .gitsettings import check_attributes
 from .indexes import render_tree
@@ -206,6 +212,63 @@ def move_message(old: str, new: str) -> str:
             f"{TRAILER}: move\n")
 
 
+def moves_message(moves: Sequence[tuple[str, str]], domain: str) -> str:
+    """The commit message of a move of several leaves to `domain` (one line per rename, the trailer)."""
+    if len(moves) == 1:
+        return move_message(*moves[0])
+    body = [f"{old} -> {new}" for old, new in moves]
+    return "\n".join([f"bonsai: move {len(moves)} leaves to {domain}", "", *body, "", f"{TRAILER}: move"]) + "\n"
+
+
+def regroup_moves(leaves: Sequence[Leaf], config: Config, *, all_leaves: bool = False,
+                  keep: Iterable[str] = ()) -> dict[str, tuple[str, Classification]]:
+    """{old leaf path: (new path, why)} for the leaves the current rules place in another domain.
+
+    Every leaf (single-file domains aside) is classified by its first `##` section's heading and
+    body, with the whole tree as the document (its dominant domain counts, as in a migration).
+    Candidates: leaves in `general` (or every leaf with `all_leaves`), minus the paths in `keep`
+    (placed by a `move`).  A leaf stays when the rules give its own domain, `general` or a
+    single-file domain, or only the tree's dominant domain (no word of its own points there).  A target name taken (case-insensitively) gets `-2`, `-3`, ... (its bytes
+    are untouched either way).  Pure; deterministic (leaf path order).
+    """
+    from .classify import SectionInput, body_of, classify_document
+    from .sections import split_sections
+
+    movable = sorted((leaf for leaf in leaves if leaf.domain not in SINGLE_FILE_DOMAINS), key=lambda leaf: leaf.path)
+    inputs = []
+    for leaf in movable:
+        doc = split_sections(leaf.text)
+        first = doc.sections[0] if doc.sections else None
+        inputs.append(SectionInput(first.heading, body_of(first.text)) if first else SectionInput("", leaf.text))
+    decisions = classify_document(inputs, config)
+    kept = set(keep)
+    taken = {leaf.path.casefold() for leaf in leaves}
+    out: dict[str, tuple[str, Classification]] = {}
+    for leaf, decision in zip(movable, decisions):
+        new = decision.domain
+        if leaf.path in kept or (not all_leaves and leaf.domain != FALLBACK_DOMAIN):
+            continue
+        if new in (leaf.domain, FALLBACK_DOMAIN) or new in SINGLE_FILE_DOMAINS or decision.decided_by == "document":
+            continue
+        name = PurePosixPath(leaf.name).name[: -len(".md")]
+        target, n = f"{DOMAINS_DIR}/{new}/{name}.md", 1
+        while target.casefold() in taken:
+            n += 1
+            target = f"{DOMAINS_DIR}/{new}/{name}-{n}.md"
+        taken.add(target.casefold())
+        out[leaf.path] = (target, decision)
+    return out
+
+
+def regroup_message(moves: Mapping[str, tuple[str, Classification]], all_leaves: bool) -> str:
+    """The regroup commit message: subject, one line per move with the step that decided, the trailer."""
+    what = "every leaf" if all_leaves else "general/"
+    body = [f"{old} -> {new} ({why.decided_by}: {', '.join(why.words) or why.domain})"
+            for old, (new, why) in sorted(moves.items())]
+    subject = f"bonsai: regroup {len(moves)} {'leaf' if len(moves) == 1 else 'leaves'} ({what}, current rules)"
+    return "\n".join([subject, "", *body, "", f"{TRAILER}: regroup"]) + "\n"
+
+
 def archive_message(moves: Sequence[tuple[str, str]], reason: str | None) -> str:
     """The archive commit message: subject, the reason, one line per archived leaf, the trailer."""
     what = PurePosixPath(moves[0][0]).name if len(moves) == 1 else f"{len(moves)} leaves"
@@ -227,10 +290,18 @@ def purge_message(purged: Sequence[tuple[str, int]], grace_days: int) -> str:
 
 def move_leaf(workspace: Path, ref: str, domain: str, *, dry_run: bool = False, no_commit: bool = False,
               no_verify: bool = False) -> LifecycleResult:
-    """`bonsai-git move`: relocate one leaf to `domain` and reindex, as one commit.
+    """`bonsai-git move`: relocate one leaf to `domain` and reindex, as one commit (see move_leaves)."""
+    return move_leaves(workspace, [ref], domain, dry_run=dry_run, no_commit=no_commit, no_verify=no_verify)
 
-    `ref` is a leaf path or unique name (see resolve_leaf).  Raises Refused/BadInput (exit 3,
-    nothing written), Failed or Interrupted after a restore.
+
+def move_leaves(workspace: Path, refs: Sequence[str], domain: str, *, dry_run: bool = False, no_commit: bool = False,
+                no_verify: bool = False) -> LifecycleResult:
+    """`bonsai-git move`: relocate leaves to `domain` and reindex, as one commit.
+
+    Each ref is a leaf path or unique name (see resolve_leaf); a leaf named twice moves once.
+    Raises Refused/BadInput (exit 3, nothing written) for the first bad ref, a name taken in the
+    target domain (or by two of the moved leaves), a leaf already there; Failed or Interrupted
+    after a restore.
     """
     check_domain_name(domain)  # first: a bad name never reaches the file system (ENAMETOOLONG)
     ctx = open_workspace(workspace)
@@ -238,11 +309,44 @@ def move_leaf(workspace: Path, ref: str, domain: str, *, dry_run: bool = False, 
         _check_clean(ctx, MEMORY_AREAS)
         _trunk_bytes, trunk = read_trunk(ctx.workspace)  # the checks reindex makes (text typed in the block, ...)
         paths = walk_leaf_paths(ctx.workspace)
-        old = resolve_leaf(_workspace_ref(ctx, ref), paths)
+        olds = list(dict.fromkeys(resolve_leaf(_workspace_ref(ctx, r), paths) for r in refs))
         taken = [*paths, *_files_under(ctx, f"{DOMAINS_DIR}/{domain}")]
-        new = move_target(old, domain, [p for p in taken if p != old])
-        plan = _relocation_plan(ctx, trunk, {old: new}, "move", move_message(old, new))
+        moves: dict[str, str] = {}
+        for old in olds:
+            moves[old] = move_target(old, domain, [p for p in taken if p != old])
+            taken.append(moves[old])
+        plan = _relocation_plan(ctx, trunk, moves, "move", moves_message(sorted(moves.items()), domain))
         return _apply(ctx, plan, dry_run=dry_run, no_commit=no_commit, no_verify=no_verify)
+
+
+def regroup_workspace(workspace: Path, *, all_leaves: bool = False, dry_run: bool = False, no_commit: bool = False,
+                      no_verify: bool = False) -> LifecycleResult:
+    """`bonsai-git regroup`: move leaves the current rules place elsewhere (regroup_moves), as one commit
+    with the trailer `Bonsai-Op: regroup`.  Nothing to move: a plan without changes, no commit.
+
+    Raises Refused/BadInput (exit 3, nothing written), Failed or Interrupted after a restore.
+    """
+    ctx = open_workspace(workspace)
+    with workspace_lock(ctx):
+        _check_clean(ctx, MEMORY_AREAS)
+        _trunk_bytes, trunk = read_trunk(ctx.workspace)
+        leaves = read_leaves(ctx.workspace, walk_leaf_paths(ctx.workspace))
+        keep = _placed_by_move(ctx) if all_leaves else set()
+        found = regroup_moves(leaves, load_config(ctx.workspace), all_leaves=all_leaves, keep=keep)
+        moves = {old: new for old, (new, _why) in found.items()}
+        if not moves:
+            return LifecycleResult(LifecyclePlan("regroup", (), (), (), ""), None, dry_run)
+        plan = _relocation_plan(ctx, trunk, moves, "regroup", regroup_message(found, all_leaves))
+        return _apply(ctx, plan, dry_run=dry_run, no_commit=no_commit, no_verify=no_verify)
+
+
+def _placed_by_move(ctx: RepoContext) -> set[str]:
+    """Workspace-relative leaf paths that a commit with the trailer `Bonsai-Op: move` added."""
+    proc = run_git(ctx.workspace, "log", "-z", "--relative", "--no-renames", "--format=", "--name-only",
+                   "--diff-filter=A", f"--grep=^{TRAILER}: move$", "--", DOMAINS_DIR + "/", check=False)
+    if proc.returncode != 0:
+        return set()
+    return {p for p in proc.stdout.decode("utf-8", "surrogateescape").split("\0") if p.strip()}
 
 
 def archive_leaves(workspace: Path, refs: Sequence[str], reason: str | None = None, *, dry_run: bool = False,
@@ -372,6 +476,8 @@ def lifecycle_text(result: LifecycleResult) -> str:
     """What a lifecycle run did (or, on --dry-run, would do), for the terminal."""
     plan = result.plan
     if not plan.changes:
+        if plan.op == "regroup":
+            return "Nothing to regroup: the current rules place every candidate leaf where it is."
         return "Nothing to purge: no archived file is older than the grace period." if plan.op == "purge" else "Nothing to do."
     lines = [f"{'Would ' + plan.op if result.dry_run else plan.op.capitalize() + 'd'}:"]
     lines += [f"  {old} -> {new}" for old, new in plan.moves]

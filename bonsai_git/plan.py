@@ -10,27 +10,32 @@ Placement rules:
 - the preamble stays in the trunk when it is small (<= `preamble_tokens`, default 40: a title
   line and a sentence) or carries a BOM or YAML front matter (they belong at the top of the
   file); otherwise it becomes the leaf `memory/domains/general/preamble.md`;
-- every other section becomes one leaf in the domain its heading classifies into, named by
-  `slugs.unique_leaf_names`; sections of a single-file domain (`dates`) are appended, in
-  document order, to that one file (`memory/dates.md`).
+- every other section becomes one leaf in the domain the scored classifier gives it
+  (`classify.classify_document`: heading, body, `#` group, then the document's dominant domain),
+  named by `slugs.unique_leaf_names`; sections of a single-file domain (`dates`) are appended, in
+  document order, to that one file (`memory/dates.md`);
+- an edited plan (`choices`, one SectionChoice per `##` section: see planfile.py) replaces the
+  classifier: each section goes where its entry says (`pinned` keeps it in the trunk), under the
+  leaf name the entry gives.  Names must be safe and unique per domain (BadInput otherwise).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from .classify import classify_heading, is_pinned
+from .classify import Classification, SectionInput, body_of, classify_document, is_pinned
 from .config import FALLBACK_DOMAIN, SINGLE_FILE_DOMAINS, Config
 from .errors import BadInput, Failed
 from .indexes import DomainStats, config_scopes, domain_stats, render_block, render_index_files, render_root_index
-from .sections import BOM, split_sections
-from .slugs import unique_leaf_names
+from .sections import BOM, Section, split_sections
+from .slugs import leaf_name, unique_leaf_names
 from .tokens import estimate_tokens
 from .tree import ROOT_INDEX, TRUNK, Leaf, parse_trunk
 
 PREAMBLE_LEAF = "preamble"
+PINNED = "pinned"  # the plan's domain for a section kept verbatim in the trunk
 # YAML front matter as mdit-py-plugins reads it: a first line `---`, closed by a later `---` line.
 _FRONT_MATTER = re.compile(r"---[ \t]*\r?\n(?:.*?\r?\n)?---[ \t]*(?:\r?\n|$)", re.S)
 
@@ -44,6 +49,47 @@ class Placement:
     length: int
     heading: str
     keyword: str | None = None
+    decided_by: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class SectionChoice:
+    """An edited plan's entry for one `##` section: its domain (`pinned`: stays in the trunk) and
+    leaf name (without `.md`; ignored for pinned sections and single-file domains)."""
+
+    domain: str
+    leaf: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class PlannedSection:
+    """Where one `##` section goes and why: heading, 1-based line, domain (`pinned` for the trunk),
+    file path, leaf name (no `.md`; "" in the trunk), decided_by (classify's steps, `pin` for a pin
+    rule, `plan` for an edited plan's entry) and the classifier's record (None when pinned or planned)."""
+
+    heading: str
+    line: int
+    domain: str
+    path: str
+    leaf: str
+    decided_by: str
+    classification: Classification | None
+
+    @property
+    def score(self) -> float:
+        """The winner's points (0.0 when pinned or planned)."""
+        return self.classification.score if self.classification is not None else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class _Part:
+    """One piece headed for a leaf: domain, heading, text, why, and a fixed leaf name (or None)."""
+
+    domain: str
+    heading: str
+    text: str
+    classification: Classification | None
+    name: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,20 +104,26 @@ class MigrationPlan:
     pinned_sections: int
     boot_tokens_before: int
     boot_tokens_after: int
+    placed: tuple[PlannedSection, ...] = ()
 
     def file_map(self) -> dict[str, str]:
         """The planned files as a dict {workspace-relative path: text}."""
         return dict(self.files)
 
 
-def plan_migration(original: str, config: Config) -> MigrationPlan:
+def plan_migration(original: str, config: Config, choices: Sequence[SectionChoice] | None = None) -> MigrationPlan:
     """Build the migration plan for MEMORY.md's text (str, decoded strictly from its bytes).
 
-    Raises Failed if the plan does not reproduce the original (a bug guard, never expected).
+    `choices`: an edited plan, one SectionChoice per `##` section in document order (the caller
+    has checked it matches the sections; planfile.py), or None to classify.  Raises BadInput when a
+    choice's leaf name is unsafe or taken twice in a domain, Failed if the plan does not reproduce
+    the original (a bug guard, never expected).
     """
     doc = split_sections(original)
+    if choices is not None and len(choices) != len(doc.sections):
+        raise BadInput(f"{TRUNK}: the plan lists {len(choices)} sections, MEMORY.md has {len(doc.sections)}")
     pinned_parts: list[tuple[str, str]] = []  # (heading, text) kept in the trunk, in order
-    leaf_parts: list[tuple[str, str, str, str | None]] = []  # (domain, heading, text, keyword)
+    leaf_parts: list[_Part] = []
     order: list[tuple[str, int]] = []  # ("pin"|"leaf", index) in document order
     preamble_leaf: int | None = None  # index in leaf_parts of the preamble, when it became a leaf
     if doc.preamble:
@@ -81,15 +133,17 @@ def plan_migration(original: str, config: Config) -> MigrationPlan:
         else:
             preamble_leaf = len(leaf_parts)
             order.append(("leaf", preamble_leaf))
-            leaf_parts.append((FALLBACK_DOMAIN, "", doc.preamble, None))
-    for section in doc.sections:
-        if is_pinned(section.heading, config):
-            order.append(("pin", len(pinned_parts)))
+            leaf_parts.append(_Part(FALLBACK_DOMAIN, "", doc.preamble, None))
+    decisions = _decide(doc.sections, config, choices)
+    section_slots: list[tuple[str, int]] = []
+    for section, (domain, decision, name) in zip(doc.sections, decisions):
+        if domain == PINNED:
+            section_slots.append(("pin", len(pinned_parts)))
             pinned_parts.append((section.heading, section.text))
         else:
-            c = classify_heading(section.heading, config)
-            order.append(("leaf", len(leaf_parts)))
-            leaf_parts.append((c.domain, section.heading, section.text, c.keyword))
+            section_slots.append(("leaf", len(leaf_parts)))
+            leaf_parts.append(_Part(domain, section.heading, section.text, decision, name))
+        order.append(section_slots[-1])
     leaves, leaf_slots = _make_leaves(leaf_parts, preamble_leaf)
     pinned_text = "".join(text for _, text in pinned_parts)
     stats = domain_stats(leaves, config.estimator)
@@ -108,9 +162,46 @@ def plan_migration(original: str, config: Config) -> MigrationPlan:
         pinned_sections=sum(1 for h, _ in pinned_parts if h),
         boot_tokens_before=estimate_tokens(original, config.estimator),
         boot_tokens_after=estimate_tokens(trunk, config.estimator),
+        placed=_placed(doc.sections, decisions, section_slots, leaf_parts, leaf_slots, choices is not None),
     )
     verify_placements(original, plan.file_map(), plan.placements)
     return plan
+
+
+def _decide(
+    sections: Sequence[Section], config: Config, choices: Sequence[SectionChoice] | None,
+) -> list[tuple[str, Classification | None, str | None]]:
+    """Per section: (domain or PINNED, the classifier's record or None, fixed leaf name or None)."""
+    if choices is not None:
+        return [(c.domain, None, c.leaf if c.domain != PINNED else None) for c in choices]
+    kept = [i for i, s in enumerate(sections) if not is_pinned(s.heading, config)]
+    found = classify_document([SectionInput(sections[i].heading, body_of(sections[i].text), sections[i].group)
+                               for i in kept], config)
+    out: list[tuple[str, Classification | None, str | None]] = [(PINNED, None, None)] * len(sections)
+    for i, decision in zip(kept, found):
+        out[i] = (decision.domain, decision, None)
+    return out
+
+
+def _placed(
+    sections: Sequence[Section],
+    decisions: list[tuple[str, Classification | None, str | None]],
+    slots: list[tuple[str, int]],
+    leaf_parts: list[_Part],
+    leaf_slots: list[tuple[str, int]],
+    planned: bool,
+) -> tuple[PlannedSection, ...]:
+    out = []
+    for section, (domain, decision, _name), (kind, i) in zip(sections, decisions, slots):
+        if kind == "pin":
+            out.append(PlannedSection(section.heading, section.line, PINNED, TRUNK, "",
+                                      "plan" if planned else "pin", None))
+            continue
+        path = leaf_slots[i][0]
+        leaf = "" if leaf_parts[i].domain in SINGLE_FILE_DOMAINS else path.rsplit("/", 1)[-1][: -len(".md")]
+        by = "plan" if planned else (decision.decided_by if decision is not None else "")
+        out.append(PlannedSection(section.heading, section.line, domain, path, leaf, by, decision))
+    return tuple(out)
 
 
 def verify_placements(original: str, files: Mapping[str, str], placements: tuple[Placement, ...]) -> None:
@@ -162,16 +253,17 @@ def _keeps_preamble(preamble: str, config: Config) -> bool:
 
 
 def _make_leaves(
-    parts: list[tuple[str, str, str, str | None]], preamble: int | None = None,
+    parts: list[_Part], preamble: int | None = None,
 ) -> tuple[tuple[Leaf, ...], list[tuple[str, int]]]:
     """Name the leaves per domain; return them and, per part, (path, offset in that file).
 
     `preamble` is the index in `parts` of the preamble (named PREAMBLE_LEAF), or None when the
     preamble stayed in the trunk: a section with an empty heading (`##` alone) is a section.
+    Parts with a fixed name (an edited plan) keep it; BadInput when it is unsafe or taken.
     """
     by_domain: dict[str, list[int]] = {}
-    for i, (domain, _h, _t, _k) in enumerate(parts):
-        by_domain.setdefault(domain, []).append(i)
+    for i, part in enumerate(parts):
+        by_domain.setdefault(part.domain, []).append(i)
     slots: list[tuple[str, int]] = [("", 0)] * len(parts)
     leaves: list[Leaf] = []
     for domain, indices in sorted(by_domain.items()):
@@ -180,18 +272,37 @@ def _make_leaves(
             offset = 0
             for i in indices:
                 slots[i] = (single, offset)
-                offset += len(parts[i][2])
-            leaves.append(Leaf(domain, single.rsplit("/", 1)[-1], "".join(parts[i][2] for i in indices)))
+                offset += len(parts[i].text)
+            leaves.append(Leaf(domain, single.rsplit("/", 1)[-1], "".join(parts[i].text for i in indices)))
             continue
         has_preamble = preamble is not None and preamble in indices
         named = [i for i in indices if i != preamble]
-        names = unique_leaf_names((parts[i][1] for i in named), taken=(PREAMBLE_LEAF,) if has_preamble else ())
-        pairs = ([(preamble, PREAMBLE_LEAF)] if has_preamble and preamble is not None else []) + list(zip(named, names))
+        fixed = [i for i in named if parts[i].name is not None]
+        taken = _fixed_names(domain, [(parts[i].heading, parts[i].name or "") for i in fixed], has_preamble)
+        free = [i for i in named if parts[i].name is None]
+        reserved = [PREAMBLE_LEAF] if has_preamble else []
+        names = unique_leaf_names((parts[i].heading for i in free), taken=reserved + taken)
+        pairs = ([(preamble, PREAMBLE_LEAF)] if has_preamble and preamble is not None else [])
+        pairs += [(i, parts[i].name or "") for i in fixed] + list(zip(free, names))
         for i, name in pairs:
-            leaf = Leaf(domain, f"{name}.md", parts[i][2])
+            leaf = Leaf(domain, f"{name}.md", parts[i].text)
             leaves.append(leaf)
             slots[i] = (leaf.path, 0)
     return tuple(sorted(leaves, key=lambda leaf: leaf.path)), slots
+
+
+def _fixed_names(domain: str, entries: list[tuple[str, str]], has_preamble: bool) -> list[str]:
+    """Check an edited plan's leaf names in one domain; return them.  BadInput naming the heading of
+    the first name that is unsafe (not what slugs.leaf_name keeps as is) or taken twice."""
+    used = {PREAMBLE_LEAF} if has_preamble else set()
+    for heading, name in entries:
+        if not name or leaf_name(name) != name:
+            raise BadInput(f"plan: section {heading!r}: unsafe leaf name {name!r} (use lowercase letters, digits "
+                           f"and '-', e.g. {leaf_name(name or heading)!r})")
+        if name.casefold() in used:
+            raise BadInput(f"plan: section {heading!r}: leaf name {name!r} is used twice in {domain}")
+        used.add(name.casefold())
+    return [name for _h, name in entries]
 
 
 def _separator(pinned_text: str, newline: str) -> str:
@@ -211,7 +322,7 @@ def _files(leaves: tuple[Leaf, ...], stats: tuple[DomainStats, ...], trunk: str,
 def _placements(
     order: list[tuple[str, int]],
     pinned_parts: list[tuple[str, str]],
-    leaf_parts: list[tuple[str, str, str, str | None]],
+    leaf_parts: list[_Part],
     leaf_slots: list[tuple[str, int]],
 ) -> tuple[Placement, ...]:
     pin_offsets, offset = [], 0
@@ -224,7 +335,9 @@ def _placements(
             heading, text = pinned_parts[i]
             out.append(Placement(TRUNK, pin_offsets[i], len(text), heading))
         else:
-            domain, heading, text, keyword = leaf_parts[i]
+            part = leaf_parts[i]
             path, off = leaf_slots[i]
-            out.append(Placement(path, off, len(text), heading, keyword))
+            c = part.classification
+            out.append(Placement(path, off, len(part.text), part.heading, c.keyword if c else None,
+                                 c.decided_by if c else ("plan" if part.name is not None else "")))
     return tuple(out)

@@ -26,13 +26,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .config import SINGLE_FILE_DOMAINS, Config, load_config
-from .errors import BadInput, Failed
+from .errors import BadInput, ConcurrentWrite
 from .branches import is_index_name
 from .gitsettings import stored_alike
 from .indexes import BranchesOf, FactsOf, foreign_block_line, render_tree
 from .tree import (
-    DOMAINS_DIR, END, INDEX_NAME, TRUNK, Leaf, TrunkParts, decode_utf8, find_conflict_marker, has_symlink_between,
-    _read_bytes, leaf_location, parse_trunk, read_leaves, read_regular, remove_empty_folders, walk_leaf_paths, write_durably,
+    DOMAINS_DIR, END, INDEX_NAME, CheckedWriter, TRUNK, Leaf, TrunkParts, decode_utf8, find_conflict_marker,
+    has_symlink_between, _read_bytes, leaf_location, markers_missing, parse_trunk, read_leaves, read_regular,
+    remove_empty_folders, walk_leaf_paths, write_durably,
 )
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms per hook run)
@@ -78,30 +79,46 @@ def reindex_workspace(
     config = config or load_config(workspace)
     trunk_bytes, parts = read_trunk(workspace)
     paths = walk_leaf_paths(workspace) if leaf_paths is None else tuple(leaf_paths)
-    plan = _plan_absorb(workspace, parts, config) if absorb and parts.inbox.strip() else None
+    singles: dict[str, bytes | None] = {}
+    plan = _plan_absorb(workspace, parts, config, singles) if absorb and parts.inbox.strip() else None
     if plan is None or not plan.sections:
         leaves = read_leaves(workspace, paths)
         pending = _count_inbox_sections(parts.inbox) if not absorb and parts.inbox.strip() else 0
         rendered = render_tree(leaves, parts, config, existing_index_paths(workspace), facts, branches)
-        return ReindexResult(_sync(workspace, rendered, trunk_bytes, check, known), (), pending)
+        if check:
+            return ReindexResult(_sync(workspace, rendered, trunk_bytes, None, known), (), pending)
+        writer = CheckedWriter(workspace)
+        try:
+            changed = _sync(workspace, rendered, trunk_bytes, writer, known)
+            writer.finish()
+        except BaseException:
+            writer.drain()  # late appends to what was replaced are carried, never left behind
+            raise
+        return ReindexResult(changed, (), pending)
     planned = dict(plan.files)
     leaves = read_leaves(workspace, [p for p in paths if p not in planned]) + _planned_leaves(planned)
     new_parts = TrunkParts(parts.pinned, parts.block, plan.inbox, parts.newline)
     rendered = render_tree(leaves, new_parts, config, existing_index_paths(workspace), facts, branches)
     if check:
-        stale = _sync(workspace, rendered, trunk_bytes, check=True)
+        stale = _sync(workspace, rendered, trunk_bytes, None)
         return ReindexResult(tuple(sorted({*planned, *stale})), plan.sections)
-    undo = _write_absorbed(workspace, plan, parts.inbox)
     new_trunk = rendered[TRUNK]
     assert new_trunk is not None
+    writer = CheckedWriter(workspace)
     try:
-        changed = _sync(workspace, {TRUNK: new_trunk}, trunk_bytes, check=False)
+        written = _write_absorbed(workspace, writer, plan, parts.inbox, singles)
+        try:
+            changed = _sync(workspace, {TRUNK: new_trunk}, trunk_bytes, writer)
+        except BaseException:
+            if not _file_is(workspace / TRUNK, new_trunk.encode("utf-8")):  # the sections are still in MEMORY.md
+                _undo(workspace, written, singles)
+            raise
+        changed += _sync(workspace, {p: t for p, t in rendered.items() if p != TRUNK}, trunk_bytes, writer)
+        writer.finish()
     except BaseException:
-        if not _file_is(workspace / TRUNK, new_trunk.encode("utf-8")):  # the sections are still in MEMORY.md
-            _undo(workspace, undo)
+        writer.drain()  # late appends to what was replaced are carried, never left behind
         raise
-    changed += _sync(workspace, {p: t for p, t in rendered.items() if p != TRUNK}, trunk_bytes, check=False)
-    return ReindexResult(tuple(sorted({*undo, *changed})), plan.sections)
+    return ReindexResult(tuple(sorted({*written, *changed})), plan.sections)
 
 
 def read_trunk(workspace: Path) -> tuple[bytes, TrunkParts]:
@@ -116,20 +133,18 @@ def read_trunk(workspace: Path) -> tuple[bytes, TrunkParts]:
     parts = parse_trunk(text)
     if parts is None:
         if (workspace / DOMAINS_DIR).is_dir():
-            raise BadInput(f"{TRUNK}: its bonsai markers are missing but {DOMAINS_DIR}/ exists; put them back "
-                           f"(e.g. `git checkout -- {TRUNK}`, or `git diff {TRUNK}` to see what changed)")
+            raise markers_missing(text)
         raise BadInput(f"{TRUNK}: no bonsai markers (not migrated yet); run bonsai-git migrate first")
     foreign = foreign_block_line(parts.block)
     if foreign is not None:
         at = text.count("\n", 0, len(parts.pinned)) + foreign
         raise BadInput(f"{TRUNK}:{at}: text inside the generated block (between the bonsai markers) would be "
                        f"overwritten; move it below `{END}` (new memories go there) and retry")
-    # The block is ours and is regenerated whole, conflicts included; the user's text is not.
-    for start, region in ((0, parts.pinned), (len(text) - len(parts.inbox), parts.inbox)):
-        line = find_conflict_marker(region)
-        if line is not None:
-            line += text.count("\n", 0, start)
-            raise BadInput(f"{TRUNK}:{line}: merge-conflict marker; resolve the conflict, then commit again")
+    # A conflict wholly inside the block is regenerated (the block is ours); any other conflict
+    # line, in the user's text or crossing a marker, is refused: a rewrite would keep half of it.
+    line = find_conflict_marker(text, allowed=(len(parts.pinned), len(parts.pinned) + len(parts.block)))
+    if line is not None:
+        raise BadInput(f"{TRUNK}:{line}: merge-conflict marker; resolve the conflict, then commit again")
     return data, parts
 
 
@@ -167,17 +182,20 @@ def taken_leaf_names(workspace: Path) -> dict[str, tuple[str, ...]]:
     }
 
 
-def _plan_absorb(workspace: Path, parts: TrunkParts, config: Config) -> AbsorbPlan:
+def _plan_absorb(workspace: Path, parts: TrunkParts, config: Config, singles: dict[str, bytes | None]) -> AbsorbPlan:
+    """Plan the absorption; fills `singles` with each single-file domain's bytes as read (None: absent),
+    which is what writing it later expects to find (an agent's write meanwhile is then noticed)."""
     from .absorb import plan_absorb  # markdown-it and slugify: only when there is an inbox
 
-    singles = {}
+    texts = {}
     for path in SINGLE_FILE_DOMAINS.values():
         target = workspace / path
         try:
-            singles[path] = decode_utf8(read_regular(target, path), path) if os.path.lexists(target) else None
+            singles[path] = read_regular(target, path) if os.path.lexists(target) else None
         except IsADirectoryError:
             raise BadInput(f"{path}: is not a regular file (a folder); move it away, then absorb again") from None
-    return plan_absorb(parts.inbox, config, taken_leaf_names(workspace), singles)
+        texts[path] = None if singles[path] is None else decode_utf8(singles[path] or b"", path)
+    return plan_absorb(parts.inbox, config, taken_leaf_names(workspace), texts)
 
 
 def _count_inbox_sections(inbox: str) -> int:
@@ -195,41 +213,50 @@ def _planned_leaves(planned: Mapping[str, str]) -> tuple[Leaf, ...]:
     return tuple(out)
 
 
-def _write_absorbed(workspace: Path, plan: AbsorbPlan, old_inbox: str) -> dict[str, bytes | None]:
-    """Write the plan's leaves, read them back, verify the inbox is all there; return the undo map.
+def _write_absorbed(workspace: Path, writer: CheckedWriter, plan: AbsorbPlan, old_inbox: str,
+                    singles: Mapping[str, bytes | None]) -> dict[str, bytes]:
+    """Write the plan's leaves, read them back, verify the inbox is all there; return {path: bytes written}.
 
-    The undo map holds each written path's previous bytes (None: it did not exist).  On any
-    failure the leaves are put back as they were and the error re-raised.
+    A new leaf is created exclusively; a single-file domain (`memory/dates.md`) is replaced only
+    while it holds the bytes the plan was made from (`singles`), else ConcurrentWrite.  On any
+    failure the files written are put back (only where they still hold our bytes) and the error re-raised.
     """
     from .absorb import verify_absorbed
 
-    undo: dict[str, bytes | None] = {}
+    written: dict[str, bytes] = {}
     try:
         for path, text in plan.files:
             target = workspace / path
             _refuse_symlinked(workspace, path)
             if target.exists() and not target.is_file():
                 raise BadInput(f"{path}: is not a regular file; move it away, then absorb again")
-            undo[path] = target.read_bytes() if target.is_file() else None
             target.parent.mkdir(parents=True, exist_ok=True)
-            write_durably(target, text.encode("utf-8"))
+            data = text.encode("utf-8")
+            writer.write(path, data, singles.get(path), sync=True)
+            written[path] = data
         read_back = {path: decode_utf8((workspace / path).read_bytes(), path) for path, _ in plan.files}
         verify_absorbed(old_inbox, plan, read_back)
     except BaseException:
-        _undo(workspace, undo)
+        _undo(workspace, written, singles)
         raise
-    return undo
+    return written
 
 
-def _undo(workspace: Path, undo: Mapping[str, bytes | None]) -> None:
-    for path, data in undo.items():
+def _undo(workspace: Path, written: Mapping[str, bytes], singles: Mapping[str, bytes | None]) -> None:
+    """Put back the files absorbing wrote, each only while it still holds exactly our bytes."""
+    for path, data in written.items():
         target = workspace / path
-        with contextlib.suppress(OSError):
-            if data is None:
-                target.unlink(missing_ok=True)
-                remove_empty_folders(target.parent, workspace / DOMAINS_DIR)
-            else:
-                write_durably(target, data)
+        prior = singles.get(path)
+        with contextlib.suppress(OSError, ConcurrentWrite):
+            undo = CheckedWriter(workspace)
+            try:
+                if prior is None:
+                    undo.delete(path, data)
+                    remove_empty_folders(target.parent, workspace / DOMAINS_DIR)
+                else:
+                    undo.write(path, prior, data)
+            finally:
+                undo.close()
 
 
 def _file_is(path: Path, data: bytes) -> bool:
@@ -239,12 +266,13 @@ def _file_is(path: Path, data: bytes) -> bool:
         return False
 
 
-def _sync(workspace: Path, rendered: Mapping[str, str | None], trunk_bytes: bytes, check: bool,
-          known: Mapping[str, bytes] | None = None) -> tuple[str, ...]:
-    """Write (or under check, only list) the rendered files whose bytes differ; the trunk first.
+def _sync(workspace: Path, rendered: Mapping[str, str | None], trunk_bytes: bytes,
+          writer: CheckedWriter | None, known: Mapping[str, bytes] | None = None) -> tuple[str, ...]:
+    """Write (or with no `writer`, only list) the rendered files whose bytes differ; the trunk first.
 
+    Each file is replaced only while it holds the bytes compared here (MEMORY.md: the bytes the
+    run parsed), else ConcurrentWrite (exit 1) and the other write stays (tree.CheckedWriter).
     `known`: {absolute path: bytes} just read from disk (never the trunk), not read again.
-    Raises Failed when MEMORY.md changed on disk since `trunk_bytes` were read.
     """
     changed = []
     base = os.fspath(workspace)
@@ -263,19 +291,19 @@ def _sync(workspace: Path, rendered: Mapping[str, str | None], trunk_bytes: byte
                                  and stored_alike(workspace, path, current, wanted)):
             continue  # equal, or equal as git stores them (a CRLF checkout under core.autocrlf)
         changed.append(path)
-        if check:
+        if writer is None:
             continue
         _refuse_symlinked(workspace, path)
-        if path == TRUNK and current != trunk_bytes:
-            raise Failed(f"{TRUNK}: changed while bonsai-git was running; nothing in it was lost, run it again")
+        expected = trunk_bytes if path == TRUNK else current
         if wanted is None:
-            target.unlink()
+            if expected is not None:
+                writer.delete(path, expected)
             remove_empty_folders(target.parent, workspace / DOMAINS_DIR)
         else:
             target.parent.mkdir(parents=True, exist_ok=True)
             # fsync only the trunk (it holds the user's text); an index is regenerated from the
             # leaves at any time, and an fsync per index cost more than the rest of a hook run.
-            write_durably(target, wanted, sync=path == TRUNK)
+            writer.write(path, wanted, expected, sync=path == TRUNK)
     return tuple(sorted(changed))
 
 

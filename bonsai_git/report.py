@@ -14,21 +14,24 @@ def migration_json(result: MigrationResult) -> dict[str, Any]:
     """The documented JSON shape of `migrate --json` (keys are stable; new keys may be added).
 
     {already_migrated, dry_run, commit (sha or null), boot_tokens_before, boot_tokens_after,
-     sections, pinned_sections, domains: {name: {leaves, tokens}}, files: [paths],
-     secret_warnings: ["path:line: kind (sha256:…)"] (never the value),
-     lookup: {leaves, median, p95, max, largest_index: {path, tokens} | null} | null}
-    `lookup`: tokens from boot to a leaf's entry in the planned tree (lookup.py).
+     section_count, sections: [{heading, line, domain, path, decided_by, score}], pinned_sections,
+     domains: {name: {leaves, tokens}}, files: [paths], secret_warnings: ["path:line: kind (sha256:…)"]
+     (never the value), lookup: {leaves, median, p95, max, largest_index: {path, tokens} | null} | null}
+    A pinned section's domain is "pinned" and its path MEMORY.md.  `lookup`: tokens from boot to a
+    leaf's entry in the planned tree (lookup.py).
     """
     plan = result.plan
     out: dict[str, Any] = {"already_migrated": result.already_migrated, "dry_run": result.dry_run,
                            "commit": result.commit, "secret_warnings": list(result.warnings)}
     if plan is None:
-        return out | {"boot_tokens_before": None, "boot_tokens_after": None, "sections": None,
+        return out | {"boot_tokens_before": None, "boot_tokens_after": None, "section_count": None, "sections": [],
                       "pinned_sections": None, "domains": {}, "files": [], "lookup": None}
     return out | {
         "boot_tokens_before": plan.boot_tokens_before,
         "boot_tokens_after": plan.boot_tokens_after,
-        "sections": plan.sections,
+        "section_count": plan.sections,
+        "sections": [{"heading": p.heading, "line": p.line, "domain": p.domain, "path": p.path,
+                      "decided_by": p.decided_by, "score": p.score} for p in plan.placed],
         "pinned_sections": plan.pinned_sections,
         "domains": {d.name: {"leaves": len(d.leaves), "tokens": d.tokens} for d in plan.domains},
         "files": [path for path, _ in plan.files],
@@ -65,10 +68,14 @@ def migration_text(result: MigrationResult) -> str:
     if moved is not None:
         lines.append(f"The preamble (text before the first ##) moves to {moved.path}; to keep it loaded at boot, raise "
                      "preamble_tokens in .bonsai.toml or put it under a 📌 heading.")
+    if result.dry_run:
+        lines.append("Sections (heading -> leaf path (decided by)):")
+        lines += [f"  {p.heading or '(empty heading)'} -> {p.path} ({p.decided_by})" for p in plan.placed]
     if result.commit:
         lines.append("Review: git show --stat HEAD    Undo: bonsai-git rollback")
     elif result.dry_run:
-        lines.append("Run without --dry-run to write and commit it.")
+        lines.append("Run without --dry-run to write and commit it; to correct placements first: "
+                     "--plan-out plan.toml, edit it, then migrate --plan plan.toml.")
     else:  # leaves are indexed once git tracks them (one rule): stage before anything reindexes
         # Only the areas migrate writes (empty before it ran): never daily notes elsewhere under memory/.
         areas = ["MEMORY.md", "memory/_index.md", "memory/domains"]

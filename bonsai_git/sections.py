@@ -30,11 +30,14 @@ _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.S)
 
 @dataclass(frozen=True, slots=True)
 class Section:
-    """One level-2 section: its heading text (inline source, one line), exact text, 1-based line."""
+    """One level-2 section: its heading text (inline source, one line), exact text, 1-based line,
+    and `group`: the text of the last top-level `#` heading before it ("" when none, or when the
+    document has a single `#` heading: that is its title, not a group)."""
 
     heading: str
     text: str
     line: int
+    group: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,49 +77,59 @@ def split_sections(text: str) -> SplitDocument:
     Heading text is the heading's inline source with HTML comments removed and lines joined
     by spaces.  Never raises on any str; join(pieces()) == text always holds.  Plain text
     (no HTML block, indented fence, setext underline, front matter...) is cut by a line
-    scanner (`scan_cuts`) that gives markdown-it's answer (a hypothesis test proves it equal);
+    scanner (`scan_headings`) that gives markdown-it's answer (a hypothesis test proves it equal);
     anything else is parsed by markdown-it.
     """
     bom = BOM if text.startswith(BOM) else ""
     body = text[len(bom) :]
-    cuts = scan_cuts(body)
-    if cuts is None:
-        cuts = parse_cuts(body)
+    events = scan_headings(body)
+    if events is None:
+        events = parse_headings(body)
+    cuts = [(offset, line, heading) for offset, line, level, heading in events if level == 2]
     if not cuts:
         return SplitDocument(text, ())
+    groups: list[str] = []
+    group = ""
+    for _offset, _line, level, heading in events:
+        if level == 1:
+            group = heading
+        else:
+            groups.append(group)
+    if sum(1 for event in events if event[2] == 1) < 2:
+        groups = [""] * len(cuts)  # a lone `#` heading is the file's title, not a group of sections
     sections = []
     for k, (offset, line, heading) in enumerate(cuts):
         end = cuts[k + 1][0] if k + 1 < len(cuts) else len(body)
-        sections.append(Section(heading, body[offset:end], line + 1))
+        sections.append(Section(heading, body[offset:end], line + 1, groups[k]))
     return SplitDocument(bom + body[: cuts[0][0]], tuple(sections))
 
 
-def parse_cuts(body: str) -> list[tuple[int, int, str]]:
-    """(char offset, 0-based line, heading text) of each top-level h2 of `body` (no BOM), by markdown-it."""
+def parse_headings(body: str) -> list[tuple[int, int, int, str]]:
+    """(char offset, 0-based line, level, text) of each top-level h1 and h2 of `body` (no BOM), by markdown-it."""
     tokens = _parser().parse(body)
     starts = line_starts(body)
-    cuts: list[tuple[int, int, str]] = []
+    events: list[tuple[int, int, int, str]] = []
     for i, tok in enumerate(tokens):
-        if tok.type == "heading_open" and tok.tag == "h2" and tok.level == 0 and tok.map:
+        if tok.type == "heading_open" and tok.level == 0 and tok.map and tok.tag in ("h1", "h2"):
             line = tok.map[0]
-            cuts.append((starts[line], line, _heading_text(tokens[i + 1].content)))
-    return cuts
+            events.append((starts[line], line, int(tok.tag[1]), _heading_text(tokens[i + 1].content)))
+    return events
 
 
-# The line scanner's fast path: it answers only for text where a top-level h2 is exactly a
-# column-0 ATX `##` line outside a column-0 code fence.  It gives up (None) on anything that
+# The line scanner's fast path: it answers only for text where a top-level h1/h2 is exactly a
+# column-0 ATX `#`/`##` line outside a column-0 code fence.  It gives up (None) on anything that
 # could make CommonMark read a line otherwise, so markdown-it decides those: a line starting
-# with `<` after any indentation (an HTML block may swallow what follows), a fence or `##`
-# behind indentation (inside a list item, or not), a `-` underline under a non-blank line
+# with `<` after any indentation (an HTML block may swallow what follows), a fence or `#`/`##`
+# behind indentation (inside a list item, or not), a `-` or `=` underline under a non-blank line
 # (setext), front matter, NUL (markdown-it replaces it) and a lone CR (a line end).  A full
 # markdown-it parse of 10,000 sections costs ~1.5 s and ~30x the input in tokens; this ~30 ms.
 # Each pattern is a line's start; searched as "\n" + pattern (re's literal-prefix search, ~20x
 # faster than `^` with re.M on a large text) plus a match at offset 0 for the first line.
-_GIVE_UP_LINE = r"(?:[ \t]*<|[ \t]+(?:```|~~~)| {1,3}##(?:[ \t\r\n]|$))"
-_DASH_LINE = r" {0,3}-+[ \t]*\r?(?:\n|$)"
-_MARK_LINE = r"(?:(`{3,}|~{3,})([^\n]*)|##(?=[ \t\r\n]|$)([^\n]*))"
+_GIVE_UP_LINE = r"(?:[ \t]*<|[ \t]+(?:```|~~~)| {1,3}#{1,2}(?:[ \t\r\n]|$))"
+_UNDERLINE = r" {0,3}(?:-+|=+)[ \t]*\r?(?:\n|$)"
+_MARK_LINE = r"(?:(`{3,}|~{3,})([^\n]*)|(#{1,2})(?=[ \t\r\n]|$)([^\n]*))"
 _LINE_PATTERNS = {name: (re.compile(pattern), re.compile("\n" + pattern))
-                  for name, pattern in (("give_up", _GIVE_UP_LINE), ("dash", _DASH_LINE), ("mark", _MARK_LINE))}
+                  for name, pattern in (("give_up", _GIVE_UP_LINE), ("underline", _UNDERLINE), ("mark", _MARK_LINE))}
 
 
 def _lines_matching(name: str, text: str) -> Iterator[tuple[int, re.Match[str]]]:
@@ -129,23 +142,23 @@ def _lines_matching(name: str, text: str) -> Iterator[tuple[int, re.Match[str]]]
         yield m.start() + 1, m
 
 
-def scan_cuts(body: str) -> list[tuple[int, int, str]] | None:
-    """What `parse_cuts` gives for `body`, found by a line scanner; None when the text needs markdown-it."""
+def scan_headings(body: str) -> list[tuple[int, int, int, str]] | None:
+    """What `parse_headings` gives for `body`, found by a line scanner; None when the text needs markdown-it."""
     if body.startswith("-") or "\x00" in body or ("\r" in body and re.search("\r(?!\n)", body)):
         return None
     if next(_lines_matching("give_up", body), None) is not None:
         return None
-    for start, _ in _lines_matching("dash", body):
+    for start, _ in _lines_matching("underline", body):
         if start and body[body.rfind("\n", 0, start - 1) + 1 : start - 1].strip(" \t\r"):
             return None  # under a non-blank line: a setext underline, perhaps
-    cuts: list[tuple[int, int, str]] = []
+    events: list[tuple[int, int, int, str]] = []
     fence = ""
     line = 0
     counted = 0
     for start, m in _lines_matching("mark", body):
         line += body.count("\n", counted, start)
         counted = start
-        marker, info, rest = m.group(1), m.group(2), m.group(3)
+        marker, info, hashes, rest = m.group(1), m.group(2), m.group(3), m.group(4)
         if fence:
             if marker and marker[0] == fence[0] and len(marker) >= len(fence) and not info.strip(" \t\r"):
                 fence = ""
@@ -154,12 +167,12 @@ def scan_cuts(body: str) -> list[tuple[int, int, str]] | None:
             if not (marker[0] == "`" and "`" in info):  # a backtick in a ``` line's info string: not a fence
                 fence = marker
             continue
-        cuts.append((start, line, _heading_text(_atx_content(rest.removesuffix("\r")))))
-    return cuts
+        events.append((start, line, len(hashes), _heading_text(_atx_content(rest.removesuffix("\r")))))
+    return events
 
 
 def _atx_content(rest: str) -> str:
-    """The text of an ATX heading after its `##`, as markdown-it's heading rule takes it."""
+    """The text of an ATX heading after its `#`s, as markdown-it's heading rule takes it."""
     end = len(rest.rstrip(" \t"))
     tmp = end
     while tmp > 0 and rest[tmp - 1] == "#":
@@ -177,3 +190,48 @@ def heading_of(section_text: str) -> str:
     """The heading text of one section's text (as split_sections gives it), or "" if none."""
     doc = split_sections(section_text)
     return doc.sections[0].heading if doc.sections else ""
+
+
+_ATX_HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]+(.*?))?[ \t#]*$")
+
+
+@dataclass(frozen=True, slots=True)
+class UnclosedComment:
+    """An HTML comment opened at a line start and never closed: its 1-based line, and the
+    headings after it that CommonMark reads as part of the comment (swallowed)."""
+
+    line: int
+    swallowed: tuple[str, ...]
+
+
+def unclosed_comment(text: str) -> UnclosedComment | None:
+    """The first top-level HTML comment (`<!-- ...`) that is never closed by `-->`, or None.
+
+    CommonMark ends such an HTML block only at a `-->`, so without one everything after it,
+    headings included, is one comment: a migration would put all the later sections into one
+    leaf.  Pure; parses with markdown-it only when the text holds `<!--`.
+    """
+    if "<!--" not in text:
+        return None
+    body = text[len(BOM) :] if text.startswith(BOM) else text
+    for tok in _parser().parse(body):
+        if tok.type != "html_block" or tok.level != 0 or not tok.map:
+            continue
+        content = tok.content.lstrip(" ")
+        if content.startswith("<!--") and "-->" not in content[4:]:
+            lines = _LINE_END.split(content)[1:]
+            swallowed = tuple(" ".join((m.group(1) or "").split()) for m in map(_ATX_HEADING.match, lines) if m)
+            return UnclosedComment(tok.map[0] + 1, swallowed)
+    return None
+
+
+def unclosed_comment_warning(name: str, text: str) -> str | None:
+    """`name:line: ...` naming an unclosed HTML comment and the headings it swallows, or None."""
+    found = unclosed_comment(text)
+    if found is None:
+        return None
+    shown = ", ".join(repr(h) for h in found.swallowed[:5]) + (" ..." if len(found.swallowed) > 5 else "")
+    what = f"{len(found.swallowed)} heading(s) after it are swallowed into it: {shown}" if found.swallowed else \
+        "everything after it is part of the comment"
+    return (f"{name}:{found.line}: an HTML comment opened here is never closed (no `-->`); {what}. "
+            f"Close it (add `-->`) so those sections are read")

@@ -14,8 +14,11 @@ Findings (each a warning; any warning makes `bonsai-git status` exit 1), in this
 | `claude_code_cut` | Claude Code would not load all of MEMORY.md (200 lines / 25,000 bytes) |
 | `stale_index` | `bonsai-git reindex --check` would rewrite this generated file |
 | `reindex_error` | the indexes could not be checked (a leaf is not UTF-8, ...) |
+| `unclosed_comment` | an HTML comment (`<!-- ...`) never closed swallows the headings after it (line and headings named) |
 | `unreadable_leaf` | a leaf is not UTF-8 or holds merge-conflict markers |
 | `untracked_leaf` | a leaf git does not track yet |
+| `misplaced_leaf` | a `.md` file directly in `memory/domains/` (no domain folder): never indexed |
+| `domain_name` | a domain folder name `bonsai-git move` would reject (uppercase, spaces...) |
 | `orphan_leaf` | a leaf its branch index does not list |
 | `orphan_entry` | a branch-index entry whose leaf is gone |
 | `oversized_leaf` | a leaf over 500 estimated tokens |
@@ -70,20 +73,24 @@ from typing import Any
 
 from .boot import CLAUDE_CODE_MAX_BYTES, CLAUDE_CODE_MAX_LINES, BootBudget, BootProfile, boot_budget
 from .classify import is_pinned
-from .config import FALLBACK_DOMAIN, SINGLE_FILE_DOMAINS, Config
+from .config import FALLBACK_DOMAIN, SINGLE_FILE_DOMAINS, Config, is_domain_name
 from .indexes import DomainStats, domain_stats
 from .lookup import LookupCost, leaf_costs, summarize_costs
 from .secretscan import find_secrets, finding_fingerprint, mask_name, name_secret_kinds
-from .sections import split_sections
+from .sections import split_sections, unclosed_comment_warning
 from .provenance import provenance_warning
 from .tokens import estimate_tokens
-from .tree import TRUNK, Leaf, find_conflict_marker, leaf_location, parse_trunk
+from .tree import (
+    TRUNK, Leaf, domain_name_message, find_conflict_marker, leaf_location, misplaced_leaf, misplaced_message,
+    parse_trunk,
+)
 
 SCHEMA_VERSION = 1
 DAY = 86_400
 KINDS = (
     "no_trunk", "boot_truncated", "boot_near_limit", "boot_total_near_limit", "claude_code_cut", "stale_index",
-    "reindex_error", "unreadable_leaf", "untracked_leaf", "orphan_leaf", "orphan_entry", "oversized_leaf",
+    "reindex_error", "unclosed_comment", "unreadable_leaf", "untracked_leaf", "misplaced_leaf", "domain_name",
+    "orphan_leaf", "orphan_entry", "oversized_leaf",
     "oversized_domain", "old_general_leaf", "purge_due", "inbox", "secret", "openclaw_provenance", "attributes",
 )
 _ENTRY = re.compile(r"^### (.+?) \(~[\d,]+ tokens\)\r?$")
@@ -221,6 +228,7 @@ def assess(survey: Survey, profile: BootProfile, thresholds: Thresholds = Thresh
         *_boot_findings(budget),
         *_index_findings(survey),
         *_leaf_findings(survey, stats, thresholds),
+        *_layout_findings(survey, trunk),
         *(Finding("purge_due", p, None, f"archived {d} days ago (grace {thresholds.purge_days} days); "
                   f"run bonsai-git purge") for p, d in due),
         *_secret_findings(survey.scanned, survey.config.secret_allow),
@@ -357,6 +365,22 @@ def _leaf_findings(survey: Survey, stats: tuple[DomainStats, ...], limits: Thres
             yield Finding("old_general_leaf", facts.path, None,
                           f"in general/ for {days} days (over {limits.general_days}); bonsai-git move it to a "
                           "domain or bonsai-git archive it")
+
+
+def _layout_findings(survey: Survey, trunk: str | None) -> Iterable[Finding]:
+    """`unclosed_comment` in MEMORY.md or a leaf; `misplaced_leaf`; `domain_name` (one per folder)."""
+    texts = ([(TRUNK, trunk)] if trunk is not None else []) + [(f.path, f.text) for f in survey.leaves if f.text]
+    for path, text in texts:
+        found = unclosed_comment_warning(path, text)
+        if found is not None:
+            line = found.split(":", 2)[1]
+            yield Finding("unclosed_comment", path, int(line), found.split(": ", 1)[1])
+    for path, _text in survey.scanned:
+        if misplaced_leaf(path):
+            yield Finding("misplaced_leaf", path, None, misplaced_message(path))
+    for domain in sorted({loc[0] for f in survey.leaves if (loc := leaf_location(f.path)) is not None}):
+        if domain not in SINGLE_FILE_DOMAINS and not is_domain_name(domain):
+            yield Finding("domain_name", _domain_folder(domain), None, domain_name_message(domain))
 
 
 def _general_ages(leaves: Iterable[FileFacts], now: int) -> Iterable[tuple[FileFacts, int]]:

@@ -29,12 +29,15 @@ from .config import Config, load_config
 from .errors import BadInput, BonsaiError, NotARepository
 from .gitexe import git_exe
 from .gitsettings import (
-    check_repository_env, git_env, indexed_leaf_paths, memory_listing, workspace_attribute_problem,
+    check_repository_env, git_env, indexed_leaf_paths, memory_listing, stored_alike, workspace_attribute_problem,
 )
 from .reindex import existing_index_paths, read_trunk
 from .status import FileFacts, Survey
 from .provenance import read_provenance
-from .tree import MEMORY_DIR, TRUNK, _read_bytes, is_migrated, leaf_location, leaves_from_bytes, read_regular_or_none
+from .tree import (
+    DOMAINS_DIR, MEMORY_DIR, TRUNK, _read_bytes, is_migrated, leaf_location, leaves_from_bytes, markers_missing,
+    read_regular_or_none,
+)
 
 ARCHIVE_DIR = "memory/archive"
 NOW_ENV = "BONSAI_NOW"
@@ -229,6 +232,8 @@ def _stale(workspace: Path, config: Config, disk: _MemoryFiles, common_dir: Path
             return None, f"{TRUNK}: is not a regular file (or unreadable); bonsai-git reads regular files only"
         return None, None
     if not is_migrated(trunk):
+        if any((workspace / DOMAINS_DIR).glob("*/_index.md")):  # a tree bonsai-git generated
+            raise markers_missing(trunk)  # status refuses as reindex --check does (exit 3)
         return None, None
     from .factcache import FactsCache, open_cache
     from .indexes import render_tree
@@ -246,8 +251,10 @@ def _stale(workspace: Path, config: Config, disk: _MemoryFiles, common_dir: Path
     for path, text in rendered.items():
         current = trunk_bytes if path == TRUNK else disk.data(path) if disk.has(path) else _read_bytes_if_file(
             workspace / path)
-        if current != (None if text is None else text.encode("utf-8")):
-            stale.append(path)
+        wanted = None if text is None else text.encode("utf-8")
+        if current != wanted and not (current is not None and wanted is not None
+                                      and stored_alike(workspace, path, current, wanted)):
+            stale.append(path)  # as reindex --check: equal as git stores them (core.autocrlf) is fresh
     return tuple(sorted(stale)), None
 
 

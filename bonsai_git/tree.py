@@ -10,17 +10,19 @@ leaves.  The pure helpers parse paths and the trunk; `read_leaves` is the only I
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import functools
 import os
 import re
 import stat
-from collections.abc import Iterable
+import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from .config import SINGLE_FILE_DOMAINS
-from .errors import BadInput
+from .errors import BadInput, ConcurrentWrite
 
 TRUNK = "MEMORY.md"
 MEMORY_DIR = "memory"
@@ -34,7 +36,13 @@ BEGIN = "<!-- bonsai:begin generated"
 END = "<!-- bonsai:end -->"
 _BEGIN_LINE = re.compile(r"^<!-- bonsai:begin\b[^\n]*$", re.M)
 _END_LINE = re.compile(r"^<!-- bonsai:end -->[ \t]*\r?$", re.M)
-_CONFLICT_START = re.compile(r"^<{7}(?: |\r?$)", re.M)
+# git's conflict lines: `<<<<<<< ours`, `||||||| base` (diff3), `=======`, `>>>>>>> theirs`.
+_CONFLICT_LINE = re.compile(r"^(?:(<{7})|(\|{7})|(={7})|(>{7}))(?:[ \t][^\n]*)?\r?$", re.M)
+_CONFLICT_HINT = re.compile(r"^(?:<{7}|>{7})", re.M)
+# A fenced code block's opening line (CommonMark: up to 3 spaces, 3+ backticks or tildes).
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})([^\n]*)$")
+_COMMENT_OPEN = re.compile(r"^ {0,3}<!--")
+_LINE = re.compile(r"[^\n]*\n|[^\n]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,15 +86,22 @@ class TrunkParts:
 def parse_trunk(text: str) -> TrunkParts | None:
     """Cut trunk text at the bonsai markers; None when it has no complete marker pair.
 
+    Only marker lines that are Markdown markers count: a marker line inside a (closed) fenced
+    code block or multi-line HTML comment (an agent quoting the markers) is text (`code_spans`).
     The block is the first end-marker line that has a begin-marker line before it, paired with
-    the *last* begin line before it: a begin-like line quoted in the user's pinned text (in a
-    code fence, say) therefore never swallows the text after it.
+    the *last* begin line before it: a begin-like line quoted in the user's pinned text
+    therefore never swallows the text after it.
     """
-    begins = [m for m in _BEGIN_LINE.finditer(text)]
+    if "<!-- bonsai:begin" not in text:
+        return None  # the usual flat MEMORY.md, decided without a scan
+    spans = code_spans(text, closed=True) if "```" in text or "~~~" in text or "<!--" in text else []
+    begins = [m for m in _BEGIN_LINE.finditer(text) if not _inside(spans, m.start())]
     if not begins:
         return None
     begin = end = None
     for candidate in _END_LINE.finditer(text):
+        if _inside(spans, candidate.start()):
+            continue
         before = [b for b in begins if b.end() <= candidate.start()]
         if before:
             begin, end = before[-1], candidate
@@ -100,6 +115,67 @@ def parse_trunk(text: str) -> TrunkParts | None:
         stop += 1
     newline = "\r\n" if text[begin.start() : begin.end()].endswith("\r") else "\n"
     return TrunkParts(text[: begin.start()], text[begin.start() : stop], text[stop:], newline)
+
+
+def code_spans(text: str, *, closed: bool = False) -> list[tuple[int, int]]:
+    """(start, end) char spans of `text` whose lines are code or comment, not Markdown structure.
+
+    Fenced code blocks (from the opening fence line through the closing one, or to the end of
+    the text when never closed, as CommonMark reads it) and HTML comments opened at a line start
+    and not closed on that line (through the line that holds `-->`, or to the end).  Only
+    top-level constructs; pure, no parser (the hook's light path calls it).  `closed`: leave
+    out a fence or comment that is never closed (parse_trunk: an unclosed fence typed above the
+    block must not make the real markers vanish; the migration and status warn about it instead).
+    """
+    spans: list[tuple[int, int]] = []
+    fence: tuple[str, int] | None = None
+    comment = False
+    start = 0
+    for m in _LINE.finditer(text):
+        line = m.group().rstrip("\r\n")
+        if fence is not None:
+            close = _FENCE.match(line)
+            if close and close.group(1)[0] == fence[0] and len(close.group(1)) >= fence[1] and not close.group(2).strip():
+                fence = None
+                spans.append((start, m.end()))
+            continue
+        if comment:
+            if "-->" in line:
+                comment = False
+                spans.append((start, m.end()))
+            continue
+        opening = _FENCE.match(line)
+        if opening and not (opening.group(1)[0] == "`" and "`" in opening.group(2)):
+            fence, start = (opening.group(1)[0], len(opening.group(1))), m.start()
+        elif _COMMENT_OPEN.match(line) and "-->" not in line[line.index("<!--") + 4 :] \
+                and not line.startswith(BEGIN_PREFIX):  # a marker line is never a comment's opening
+            comment, start = True, m.start()
+    if (fence is not None or comment) and not closed:
+        spans.append((start, len(text)))
+    return spans
+
+
+def _inside(spans: list[tuple[int, int]], offset: int) -> bool:
+    return any(a <= offset < b for a, b in spans)
+
+
+def markers_missing(text: str = "") -> BadInput:
+    """The refusal for a trunk without a valid marker pair while `memory/domains/` exists (a marker
+    deleted or retyped, the trunk rewritten): one message for reindex, the hook, --check and status.
+
+    When the markers are there but an HTML comment or code fence opened above them hides them
+    (never closed before the marker line, so Markdown reads the marker as part of it), the
+    message names that line instead: closing it brings the markers back.
+    """
+    begin = _BEGIN_LINE.search(text)
+    spans = code_spans(text) if begin is not None else []
+    for start, end in spans:
+        if begin is not None and start <= begin.start() < end:
+            line = text.count("\n", 0, start) + 1
+            return BadInput(f"{TRUNK}:{line}: an HTML comment or code fence opened here is not closed before the "
+                            f"bonsai markers, so Markdown reads them as part of it; close it (`-->` or the fence)")
+    return BadInput(f"{TRUNK}: its bonsai markers are missing but {DOMAINS_DIR}/ exists; put them back "
+                    f"(e.g. `git checkout -- {TRUNK}`, or `git diff {TRUNK}` to see what changed)")
 
 
 def is_migrated(text: str) -> bool:
@@ -131,21 +207,64 @@ def leaf_location(path: str) -> tuple[str, str] | None:
     return parts[2], "/".join(parts[3:])
 
 
+def misplaced_leaf(path: str) -> bool:
+    """True for a `.md` file put directly in `memory/domains/` (no domain folder): never a leaf, never indexed."""
+    parts = path.split("/")
+    return len(parts) == 3 and parts[:2] == ["memory", "domains"] and path.endswith(".md") \
+        and not parts[2].startswith((".", "_"))
+
+
+def misplaced_message(path: str) -> str:
+    """The warning for a misplaced_leaf `path`."""
+    return (f"directly in {DOMAINS_DIR}/, not in a domain folder, so never indexed; move it into "
+            f"{DOMAINS_DIR}/<domain>/ (git mv)")
+
+
+def domain_name_message(domain: str) -> str:
+    """The warning for a domain folder whose name `bonsai-git move` would refuse as a target."""
+    return (f"domain folder {shown_name(domain)!r} is not a name bonsai-git move accepts (lowercase letters, digits "
+            f"and '-'); rename the folder (git mv) so leaves can be moved into it")
+
+
 def leaf_paths(paths: Iterable[str]) -> tuple[str, ...]:
     """The leaf paths among workspace-relative paths, sorted."""
     return tuple(sorted(p for p in set(paths) if leaf_location(p) is not None))
 
 
-def find_conflict_marker(text: str) -> int | None:
-    """1-based line of the first git merge-conflict start line (`<<<<<<< ...`) in `text`, or None.
+def find_conflict_marker(text: str, allowed: tuple[int, int] | None = None) -> int | None:
+    """1-based line of the first git merge-conflict line in `text`, or None.
 
-    Only the start line counts: a lone `=======` is a setext underline and a `>>>>>>>` line a
-    deeply nested quote, both ordinary Markdown; `<<<<<<<` at a line start is never written by hand.
+    A conflict is a region git writes: a `<<<<<<< label` line, then `||||||| label` (diff3),
+    `=======` and `>>>>>>> label` lines; the first line of the region is reported.  Outside
+    such a region `=======` is a setext heading underline and `>>>>>>> x` a deeply nested
+    quote, both ordinary Markdown; `<<<<<<<` at a line start is never written by hand.  `allowed` is a (start, end) char span (MEMORY.md's
+    generated block) where a whole conflict region may sit: the tool regenerates it.  A region
+    that only starts or ends there, or crosses a marker, is not allowed.
     """
-    if "<<<<<<<" not in text:
-        return None  # the common case, found without running the line regex (hook's hot path)
-    m = _CONFLICT_START.search(text)
-    return None if m is None else text.count("\n", 0, m.start()) + 1
+    if _CONFLICT_HINT.search(text) is None:
+        return None  # the common case, found with one regex scan (hook's hot path)
+    region: list[int] = []  # offsets of the current region's lines
+    for m in _CONFLICT_LINE.finditer(text):
+        opening, base, sep, closing = m.groups()
+        if opening:
+            if region and not _all_in(region, allowed):
+                break
+            region = [m.start()]
+        elif region and (base or sep):
+            region.append(m.start())
+        elif closing and region:
+            region.append(m.start())
+            if not _all_in(region, allowed):
+                break
+            region = []
+    else:
+        if not region or _all_in(region, allowed):
+            return None
+    return text.count("\n", 0, region[0]) + 1
+
+
+def _all_in(offsets: list[int], span: tuple[int, int] | None) -> bool:
+    return span is not None and all(span[0] <= o < span[1] for o in offsets)
 
 
 def remove_empty_folders(folder: Path, stop: Path) -> None:
@@ -180,10 +299,41 @@ def decode_utf8(data: bytes, name: str) -> str:
         raise BadInput(f"{name}: not valid UTF-8 at byte offset {exc.start}; save it as UTF-8 and retry") from None
 
 
+def check_file_name(path: str) -> None:
+    """BadInput when a path cannot become text in a generated file: control characters (a newline
+    would inject lines, a fake end marker or heading, into the trunk and the indexes), line or
+    paragraph separators, or bytes that are not UTF-8 (a `surrogateescape` str from git or the
+    disk).  The message shows the name with those escaped (`\\n`, `\\xff`)."""
+    if path.isprintable():
+        return  # the usual name, decided without a per-char scan (isprintable is False for all the above)
+    import unicodedata
+
+    bad = [ch for ch in path if unicodedata.category(ch) in ("Cc", "Cs", "Zl", "Zp")]
+    if bad:
+        kind = "bytes that are not UTF-8" if any(0xDC80 <= ord(ch) <= 0xDCFF for ch in bad) else "control characters"
+        raise BadInput(f"{shown_name(path)}: its name holds {kind}, which would become text in MEMORY.md and the "
+                       f"indexes; rename it (git mv) to a plain name, then retry")
+
+
+def shown_name(path: str) -> str:
+    """`path` with control characters and non-UTF-8 bytes escaped, safe to print on one line."""
+    out = []
+    for ch in path:
+        code = ord(ch)
+        if 0xDC80 <= code <= 0xDCFF:
+            out.append(f"\\x{code - 0xDC00:02x}")
+        elif ch.isprintable() or ch == " ":
+            out.append(ch)
+        else:
+            out.append(ch.encode("unicode_escape").decode("ascii"))
+    return "".join(out)
+
+
 def read_leaves(workspace: Path, paths: Iterable[str]) -> tuple[Leaf, ...]:
     """Read the given leaf paths (workspace-relative) into Leaf records, sorted by path.
 
-    Raises BadInput for a leaf that is not UTF-8 or holds merge-conflict markers.
+    Raises BadInput for a leaf whose name could not be written into an index (check_file_name),
+    that is not UTF-8, or that holds merge-conflict markers.
     """
     root = os.fspath(workspace)
     wanted = sorted(p for p in set(paths) if leaf_location(p) is not None)
@@ -200,6 +350,7 @@ def leaves_from_bytes(files: Iterable[tuple[str, bytes]]) -> tuple[Leaf, ...]:
         location = leaf_location(path)
         if location is None:
             continue
+        check_file_name(path)
         text = decode_utf8(data, path)
         line = find_conflict_marker(text)
         if line is not None:
@@ -320,3 +471,284 @@ def _mode_for(path: Path) -> int:
 def sync_barrier() -> None:
     """Flush every file written so far to stable storage (one os.sync for a batch of writes)."""
     os.sync()
+
+
+# --- replacing files another process may be writing --------------------------------------------
+
+RESCUE_SUFFIX = ".bonsai-kept"
+
+
+@dataclass
+class _Watch:
+    """A file this run replaced or deleted: an open fd on the inode it replaced, and what it held."""
+
+    path: Path
+    name: str
+    fd: int
+    expected: bytes
+    data: bytes | None  # what we put at `path` (None: deleted)
+
+
+class CheckedWriter:
+    """Replace files only while they still hold the bytes the run read, and prove it afterwards.
+
+    An agent may write MEMORY.md, a leaf or an index at any instant.  Comparing the file with
+    what the run read and then renaming a temp file over it leaves a window between the two in
+    which an append would be thrown away.  So each replacement (`write`, `delete`):
+
+    1. writes the new bytes to a temp file first (the slow part), then opens the file being
+       replaced and compares its bytes with `expected` right before the rename: a difference
+       raises ConcurrentWrite (exit 1) naming the file, which is left as the other writer left it;
+    2. keeps that open fd on the replaced inode: a writer that opened the file before the rename
+       still writes into that inode, not into ours.  Right after the rename, and again in
+       `finish()` (after the rest of the run, which gives a late writer time to land), the old
+       inode is read back.  Bytes appended to it (old bytes + X) are carried: X is appended to
+       the file we wrote (for MEMORY.md that is after the end marker, where new memories go).
+       Any other change to it (a rewrite) is put back in place of ours, or when ours is gone
+       too, kept next to it as `<name>.bonsai-kept`, and ConcurrentWrite is raised.
+
+    The swap itself is an atomic exchange (renameat2 RENAME_EXCHANGE, where Linux offers it),
+    so a writer that replaced the file by a rename of its own (an editor's atomic save) between
+    the check and the swap gets its file put back, and ConcurrentWrite.  Paths are given
+    relative to `root` and shown as given.  Always call `close()` (or `finish()`), e.g. in a
+    finally block.  A writer that opens a file and writes to it only after `finish()` ran is
+    beyond reach (it writes into a file no longer in the tree; no tool that replaces files
+    atomically can see that): the README states the guarantee for writes that complete before
+    the command ends.
+    """
+
+    WRITER_WAIT = 2.0  # seconds finish() waits for writers still holding a replaced file open
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.watches: list[_Watch] = []
+        self.carried: list[str] = []
+
+    def write(self, rel: str, data: bytes, expected: bytes | None, *, sync: bool = True,
+              carry_appends: bool = False) -> None:
+        """Write `data` at workspace-relative `rel`, which must hold `expected` now (None: must not exist).
+
+        `carry_appends`: a file that holds `expected` + more (text appended since it was read) is
+        replaced too, and that text carried after `data` (a restore uses this: a writer appending
+        in a tight loop would otherwise make every attempt fail).
+        """
+        path = self.root / rel
+        import tempfile
+
+        fd, tmp = tempfile.mkstemp(prefix=".bonsai-", dir=path.parent)
+        try:
+            os.fchmod(fd, _mode_for(path))
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+                if sync:
+                    fh.flush()
+                    os.fsync(fh.fileno())
+            if expected is None:
+                try:
+                    os.link(tmp, path)  # atomic and exclusive: never over a file someone just made
+                except FileExistsError:
+                    raise self._changed(rel, "was created") from None
+            else:
+                self._replace(path, rel, tmp, expected, data, carry_appends)
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+        if sync:
+            _fsync_folder(path.parent)
+
+    def _replace(self, path: Path, rel: str, tmp: str, expected: bytes, data: bytes, carry_appends: bool) -> None:
+        old = self._open_if_same(path, rel, expected, carry_appends)
+        try:
+            if _exchange(tmp, path):
+                # `tmp` now names the file that was at `path` at the instant of the swap.  If it
+                # is not the one we checked, another writer put a new file there meanwhile (an
+                # editor's atomic save): swap theirs back and stop.
+                if os.stat(tmp).st_ino != os.fstat(old).st_ino:
+                    _exchange(tmp, path)
+                    raise self._changed(rel, "was replaced")
+                os.unlink(tmp)
+            else:  # no renameat2 here: the inode check narrows the window to the rename itself
+                if os.stat(path).st_ino != os.fstat(old).st_ino:
+                    raise self._changed(rel, "was replaced")
+                os.replace(tmp, path)
+        except BaseException:
+            os.close(old)
+            raise
+        watch = _Watch(path, rel, old, expected, data)
+        self.watches.append(watch)
+        self._settle(watch)
+
+    def delete(self, rel: str, expected: bytes) -> None:
+        """Delete workspace-relative `rel`, which must hold `expected` now."""
+        path = self.root / rel
+        old = self._open_if_same(path, rel, expected)
+        try:
+            path.unlink()
+        except BaseException:
+            os.close(old)
+            raise
+        watch = _Watch(path, rel, old, expected, None)
+        self.watches.append(watch)
+        self._settle(watch)
+
+    def finish(self) -> None:
+        """Read every replaced inode once more (late writes), then close; ConcurrentWrite as above.
+
+        Before that last read, wait (up to WRITER_WAIT seconds) until no process holds a replaced
+        file open for writing: on Linux a read lease (F_SETLEASE) can be taken only then, and
+        since the replaced file has no name any more nobody can open it anew, so the read is
+        final.  Where leases are unavailable the read happens at once.
+        """
+        try:
+            deadline = time.monotonic() + self.WRITER_WAIT
+            for watch in self.watches:
+                _wait_for_writers(watch.fd, deadline)
+                self._settle(watch)
+        finally:
+            self.close()
+
+    def drain(self) -> None:
+        """`finish()` for a run that is failing anyway (before its restore): late appends are
+        carried onto our files, so the restore carries them onto the original; errors are
+        swallowed (the run reports its own)."""
+        with contextlib.suppress(ConcurrentWrite, OSError):
+            self.finish()
+        self.close()
+
+    def close(self) -> None:
+        """Close the fds held on replaced files (idempotent)."""
+        for watch in self.watches:
+            with contextlib.suppress(OSError):
+                os.close(watch.fd)
+        self.watches = []
+
+    def _open_if_same(self, path: Path, rel: str, expected: bytes, carry_appends: bool = False) -> int:
+        try:
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        except FileNotFoundError:
+            raise self._changed(rel, "was deleted") from None
+        except OSError:
+            raise self._changed(rel, "is no longer a regular file") from None
+        current = _pread_all(fd)
+        if current != expected and not (carry_appends and current.startswith(expected)):
+            os.close(fd)
+            raise self._changed(rel, "changed")
+        return fd
+
+    def _settle(self, watch: _Watch) -> None:
+        """Act on bytes written into the replaced inode after the check (see the class docstring)."""
+        late = _pread_all(watch.fd)
+        if late == watch.expected:
+            return
+        before, watch.expected = watch.expected, late  # each late write is handled once
+        if late.startswith(before) and watch.data is not None:
+            _append(watch.path, late[len(before):])  # carried: lands after our bytes
+            self.carried.append(watch.name)
+            return
+        if watch.data is None:
+            try:
+                with open(watch.path, "xb") as fh:  # deleted by us: put their file back
+                    fh.write(late)
+            except FileExistsError:
+                self._keep_aside(watch, late)
+        elif _holds(watch.path, watch.data):
+            write_durably(watch.path, late)  # their rewrite replaces ours
+        else:
+            self._keep_aside(watch, late)
+        raise self._changed(watch.name, "was rewritten")
+
+    @staticmethod
+    def _keep_aside(watch: _Watch, late: bytes) -> None:
+        aside = watch.path.with_name(watch.path.name + RESCUE_SUFFIX)
+        write_durably(aside, late)
+        watch.name = f"{watch.name} (their bytes are in {aside.name})"
+
+    @staticmethod
+    def _changed(rel: str, how: str) -> ConcurrentWrite:
+        return ConcurrentWrite(f"{rel}: {how} by another process while bonsai-git was running; that write was kept "
+                               f"and the run was undone. Run the command again")
+
+
+_RENAME_EXCHANGE = 2  # linux/fs.h
+_renameat2: list[Callable[..., int] | None] = []  # [libc's renameat2] once looked up, [None] when unavailable
+
+
+def _exchange(a: str | Path, b: str | Path) -> bool:
+    """Atomically swap the files at `a` and `b` (Linux renameat2 RENAME_EXCHANGE); False when the
+    system or file system cannot (the caller falls back to a rename)."""
+    if not _renameat2:
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            found = libc.renameat2
+            found.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+            _renameat2.append(found)
+        except (OSError, AttributeError):
+            _renameat2.append(None)
+    func = _renameat2[0]
+    if func is None:
+        return False
+    at_fdcwd = -100
+    if func(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    import ctypes
+
+    err = ctypes.get_errno()
+    if err in (22, 38, 95):  # EINVAL, ENOSYS, EOPNOTSUPP: not supported here
+        return False
+    raise OSError(err, os.strerror(err), os.fspath(b))
+
+
+_F_SETLEASE = 1024  # linux/fcntl.h: F_LINUX_SPECIFIC_BASE + 0
+
+
+def _wait_for_writers(fd: int, deadline: float) -> None:
+    """Return once no process holds the file behind `fd` open for writing (a read lease can be
+    taken: Linux), or at `deadline`, or at once where leases are not supported."""
+    import errno
+    import fcntl
+
+    while True:
+        try:
+            fcntl.fcntl(fd, _F_SETLEASE, fcntl.F_RDLCK)
+        except OSError as exc:
+            if exc.errno not in (errno.EAGAIN, errno.EBUSY) or time.monotonic() >= deadline:
+                return  # unsupported here (or a writer holds it past the deadline): read now
+            time.sleep(0.002)
+            continue
+        fcntl.fcntl(fd, _F_SETLEASE, fcntl.F_UNLCK)
+        return
+
+
+def _pread_all(fd: int) -> bytes:
+    chunks = []
+    offset = 0
+    while chunk := os.pread(fd, 1 << 20, offset):
+        chunks.append(chunk)
+        offset += len(chunk)
+    return b"".join(chunks)
+
+
+def _append(path: Path, data: bytes) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+    try:
+        os.write(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _holds(path: Path, data: bytes) -> bool:
+    try:
+        return path.read_bytes() == data
+    except OSError:
+        return False
+
+
+def _fsync_folder(folder: Path) -> None:
+    dir_fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)

@@ -31,7 +31,7 @@ PRICING = "memory/domains/business/pricing.md"
 OVERVIEW = "memory/domains/business/business-overview.md"
 FAMILY = "memory/domains/identity/family.md"
 CRON = "memory/domains/infrastructure/cron-jobs.md"
-READING = "memory/domains/general/reading-list.md"
+READING = "memory/domains/personal/reading-list.md"
 DATES = "memory/dates.md"
 
 
@@ -111,7 +111,7 @@ def delete_leaf(ws: Path) -> None:
 
 
 def move_leaf(ws: Path) -> None:
-    git(ws, "mv", FAMILY, "memory/domains/general/family.md")
+    git(ws, "mv", FAMILY, "memory/domains/personal/family.md")
 
 
 def append_to_memory(ws: Path) -> None:

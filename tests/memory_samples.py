@@ -43,6 +43,7 @@ def at(monkeypatch: pytest.MonkeyPatch, when: str) -> None:
 def migrated(make_repo: MakeRepo, memory: str = SAMPLE) -> Path:
     """A workspace whose MEMORY.md was committed and then migrated (both at DAY0)."""
     repo = make_repo(memory)
+    keep_in_general(repo)
     result = run("migrate", "-C", str(repo), "--force", ok=True)
     assert result.exit_code == 0, result.output
     return repo
@@ -51,3 +52,15 @@ def migrated(make_repo: MakeRepo, memory: str = SAMPLE) -> Path:
 def commit_all(repo: Path, message: str) -> None:
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", message)
+
+
+# The default table sends "Travel Notes" and "Reading List" to personal/; these tests need leaves in
+# general/ (reflect, archive, move out of general), so the sample narrows personal's keywords.
+NARROW_PERSONAL = '[domains.personal]\nkeywords = ["fitness"]\n'
+
+
+def keep_in_general(repo: Path) -> None:
+    """Commit a `.bonsai.toml` that keeps the sample's travel and reading sections in general/."""
+    (repo / ".bonsai.toml").write_text(NARROW_PERSONAL)
+    git(repo, "add", ".bonsai.toml")
+    git(repo, "commit", "-q", "-m", "config")

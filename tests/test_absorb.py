@@ -184,13 +184,13 @@ def test_absorb_refuses_to_rewrite_a_trunk_that_changed_meanwhile(
     append(ws, NEW)
     real = reindex_module._write_absorbed
 
-    def agent_writes_too(workspace: Path, p: AbsorbPlan, old_inbox: str) -> dict[str, bytes | None]:
-        undo = real(workspace, p, old_inbox)
+    def agent_writes_too(workspace: Path, *args: object) -> dict[str, bytes]:
+        written: dict[str, bytes] = real(workspace, *args)  # type: ignore[arg-type]
         append(ws, "## Written by the agent meanwhile\n")
-        return undo
+        return written
 
     monkeypatch.setattr(reindex_module, "_write_absorbed", agent_writes_too)
-    with pytest.raises(Failed, match=r"^MEMORY\.md: changed while bonsai-git was running"):
+    with pytest.raises(Failed, match=r"^MEMORY\.md: changed by another process while bonsai-git was running"):
         reindex_workspace(ws, absorb=True)
     assert (ws / "MEMORY.md").read_bytes().endswith(b"## Written by the agent meanwhile\n")
     assert not (ws / "memory/domains/business/pricing-update.md").exists()

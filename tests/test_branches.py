@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from bonsai_git.cli import main
-from bonsai_git.config import Config, parse_config
+from bonsai_git.config import DOMAIN_SCOPES, Config, parse_config
 from bonsai_git.errors import BadInput
 from bonsai_git.hook import run_hook
 from bonsai_git.indexes import render_tree
@@ -172,7 +172,7 @@ def test_the_hook_re_splits_index_files_as_leaves_are_added_and_never_moves_a_le
     for batch in range(4):
         for i in range(12):
             n = batch * 12 + i
-            path = repo / "memory" / "domains" / "general" / f"friend-extra-{n:03d}.md"
+            path = repo / "memory" / "domains" / "people" / f"friend-extra-{n:03d}.md"
             path.write_text(f"## Person: Extra {n}\n\nKnows the kiln supplier; birthday in spring.\n", encoding="utf-8")
         _commit(repo, f"batch {batch}")
         for leaf in walk_leaf_paths(repo):
@@ -232,7 +232,7 @@ def test_status_finds_leaves_listed_in_sub_branch_files(make_repo: MakeRepo) -> 
     assert CliRunner().invoke(main, ["migrate", "-C", str(repo)]).exit_code == 0
     status = json.loads(CliRunner().invoke(main, ["status", "-C", str(repo), "--json"]).stdout)
     assert not [w for w in status["warnings"] if w["kind"] in ("orphan_leaf", "orphan_entry")]
-    sub = next(p for p in (repo / "memory/domains/general").glob("_index.*.md"))
+    sub = next(p for p in (repo / "memory/domains/people").glob("_index.*.md"))
     first = next(line for line in sub.read_text().splitlines() if line.startswith("### ") and "(~" in line)
     leaf = sub.parent / first[4:].split(" (~")[0]
     leaf.unlink()
@@ -244,7 +244,9 @@ def test_the_hook_refuses_text_typed_inside_the_block_and_keeps_it(make_repo: Ma
     repo = make_repo(_split_memory())
     assert CliRunner().invoke(main, ["migrate", "-C", str(repo)]).exit_code == 0
     trunk = (repo / TRUNK).read_text(encoding="utf-8")
-    typed = trunk.replace("whatever fits no other domain", "whatever fits no other domain; the kiln key is in the shed")
+    scope = DOMAIN_SCOPES["people"]
+    assert scope in trunk
+    typed = trunk.replace(scope, scope + "; the kiln key is in the shed")
     (repo / TRUNK).write_text(typed, encoding="utf-8")
     proc = subprocess.run(["bonsai-git-hook"], cwd=repo, capture_output=True, text=True)
     assert proc.returncode == 3 and "text inside the generated block" in proc.stderr
@@ -256,7 +258,7 @@ def test_the_hooks_memo_of_index_files_never_hides_a_stale_or_damaged_file(make_
     repo = make_repo(_split_memory())
     assert CliRunner().invoke(main, ["migrate", "-C", str(repo)]).exit_code == 0
     assert run_hook(repo) == 0 and run_hook(repo) == 0  # the second run answers from the memo
-    sub = sorted((repo / "memory/domains/general").glob("_index.*.md"))[0]
+    sub = sorted((repo / "memory/domains/people").glob("_index.*.md"))[0]
     good = sub.read_bytes()
     sub.write_bytes(good.replace(b"leaves", b"leafs", 1))  # a hand edit of a generated file
     assert run_hook(repo) == 1 and sub.read_bytes() == good

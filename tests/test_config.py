@@ -130,3 +130,27 @@ def test_status_and_reindex_refuse_a_malformed_table_in_one_line(make_repo: Call
         assert result.exit_code == 3, (command, result.output)
         assert result.stderr.count("\n") == 1 and ".bonsai.toml: " in result.stderr and key in result.stderr
     assert snapshot(repo) == before
+
+
+def test_domains_table_shape_keywords_scope_and_refusals() -> None:
+    cfg = parse_config('[domains]\nmarketing = ["campaign"]\n[domains.people]\nscope = "our crew"\n'
+                       '[domains.garden]\nkeywords = ["roses"]\nscope = "  the garden  "\n')
+    names = [name for name, _ in cfg.domains]
+    assert names[:3] == ["marketing", "people", "garden"]
+    assert dict(cfg.domains)["people"] == dict(Config().domains)["people"]  # a scope alone keeps the keywords
+    assert cfg.scopes == {"people": "our crew", "garden": "the garden"}
+    assert cfg.configured == ("marketing", "garden")
+    from bonsai_git.config import domain_scope
+
+    assert domain_scope("people", cfg.scopes) == "our crew"
+    assert domain_scope("log", cfg.scopes).startswith("dated entries")
+    assert domain_scope("marketing", cfg.scopes) == ""
+    for text, message in (
+        ('[domains.x]\nkeywords = "a"\n', "domains.x.keywords must be a list of non-empty strings"),
+        ('[domains.x]\nscope = "two\\nlines"\n', "domains.x.scope must be a one-line string"),
+        ('[domains.x]\ncolour = "red"\n', "unknown key 'domains.x.colour'"),
+        ('[domains]\npinned = ["x"]\n', "domain name 'pinned'"),
+    ):
+        with pytest.raises(BadInput) as info:
+            parse_config(text)
+        assert message in info.value.message

@@ -120,7 +120,7 @@ def test_install_hook_honours_core_hooks_path(make_repo: MakeRepo) -> None:
     delete_leaf(repo)
     git(repo, "add", "-A")
     result = run(["git", "commit", "-q", "-m", "delete"], repo)  # git sends a hook's stdout to stderr
-    assert result.returncode != 0 and "bonsai-git: removed memory/domains/general/_index.md" in result.stderr
+    assert result.returncode != 0 and "bonsai-git: removed memory/domains/personal/_index.md" in result.stderr
 
 
 def test_install_hook_from_a_linked_worktree_installs_for_the_repository(make_repo: MakeRepo, tmp_path: Path) -> None:
@@ -176,7 +176,7 @@ def test_plain_hook_lets_bonsai_gits_own_commits_through(make_repo: MakeRepo) ->
     repo = make_repo(corpus_bytes("02-ops-assistant-2764.md"))
     assert install(repo)[0] == 0
     bonsai = str(Path(sys.executable).parent / "bonsai-git")
-    for args in (["migrate"], ["move", "memory/domains/general/runbooks.md", "infrastructure"]):
+    for args in (["migrate"], ["move", "memory/domains/infrastructure/runbooks.md", "agents"]):
         done = run([bonsai, *args, "-C", str(repo)], repo)
         assert done.returncode == 0, done.stderr
         assert git(repo, "status", "--porcelain") == ""

@@ -162,16 +162,17 @@ def test_purge_compares_ages_in_seconds(make_repo: MakeRepo, monkeypatch: pytest
 
     repo = migrated(make_repo)
     assert cli("archive", "-C", str(repo), "reading-list")[0] == 0
+    archived = next((repo / "memory/archive").rglob("reading-list.md")).relative_to(repo).as_posix()
     archived_at = git(repo, "log", "-1", "--format=%cI").strip()
     monkeypatch.setenv("BONSAI_NOW", (datetime.fromisoformat(archived_at) + timedelta(hours=age_hours)).isoformat())
     report = json.loads(cli("status", "--json", "-C", str(repo))[1])
     due = [d["path"] for d in report["archive"]["due_for_purge"]]
     code, out, err = cli("purge", "--older-than", older_than, "-C", str(repo))
     assert code == 0, err
-    gone = not (repo / "memory/archive/general/reading-list.md").exists()
+    gone = not (repo / archived).exists()
     assert gone is purged
     if older_than == "180d":  # status's purge-due is the same rule (its grace is 180 days)
-        assert due == (["memory/archive/general/reading-list.md"] if purged else [])
+        assert due == ([archived] if purged else [])
 
 
 # --- the OpenClaw provenance record: valid JSON, not an object -----------------------------------

@@ -76,7 +76,7 @@ def test_hook_catches_a_commit_that_only_deletes_a_leaf(make_repo: MakeRepo, cap
     repo = migrated(make_repo)
     git(repo, "rm", "-q", READING)
     code, out, _err = hook(repo, capsys)
-    assert code == 1 and "bonsai-git: removed memory/domains/general/_index.md" in out
+    assert code == 1 and "bonsai-git: removed memory/domains/personal/_index.md" in out
     settle(repo, capsys)
 
 
@@ -261,11 +261,11 @@ def test_hook_never_follows_a_tracked_symlink_leaf(make_repo: MakeRepo, tmp_path
     repo = migrated(make_repo)
     outside = tmp_path / "outside.md"
     outside.write_text("## Outside\n\nNot part of this memory.\n")
-    (repo / "memory/domains/general/link.md").symlink_to(outside)
+    (repo / "memory/domains/personal/link.md").symlink_to(outside)
     git(repo, "add", "-A")
     code, out, err = hook(repo, capsys)
     assert (code, out) == (0, "")
-    assert "memory/domains/general/link.md: not a regular file (a symlink?), so not indexed" in err
+    assert "memory/domains/personal/link.md: not a regular file (a symlink?), so not indexed" in err
     assert run(["bonsai-git", "reindex", "--check"], repo).returncode == 0  # the disk walk agrees
 
 

@@ -161,8 +161,8 @@ def test_framework_hook_lets_bonsai_gits_own_commits_through(make_repo: MakeRepo
     assert proc.returncode == 0, proc.stderr
     bonsai = str(Path(sys.executable).parent / "bonsai-git")
     extra = {"PRE_COMMIT_HOME": framework["home"], "PRE_COMMIT_COLOR": "never"}
-    for args in (["migrate"], ["move", "memory/domains/general/runbooks.md", "infrastructure"],
-                 ["archive", "memory/domains/general/incidents.md"]):
+    for args in (["migrate"], ["move", "memory/domains/infrastructure/runbooks.md", "agents"],
+                 ["archive", "memory/domains/infrastructure/incidents.md"]):
         done = run([bonsai, *args, "-C", str(repo)], repo, extra)
         assert done.returncode == 0, done.stderr
         assert git(repo, "status", "--porcelain") == ""

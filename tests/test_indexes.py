@@ -96,7 +96,7 @@ def test_foreign_block_line_accepts_exactly_what_the_renderer_wrote() -> None:
 @pytest.mark.parametrize("edit", [
     lambda b: b.replace(END, "- remember: the kiln key is under the mat\n" + END),  # a typed bullet line
     lambda b: b.replace(END, "a note\n" + END),
-    lambda b: b.replace("whatever fits no other domain", "whatever fits no other domain, and my notes"),
+    lambda b: b.replace("whatever fits nowhere else", "whatever fits nowhere else, and my notes"),
     lambda b: b.replace("- general:", "- general (see also business):"),
     lambda b: b.replace(WRITE_LINE + "\n", ""),  # a generated line deleted
 ])

@@ -110,10 +110,16 @@ def test_plan_migration_large_preamble_and_an_empty_heading_section() -> None:
     assert files["memory/domains/general/section.md"] == "##\nbody\n"
 
 
-def test_plan_migration_refuses_a_quoted_marker_pair_in_pinned_text() -> None:
+def test_plan_migration_keeps_a_marker_pair_quoted_in_a_fence_as_text() -> None:
+    pinned = "## 📌 Rules\n```\n<!-- bonsai:begin example -->\n<!-- bonsai:end -->\n```\n"
+    trunk = _plan(pinned + "## A\nx\n")["MEMORY.md"]
+    assert trunk.startswith(pinned) and BEGIN in trunk[len(pinned):]
+
+
+def test_plan_migration_refuses_a_bare_marker_pair_in_pinned_text() -> None:
     from bonsai_git.errors import BadInput
 
-    pinned = "## 📌 Rules\n```\n<!-- bonsai:begin example -->\n<!-- bonsai:end -->\n```\n"
+    pinned = "## 📌 Rules\n<!-- bonsai:begin example -->\n<!-- bonsai:end -->\n"
     with pytest.raises(BadInput, match="holds lines like bonsai's markers") as info:
         plan_migration(pinned + "## A\nx\n", Config())
     assert info.value.exit_code == 3

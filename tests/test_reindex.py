@@ -70,11 +70,11 @@ def test_reindex_removes_an_emptied_domain_and_its_index(make_repo: MakeRepo, tm
 
 def test_reindex_follows_a_leaf_moved_to_another_domain(make_repo: MakeRepo, tmp_path: Path) -> None:
     ws = migrated(make_repo)
-    (ws / "memory/domains/general/pricing.md").write_bytes((ws / PRICING).read_bytes())
+    (ws / "memory/domains/personal/pricing.md").write_bytes((ws / PRICING).read_bytes())
     (ws / PRICING).unlink()
     changed = reindexed(ws, tmp_path)
-    assert {"memory/domains/business/_index.md", "memory/domains/general/_index.md"} <= set(changed)
-    assert "### pricing.md" in (ws / "memory/domains/general/_index.md").read_text()
+    assert {"memory/domains/business/_index.md", "memory/domains/personal/_index.md"} <= set(changed)
+    assert "### pricing.md" in (ws / "memory/domains/personal/_index.md").read_text()
 
 
 def test_reindex_gives_a_new_domain_folder_an_index_and_a_root_entry(make_repo: MakeRepo, tmp_path: Path) -> None:
@@ -160,7 +160,7 @@ def test_reindex_cli_check_names_stale_files_and_writes_nothing(make_repo: MakeR
     before = tree_files(ws)
     result = CliRunner().invoke(main, ["reindex", "-C", str(ws), "--check"])
     assert result.exit_code == 1
-    assert "stale memory/domains/general/_index.md" in result.stdout
+    assert "stale memory/domains/personal/_index.md" in result.stdout
     assert "run bonsai-git reindex" in result.stderr
     assert tree_files(ws) == before
 

@@ -185,7 +185,7 @@ def test_no_leaf_name_carries_a_key(migrated: tuple[Path, str, str]) -> None:
     paths = git(repo, "ls-tree", "-r", "--name-only", "HEAD")
     for kind, (value, _line) in KEYS.items():
         assert not {w.lower() for w in _windows(value, 8)} & set(re.findall(r"[^/\n]{8}", paths.lower())), kind
-    assert "memory/domains/general/token-for-ci.md" in paths.splitlines()
+    assert "memory/domains/infrastructure/token-for-ci.md" in paths.splitlines()
 
 
 def test_leaves_keep_every_key_verbatim(migrated: tuple[Path, str, str]) -> None:
@@ -209,7 +209,7 @@ def test_migrate_warns_once_per_key_by_file_line_and_kind_never_the_value(migrat
     assert len(warnings) == len(KEYS) + 1  # the GitHub token is also in its section's heading
     parsed = [re.fullmatch(r"(.+?):(\d+): (.+) \((sha256:[0-9a-f]{16})\)", w) for w in warnings]
     assert sorted(m.group(3) for m in parsed if m) == sorted([*KEYS, "github token"])
-    assert f"memory/domains/general/token-for-ci.md:1: github token ({fingerprint(KEYS['github token'][0])})" in warnings
+    assert f"memory/domains/infrastructure/token-for-ci.md:1: github token ({fingerprint(KEYS['github token'][0])})" in warnings
     for m in parsed:
         assert m is not None
         path, line, kind, print_ = m.groups()

@@ -48,14 +48,14 @@ def test_migrate_makes_one_commit_with_trailers(make_repo: MakeRepo) -> None:
     assert git(repo, "status", "--porcelain") == ""
     message = git(repo, "log", "-1", "--format=%B")
     blob = git(repo, "rev-parse", f"{head0}:MEMORY.md").strip()
-    assert message.startswith("bonsai: migrate MEMORY.md into 5 domains (6,408 -> ")
+    assert message.startswith("bonsai: migrate MEMORY.md into 8 domains (6,408 -> ")
     assert f"Bonsai-Source: MEMORY.md {blob}" in message
     assert "Bonsai-Migration: 1\n" in message and "Bonsai-Sections: 26\n" in message
     assert git(repo, "log", "-1", "--format=%cn <%ce>").strip() == "Test Committer <committer@example.com>"
     planned = plan_migration(SOURCE.decode(), Config()).file_map()
     for path, text in planned.items():
         assert (repo / path).read_bytes() == text.encode()
-    assert "Migrated MEMORY.md into 5 domains" in result.stdout
+    assert "Migrated MEMORY.md into 8 domains" in result.stdout
 
 
 def test_migrate_twice_is_a_noop(make_repo: MakeRepo) -> None:
@@ -75,7 +75,7 @@ def test_migrate_dry_run_writes_nothing_and_reports_json(make_repo: MakeRepo) ->
     report = json.loads(result.stdout)
     assert report["commit"] is None and report["dry_run"] is True
     assert report["boot_tokens_before"] == 6408 and report["boot_tokens_after"] < 400
-    assert report["domains"]["identity"] == {"leaves": 3, "tokens": 735}
+    assert report["domains"]["identity"] == {"leaves": 5, "tokens": 1138}
     assert snapshot(repo) == before
 
 
@@ -110,7 +110,7 @@ def test_migrate_uses_the_configured_subject(make_repo: MakeRepo) -> None:
     (repo / ".bonsai.toml").write_text('[commit]\nsubject = "chore(memory): split into {domains} domains"\n')
     commit(repo, "config", ".bonsai.toml")
     assert run("migrate", "-C", str(repo)).exit_code == 0
-    assert git(repo, "log", "-1", "--format=%s").strip() == "chore(memory): split into 5 domains"
+    assert git(repo, "log", "-1", "--format=%s").strip() == "chore(memory): split into 8 domains"
 
 
 # --- refusals: exit 3, one line, nothing changed -------------------------------------------------
@@ -426,7 +426,7 @@ def test_migrate_json_lists_secret_warnings_without_values(make_repo: MakeRepo) 
     token = "ghp_" + "a1B2c3D4e5" * 4
     repo = make_repo(SOURCE + f"\n## Deploy Keys\n\n- GitHub token: {token}\n".encode())
     report = json.loads(run("migrate", "-C", str(repo), "--dry-run", "--json").stdout)
-    assert report["secret_warnings"] == [f"memory/domains/general/deploy-keys.md:3: github token ({fingerprint(token)})"]
+    assert report["secret_warnings"] == [f"memory/domains/infrastructure/deploy-keys.md:3: github token ({fingerprint(token)})"]
     assert token not in json.dumps(report)
 
 
@@ -447,7 +447,7 @@ def test_migrate_keeps_a_memory_write_made_while_it_runs(make_repo: MakeRepo, mo
     head = git(repo, "rev-parse", "HEAD")
     result = run("migrate", "-C", str(repo))
     assert result.exit_code == 1
-    assert "MEMORY.md: changed while bonsai-git was running; nothing in it was lost" in result.stderr
+    assert "MEMORY.md: changed by another process while bonsai-git was running; that write was kept" in result.stderr
     assert (repo / "MEMORY.md").read_bytes() == SOURCE + b"\n## Learned just now\nthe agent's new fact\n"
     assert git(repo, "rev-parse", "HEAD") == head
     assert not (repo / "memory").exists()

@@ -1,0 +1,96 @@
+"""`bonsai-git explain`: why a section goes where it goes (pure: text in, records and text out).
+
+For each heading (with an optional body), or for every `##` section of a file in context (its `#`
+group and the document's dominant domain count, as in a migration), one record: heading, line
+(None for a bare heading), domain (`pinned` for a pin rule), the step that decided
+(classify.Classification.decided_by, or `pin`), the score, the words that scored, the runner-up
+and its score, and the leaf path a migration would use (files only).  The domain table with each
+domain's one-line scope comes with it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from .classify import Classification, SectionInput, body_of, classify_document, classify_section, is_pinned
+from .config import FALLBACK_DOMAIN, Config, domain_scope
+from .errors import BadInput
+from .plan import PINNED, plan_migration
+from .sections import split_sections
+
+
+def explain_headings(headings: Sequence[str], body: str, config: Config) -> list[dict[str, Any]]:
+    """One record per heading (str), each classified with `body` (str, may be "") and no group."""
+    out = []
+    for heading in headings:
+        if is_pinned(heading, config):
+            out.append(_record(heading, None, PINNED, "pin", None, None))
+        else:
+            c = classify_section(SectionInput(heading, body), config)
+            out.append(_record(heading, None, c.domain, c.decided_by, c, None))
+    return out
+
+
+def explain_file(text: str, config: Config) -> list[dict[str, Any]]:
+    """One record per `##` section of `text` (a whole Markdown file), classified as migrate would.
+
+    Records carry the leaf `path` a migration would use, unless migrate would refuse the file
+    (an already migrated trunk's markers): then the sections are explained without paths.
+    """
+    try:
+        plan = plan_migration(text, config)
+    except BadInput:  # e.g. an already migrated trunk (marker lines): explain without leaf paths
+        sections = split_sections(text).sections
+        kept = [s for s in sections if not is_pinned(s.heading, config)]
+        found = iter(classify_document([SectionInput(s.heading, body_of(s.text), s.group) for s in kept], config))
+        out = []
+        for s in sections:
+            c = None if is_pinned(s.heading, config) else next(found)
+            out.append(_record(s.heading, s.line, c.domain if c else PINNED, c.decided_by if c else "pin", c, None))
+        return out
+    return [_record(p.heading, p.line, p.domain, p.decided_by, p.classification, p.path) for p in plan.placed]
+
+
+def scope_table(config: Config) -> list[dict[str, str]]:
+    """The domains in table order (ties break in this order), each with its one-line scope."""
+    names = [name for name, _ in config.domains]
+    if FALLBACK_DOMAIN not in names:
+        names.append(FALLBACK_DOMAIN)
+    return [{"name": n, "scope": domain_scope(n, config.scopes)} for n in names]
+
+
+def render_explain(entries: Sequence[dict[str, Any]], config: Config) -> str:
+    """The text report: one line per record, then the domain table with scopes."""
+    lines = [_line(e) for e in entries]
+    if lines:
+        lines.append("")
+    lines.append("Domains (table order: an equal score goes to the earlier one):")
+    lines += [f"  {d['name']:<15} {d['scope']}" for d in scope_table(config)]
+    return "\n".join(lines)
+
+
+def _record(heading: str, line: int | None, domain: str, decided_by: str, c: Classification | None,
+            path: str | None) -> dict[str, Any]:
+    record: dict[str, Any] = {
+        "heading": heading, "line": line, "domain": domain, "decided_by": decided_by,
+        "score": c.score if c else 0.0, "words": list(c.words) if c else [],
+        "runner_up": c.runner_up if c else None, "runner_up_score": c.runner_up_score if c else 0.0,
+    }
+    if path is not None:
+        record["path"] = path
+    return record
+
+
+def _line(e: dict[str, Any]) -> str:
+    where = f"line {e['line']}: " if e["line"] is not None else ""
+    head = f"{where}{e['heading']!r} -> {e['domain']}"
+    if "path" in e:
+        head += f" ({e['path']})"
+    if e["decided_by"] == "pin":
+        return f"{head}: pinned by a pin rule, stays verbatim in the trunk"
+    if e["decided_by"] == "fallback":
+        return f"{head}: decided by fallback (no keyword in the heading, body or group)"
+    words = ", ".join(f'"{w}"' for w in e["words"]) or "none"
+    runner = f"{e['runner_up']} {e['runner_up_score']:g}" if e["runner_up"] else "none"
+    return f"{head}: decided by {e['decided_by']}, score {e['score']:g} (words: {words}); runner-up: {runner}"

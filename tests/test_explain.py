@@ -1,0 +1,106 @@
+"""`bonsai-git explain`: headings, --body, --file in context, --json, -C, and the scope table."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Callable
+import sys
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from bonsai_git.cli import main
+from bonsai_git.config import DOMAIN_SCOPES
+from support import corpus_bytes
+
+BONSAI = str(Path(sys.executable).parent / "bonsai-git")
+
+
+def explain(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, ["explain", *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_explain_shows_step_words_runner_up_and_the_scope_table() -> None:
+    code, out, err = explain("Clients & Servers & Hosting")
+    assert (code, err) == (0, "")
+    first = out.splitlines()[0]
+    assert first == ("'Clients & Servers & Hosting' -> infrastructure: decided by heading, score 2 "
+                     "(words: \"Servers\", \"Hosting\"); runner-up: business 1")
+    for name, scope in DOMAIN_SCOPES.items():
+        assert f"  {name:<15} {scope}" in out.splitlines()
+
+
+def test_explain_body_decides_when_the_heading_does_not() -> None:
+    code, out, _ = explain("Odds and ends", "--body", "Router and DNS on the NAS; VPN for remote access.")
+    assert code == 0 and out.startswith("'Odds and ends' -> infrastructure: decided by body, score 4")
+    code, out, _ = explain("Odds and ends")
+    assert out.startswith("'Odds and ends' -> general: decided by fallback")
+
+
+def test_explain_json_has_records_and_domains() -> None:
+    code, out, _ = explain("--json", "Person: Ann Lee", "Seoul trip")
+    data = json.loads(out)
+    assert code == 0
+    assert data["sections"][0] == {"heading": "Person: Ann Lee", "line": None, "domain": "people", "decided_by": "prefix",
+                                   "score": 2.0, "words": ["Person:"], "runner_up": None, "runner_up_score": 0.0}
+    assert data["sections"][1]["domain"] == "personal"
+    assert [d["name"] for d in data["domains"]] == list(DOMAIN_SCOPES)
+
+
+def test_explain_file_in_context_with_a_workspace_config(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "MEMORY.md").write_bytes(corpus_bytes("23-long-running-agent-25k.md"))
+    (ws / ".bonsai.toml").write_text('[domains.research]\nkeywords = ["research notes", "sizing"]\nscope = "market research"\n')
+    code, out, _ = explain("-C", str(ws), "--file", "MEMORY.md", "--json")
+    data = json.loads(out)
+    by_heading = {s["heading"]: s for s in data["sections"]}
+    assert code == 0 and len(data["sections"]) == 168
+    sizing = by_heading["Research Notes: Market Sizing for the Sensor Product"]
+    assert (sizing["domain"], sizing["decided_by"], sizing["runner_up"]) == ("research", "config", "business")
+    assert by_heading["Weekly Review 2025-W44"]["domain"] == "log"
+    assert by_heading["Person: Tamsin Greaves"]["path"] == "memory/domains/people/person-tamsin-greaves.md"
+    assert by_heading["Person: Tamsin Greaves"]["line"] == 145
+    assert {"name": "research", "scope": "market research"} == data["domains"][0]
+
+
+def test_explain_file_missing_or_not_utf8_is_refused(tmp_path: Path) -> None:
+    code, _, err = explain("-C", str(tmp_path), "--file", "nope.md")
+    assert code == 3 and "nope.md: no such file" in err
+    (tmp_path / "bad.md").write_bytes(b"## H\n\xff\n")
+    code, _, err = explain("--file", str(tmp_path / "bad.md"))
+    assert code == 3 and "not UTF-8 (byte 5)" in err
+
+
+def test_explain_runs_as_a_real_process() -> None:
+    proc = subprocess.run([BONSAI, "explain", "2026-05-14 shipped v2"], capture_output=True, text=True)
+    assert proc.returncode == 0
+    assert proc.stdout.startswith("'2026-05-14 shipped v2' -> log: decided by prefix, score 2 (words: \"2026-05-14\")")
+
+
+def test_explain_file_on_a_migrated_trunk_explains_what_follows_the_block(make_repo: Callable[..., Path]) -> None:
+    repo = make_repo(corpus_bytes("02-ops-assistant-2764.md"))
+    assert CliRunner().invoke(main, ["migrate", "-C", str(repo)]).exit_code == 0
+    with (repo / "MEMORY.md").open("a") as fh:
+        fh.write("\n## Servers added later\n\nnas2 at 10.0.0.9\n")
+    code, out, err = explain("-C", str(repo), "--file", "MEMORY.md", "--json")
+    assert (code, err) == (0, "")
+    sections = json.loads(out)["sections"]
+    assert sections[-1]["heading"] == "Servers added later" and sections[-1]["domain"] == "infrastructure"
+
+
+def test_explain_file_without_leaf_paths_when_migrate_would_refuse(tmp_path: Path) -> None:
+    marker_text = "# T\n\n<!-- bonsai:begin x -->\n<!-- bonsai:end -->\n\n## 📌 Pinned\n\nkeep\n\n## Servers\n\nnas\n"
+    (tmp_path / "m.md").write_text(marker_text)
+    code, out, err = explain("--file", str(tmp_path / "m.md"), "--json")
+    sections = json.loads(out)["sections"]
+    assert (code, err) == (0, "") and [s["domain"] for s in sections] == ["pinned", "infrastructure"]
+    assert all("path" not in s for s in sections)
+
+
+def test_explain_without_headings_prints_the_domain_table() -> None:
+    code, out, _ = explain()
+    assert code == 0 and out.startswith("Domains (table order: an equal score goes to the earlier one):\n")
+    assert len(out.splitlines()) == 1 + len(DOMAIN_SCOPES)
