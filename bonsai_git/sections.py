@@ -126,7 +126,7 @@ def parse_headings(body: str) -> list[tuple[int, int, int, str]]:
 # Each pattern is a line's start; searched as "\n" + pattern (re's literal-prefix search, ~20x
 # faster than `^` with re.M on a large text) plus a match at offset 0 for the first line.
 _GIVE_UP_LINE = r"(?:[ \t]*<|[ \t]+(?:```|~~~)| {1,3}#{1,2}(?:[ \t\r\n]|$))"
-_UNDERLINE = r" {0,3}(?:-+|=+)[ \t]*\r?(?:\n|$)"
+_UNDERLINE = r" {0,3}(?:-+|=+)[ \t]*\r?(?=\n|$)"  # a lookahead: the next line may be an underline too
 _MARK_LINE = r"(?:(`{3,}|~{3,})([^\n]*)|(#{1,2})(?=[ \t\r\n]|$)([^\n]*))"
 _LINE_PATTERNS = {name: (re.compile(pattern), re.compile("\n" + pattern))
                   for name, pattern in (("give_up", _GIVE_UP_LINE), ("underline", _UNDERLINE), ("mark", _MARK_LINE))}

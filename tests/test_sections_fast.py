@@ -45,6 +45,8 @@ def documents(draw: st.DrawFn) -> str:
 @example("```` x\n```\n## in\n````\n## B\n")
 @example("``` a`b\n## B\n")
 @example("text\n-\n## B\n")
+@example("\n=\n=")
+@example("\n-\n-\n## B")
 @example("[r]: /u 'title\n## B\n'\n")
 @example("~~~\n## in\n~~~ not a closer\n## still in\n")
 def test_scan_headings_equals_markdown_it(text: str) -> None:
