@@ -5,14 +5,17 @@ After a migration the trunk is `pinned text + generated block + inbox`: whatever
 as migrate) is a new memory, and absorbing it moves it out of the trunk into the tree:
 
 - it is classified by its heading and body as migrate classifies (`classify_section`);
-- it becomes a NEW leaf `memory/domains/<domain>/<name>.md`, named by `leaf_name` and made
-  unique against the names already in that domain folder (case-insensitive, `-2`, `-3`...):
-  an existing leaf is never appended to or overwritten, so a new memory never changes the
-  bytes of an old one;
+- same topic, same leaf: when its heading matches the heading of a leaf already in that
+  domain (the same words after case, whitespace and punctuation folding, `same_topic`), it is
+  appended to that leaf after a blank line (the leaf's own line breaks), every byte kept, instead
+  of making `travel-2.md`; a second section on the same topic in one inbox joins the first's leaf;
+- otherwise it becomes a NEW leaf `memory/domains/<domain>/<name>.md`, named by `leaf_name` and
+  made unique against the names already in that domain folder (case-insensitive, `-2`, `-3`...);
+  an existing leaf is never overwritten: its old bytes stay its first bytes;
 - except in a single-file domain (`dates`), whose sections are appended, in document order,
   to that one file (`memory/dates.md`), as migrate does.  When that file does not end with a
-  line break, one (the file's own style) is inserted first so the heading stays a heading:
-  the only byte absorb ever adds to a leaf;
+  line break, one (the file's own style) is inserted first so the heading stays a heading;
+  these line breaks are the only bytes absorb ever adds to a leaf;
 - a section whose heading matches a pin rule stays in the inbox (it is loaded at every
   session start, like the pinned text above the block); so does text before the inbox's
   first `##` heading.  Text before the begin marker is never touched.
@@ -25,6 +28,7 @@ is exactly the kept text and the absorbed sections interleaved in document order
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
@@ -33,9 +37,9 @@ from .config import SINGLE_FILE_DOMAINS, Config
 from .errors import Failed
 from .plan import piece_at
 from .secretscan import mask_secrets
-from .sections import split_sections
+from .sections import heading_of, split_sections
 from .slugs import unique_leaf_names
-from .tree import DOMAINS_DIR, TRUNK
+from .tree import DOMAINS_DIR, TRUNK, leaf_location
 
 # A line that could open a level-2 section (ATX `##`, or a setext `---` underline).
 _MAYBE_SECTION = re.compile(r"^ {0,3}(?:##(?:[ \t]|\r?$)|-+[ \t]*\r?$)", re.M)
@@ -45,7 +49,8 @@ _MAYBE_SECTION = re.compile(r"^ {0,3}(?:##(?:[ \t]|\r?$)|-+[ \t]*\r?$)", re.M)
 class AbsorbedSection:
     """One absorbed section: its heading, domain, the leaf file it went to, and where in that file.
 
-    `offset` and `length` are in chars of the leaf file's new text.
+    `offset` and `length` are in chars of the leaf file's new text; `extends` is True when the
+    leaf existed before (same topic, or a single-file domain) and the section was appended to it.
     """
 
     heading: str
@@ -53,6 +58,7 @@ class AbsorbedSection:
     path: str
     offset: int
     length: int
+    extends: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,13 +66,16 @@ class AbsorbPlan:
     """What absorbing writes: leaf files ({path: full new text}, sorted), the sections, the new inbox.
 
     `pieces` lists the old inbox in document order as ("keep", start, length) slices of the new
-    inbox or ("leaf", index into `sections`) entries, for `verify_absorbed`.
+    inbox or ("leaf", index into `sections`) entries, for `verify_absorbed`.  `bases`: (path,
+    text the plan appended to) for each existing leaf it extends, so the writer can refuse to
+    replace a leaf that changed since it was read.
     """
 
     files: tuple[tuple[str, str], ...]
     sections: tuple[AbsorbedSection, ...]
     inbox: str
     pieces: tuple[tuple[str, int, int], ...]
+    bases: tuple[tuple[str, str], ...] = ()
 
     @property
     def new_leaf_paths(self) -> tuple[str, ...]:
@@ -79,11 +88,23 @@ def may_hold_sections(inbox: str) -> bool:
     return _MAYBE_SECTION.search(inbox) is not None
 
 
+def same_topic(heading: str) -> str:
+    """The folded words of a heading: NFKC, casefolded, punctuation and symbols as spaces, one space between words.
+
+    Two headings are the same topic when their folds are equal and not empty
+    (`Travel`, `travel:`, `**TRAVEL**` and `Travel!` are; `Travel plans` is not).
+    """
+    text = unicodedata.normalize("NFKC", heading).casefold()
+    kept = "".join(" " if unicodedata.category(ch)[0] in "PSZC" else ch for ch in text)
+    return " ".join(kept.split())
+
+
 def plan_absorb(
     inbox: str,
     config: Config,
     taken: Mapping[str, Collection[str]],
     single_files: Mapping[str, str | None],
+    existing: Mapping[str, str] | None = None,
 ) -> AbsorbPlan:
     """Plan the absorption of the inbox's `##` sections (the rules are in the module docstring).
 
@@ -91,7 +112,9 @@ def plan_absorb(
     leaf names already in its folder (without `.md`, any case; include untracked files so
     nothing on disk is overwritten).  `single_files` maps a single-file domain's path (e.g.
     `memory/dates.md`) to its current text, or None when it does not exist.  An inbox without
-    sections gives a plan with no files and the inbox unchanged.  Never raises.
+    sections gives a plan with no files and the inbox unchanged.  `existing` maps the leaf
+    paths already in the tree to their text; a section whose heading is the same topic as one
+    of theirs (in its domain) is appended to it.  Never raises.
     """
     doc = split_sections(inbox)
     kept: list[str] = [doc.preamble]
@@ -107,8 +130,9 @@ def plan_absorb(
         pieces.append(("leaf", len(moving), 0))
         decision = classify_section(SectionInput(section.heading, body_of(section.text), section.group), config)
         moving.append((decision.domain, section.heading, section.text))
-    files, sections = _place(moving, taken, single_files)
-    return AbsorbPlan(tuple(sorted(files.items())), sections, "".join(kept), tuple(pieces))
+    topics = _topics(existing or {}, {domain for domain, _h, _t in moving})
+    files, sections, bases = _place(moving, taken, single_files, topics)
+    return AbsorbPlan(tuple(sorted(files.items())), sections, "".join(kept), tuple(pieces), bases)
 
 
 def verify_absorbed(old_inbox: str, plan: AbsorbPlan, files: Mapping[str, str]) -> None:
@@ -131,16 +155,37 @@ def verify_absorbed(old_inbox: str, plan: AbsorbPlan, files: Mapping[str, str]) 
         raise Failed(f"{TRUNK}: the absorbed sections do not reproduce the inbox; {TRUNK} was left unchanged")
 
 
+def _topics(existing: Mapping[str, str], domains: set[str]) -> dict[tuple[str, str], tuple[str, str]]:
+    """{(domain, folded heading): (leaf path, its text)} for the existing leaves of `domains`.
+
+    Several leaves on one topic (made before this rule): the first path in sorted order wins.
+    """
+    out: dict[tuple[str, str], tuple[str, str]] = {}
+    for path in sorted(existing):
+        location = leaf_location(path)
+        if location is None or location[0] not in domains or location[0] in SINGLE_FILE_DOMAINS:
+            continue
+        text = existing[path]
+        first = text.split("\n", 1)[0].rstrip("\r")
+        heading = first[3:] if first.startswith("## ") and "#" not in first[3:] else heading_of(text)
+        topic = same_topic(heading)
+        if topic:
+            out.setdefault((location[0], topic), (path, text))
+    return out
+
+
 def _place(
     moving: list[tuple[str, str, str]],
     taken: Mapping[str, Collection[str]],
     single_files: Mapping[str, str | None],
-) -> tuple[dict[str, str], tuple[AbsorbedSection, ...]]:
-    """Name each moving section's leaf (or append it to its single file); keep document order."""
+    topics: Mapping[tuple[str, str], tuple[str, str]],
+) -> tuple[dict[str, str], tuple[AbsorbedSection, ...], tuple[tuple[str, str], ...]]:
+    """Name each moving section's leaf, extend a same-topic leaf, or append to its single file; keep document order."""
     by_domain: dict[str, list[int]] = {}
     for i, (domain, _h, _t) in enumerate(moving):
         by_domain.setdefault(domain, []).append(i)
     files: dict[str, str] = {}
+    bases: dict[str, str] = {}
     placed: list[AbsorbedSection | None] = [None] * len(moving)
     for domain, indices in sorted(by_domain.items()):
         single = SINGLE_FILE_DOMAINS.get(domain)
@@ -148,16 +193,39 @@ def _place(
             text = single_files.get(single) or ""
             for i in indices:
                 text += _line_break_before(text)
-                placed[i] = AbsorbedSection(moving[i][1], domain, single, len(text), len(moving[i][2]))
+                placed[i] = AbsorbedSection(moving[i][1], domain, single, len(text), len(moving[i][2]), bool(text))
                 text += moving[i][2]
             files[single] = text
             continue
-        names = unique_leaf_names((moving[i][1] for i in indices), taken=taken.get(domain, ()))
-        for i, name in zip(indices, names):
-            path = f"{DOMAINS_DIR}/{domain}/{name}.md"
-            files[path] = moving[i][2]
-            placed[i] = AbsorbedSection(moving[i][1], domain, path, 0, len(moving[i][2]))
-    return files, tuple(s for s in placed if s is not None)
+        target: dict[int, str | int] = {}  # section -> existing leaf path, or the index of its group's first section
+        leaders: dict[str, int] = {}
+        for i in indices:
+            topic = same_topic(moving[i][1])
+            known = topics.get((domain, topic)) if topic else None
+            if known is not None:
+                target[i] = known[0]
+                files.setdefault(known[0], known[1])
+                bases[known[0]] = known[1]
+            else:
+                target[i] = leaders.setdefault(topic, i) if topic else i
+        fresh = [i for i in indices if target[i] == i]
+        names = dict(zip(fresh, unique_leaf_names((moving[i][1] for i in fresh), taken=taken.get(domain, ()))))
+        for i in indices:
+            goal = target[i]
+            path = goal if isinstance(goal, str) else f"{DOMAINS_DIR}/{domain}/{names[goal]}.md"
+            before = files.get(path)
+            text = "" if before is None else before + _blank_line_before(before)
+            placed[i] = AbsorbedSection(moving[i][1], domain, path, len(text), len(moving[i][2]), path in bases)
+            files[path] = text + moving[i][2]
+    return files, tuple(s for s in placed if s is not None), tuple(sorted(bases.items()))
+
+
+def _blank_line_before(text: str) -> str:
+    """What makes `text` end with a blank line: "", one or two line breaks (CRLF if it uses CRLF)."""
+    newline = "\r\n" if "\r\n" in text else "\n"
+    if not text or text.endswith(("\n\n", "\r\n\r\n", "\r\r")):
+        return ""
+    return newline if text.endswith(("\n", "\r")) else newline * 2
 
 
 def _line_break_before(text: str) -> str:

@@ -6,7 +6,11 @@ per-file cap and all of them to a total cap.  An oversized file keeps its first 
 last ~25% of its budget and loses the middle.  Claude Code loads the first 200 lines or
 the first 25,000 bytes of MEMORY.md, whichever comes first.  `boot_budget` simulates both,
 so status can say how much headroom is left, which file would be cut and how many of its
-characters would be lost.
+characters would be lost.  Codex (the `codex` profile) works differently: it concatenates one
+instruction file per folder, from the project root (the folder holding `.git`) down to the
+working folder, and stops once the combined size reaches `project_doc_max_bytes` (32 KiB =
+32,768 bytes by default), counted in UTF-8 bytes: the cut keeps the start and silently drops the
+rest, so the files closest to the working folder are lost first.  `codex_chain` simulates it.
 
 Characters are counted as OpenClaw counts them: JavaScript string length, i.e. UTF-16 code
 units (an emoji outside the BMP counts 2).  The runtimes' numbers live in one table,
@@ -47,6 +51,8 @@ class BootProfile:
     warn_ratio: float = 0.85
     head_ratio: float = 0.75
     source: str = ""
+    unit: str = "chars"  # what the caps count: "chars" (UTF-16 units) or "bytes" (UTF-8)
+    chain: bool = False  # one file per folder from the project root down (Codex), cut at the end
 
     def cap_for(self, name: str) -> int:
         """The per-file cap (chars) that applies to bootstrap file `name`."""
@@ -66,6 +72,17 @@ PROFILES: tuple[BootProfile, ...] = (
                 source="OpenClaw #18229 (2026-02-16): total cap raised from 24,000 to 150,000"),
     BootProfile("openclaw-2026.1", "OpenClaw 2026.1", _FILES_OLDER, 20_000, None,
                 source="OpenClaw (Clawdbot) 2026-01-13: per-file cap only"),
+)
+# Codex: developers.openai.com/codex/guides/agents-md (checked 2026-11): per folder from the
+# project root down to the working folder, AGENTS.override.md, else AGENTS.md, else a name listed in
+# project_doc_fallback_filenames (MEMORY.md here: Codex reads MEMORY.md only when it is listed
+# there); at most one file per folder; empty files skipped; files stop once the combined size
+# reaches project_doc_max_bytes (32 KiB).  The global ~/.codex/AGENTS.md is not part of that budget.
+CODEX_MAX_BYTES = 32 * 1024
+CODEX_FILES = ("AGENTS.override.md", "AGENTS.md", TRUNK_NAME)
+PROFILES += (
+    BootProfile("codex", "Codex", CODEX_FILES, CODEX_MAX_BYTES, CODEX_MAX_BYTES, head_ratio=1.0, unit="bytes",
+                chain=True, source="Codex docs: project_doc_max_bytes = 32 KiB, AGENTS.md chain root -> cwd"),
 )
 DEFAULT_PROFILE = PROFILES[0].name
 
@@ -160,13 +177,19 @@ def utf16_len(text: str) -> int:
     return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
 
 
-def boot_budget(files: Mapping[str, str], profile: BootProfile, estimator: str = "script-aware") -> BootBudget:
+def boot_budget(files: Mapping[str, str], profile: BootProfile, estimator: str = "script-aware",
+                chain: Mapping[str, str] | None = None) -> BootBudget:
     """Simulate the injection of bootstrap `files` ({file name: text}) under `profile`.
 
     Files the profile does not inject and blank files are skipped (OpenClaw skips them).
     Each file gets min(its cap, what is left of the total cap); the excess is lost from its
-    middle.  The Claude Code fit is computed for the trunk when it is present.
+    middle.  The Claude Code fit is computed for the trunk when it is present.  A chain profile
+    (Codex) reads `chain` instead ({path from the project root: text}, see `codex_chain`).
     """
+    if profile.chain:
+        trunk = files.get(TRUNK_NAME)
+        picked = codex_chain(chain if chain is not None else files, profile, estimator)
+        return BootBudget(profile, picked, None if trunk is None else claude_code_fit(trunk))
     remaining = profile.total_cap
     out: list[BootFile] = []
     for name in profile.files:
@@ -193,3 +216,34 @@ def claude_code_fit(text: str) -> ClaudeCodeFit:
     kept_lines = len(kept.splitlines())  # a line cut by the byte limit counts as loaded
     return ClaudeCodeFit(len(lines), len(data), len(lines) - kept_lines, len(data) - len(kept))
 
+
+
+def codex_chain(paths: Mapping[str, str], profile: BootProfile, estimator: str = "script-aware") -> tuple[BootFile, ...]:
+    """The files Codex concatenates, in order, with what of each is loaded and lost (UTF-8 bytes).
+
+    `paths` maps posix paths relative to the project root (`AGENTS.md`, `agent/MEMORY.md`) to
+    their text: the candidate files of every folder from the root down to the working folder.
+    Per folder, shallowest first, the first non-blank file in `profile.files` order is taken;
+    bytes count until `profile.total_cap`, and the file that crosses it is cut there: `injected`
+    is the cut point (a byte offset in that file), `lost` the bytes after it; later files are
+    lost whole.  Pure.
+    """
+    folders: dict[str, dict[str, str]] = {}
+    for path, text in paths.items():
+        folder, _, name = path.rpartition("/")
+        folders.setdefault(folder, {})[name] = text
+    remaining = profile.total_cap if profile.total_cap is not None else profile.file_cap
+    out: list[BootFile] = []
+    for folder in sorted(folders, key=lambda f: (f.count("/") + (f != ""), f)):
+        chosen = next((n for n in profile.files if folders[folder].get(n, "").strip()), None)
+        if chosen is None:
+            continue
+        text = folders[folder][chosen]
+        size = len(text.encode("utf-8"))
+        injected = min(size, remaining)
+        near = size >= profile.file_cap * profile.warn_ratio
+        path = f"{folder}/{chosen}" if folder else chosen
+        out.append(BootFile(path, size, estimate_tokens(text, estimator), profile.file_cap, injected, size - injected,
+                            near))
+        remaining -= injected
+    return tuple(out)

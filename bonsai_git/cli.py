@@ -298,9 +298,14 @@ NO_VERIFY = click.option("--no-verify", is_flag=True, help="Pass --no-verify to 
 @WORKSPACE
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (schema_version 1, see README).")
 @click.option("--profile", default=DEFAULT_PROFILE, show_default=True, type=click.Choice([p.name for p in PROFILES]),
-              help="The runtime release whose boot caps apply.")
+              help="The runtime release whose boot caps apply: " + "; ".join(
+                  f"{p.name}: {p.label}, " + (f"{p.total_cap:,} bytes across the AGENTS.md chain" if p.chain else
+                                              f"{p.file_cap:,} chars per file"
+                                              + (f", {p.total_cap:,} in total" if p.total_cap else ""))
+                  for p in PROFILES) + ".")
 @click.option("--file-cap", type=click.IntRange(min=1), help="Per-file boot cap in chars (overrides the profile).")
-@click.option("--total-cap", type=click.IntRange(min=1), help="Total boot cap in chars (overrides the profile).")
+@click.option("--total-cap", type=click.IntRange(min=1),
+              help="Total boot cap in chars, in bytes under codex (overrides the profile).")
 @click.option("--all", "every", is_flag=True,
               help="One line per workspace of the repository (every folder whose MEMORY.md git tracks).")
 def status(workspace: Path, as_json: bool, profile: str, file_cap: int | None, total_cap: int | None,
@@ -417,13 +422,27 @@ def purge(workspace: Path, older_than: str, dry_run: bool, no_commit: bool, no_v
                                             no_verify=no_verify)))
 
 
+@main.command()
+@WORKSPACE
+@DRY_RUN
+@NO_COMMIT
+@NO_VERIFY
+def flatten(workspace: Path, dry_run: bool, no_commit: bool, no_verify: bool) -> None:
+    """Rebuild one flat MEMORY.md from today's tree (every later edit kept) and remove the tree, as one commit."""
+    from .flatten import flatten as run_flatten, flatten_text
+
+    if not dry_run:
+        _warn_provenance(workspace)
+    click.echo(flatten_text(run_flatten(workspace, dry_run=dry_run, no_commit=no_commit, no_verify=no_verify)))
+
+
 # --- the living tree: absorb, the pre-commit hook, the plain git hook (absorb.py, hook.py, githook.py) ---
 
 @main.command()
 @WORKSPACE
 @click.option("--dry-run", is_flag=True, help="Print where each new section would go; write nothing.")
 def absorb(workspace: Path, dry_run: bool) -> None:
-    """Move the ## sections appended after MEMORY.md's end marker into new leaves, then reindex."""
+    """Move the ## sections appended after MEMORY.md's end marker into leaves (a same-topic leaf is extended), then reindex."""
     from .reindex import reindex_workspace
 
     if not dry_run:
@@ -437,7 +456,8 @@ def absorb(workspace: Path, dry_run: bool) -> None:
         tracked = set(leaves)
         result = reindex_workspace(workspace, check=dry_run, absorb=True, leaf_paths=leaves)
     for s in result.absorbed:
-        click.echo(f"{'would absorb' if dry_run else 'absorbed'} {mask_secrets(s.heading)!r} -> {s.path}")
+        extends = " (same topic: extends that leaf)" if s.extends and s.path.startswith("memory/domains/") else ""
+        click.echo(f"{'would absorb' if dry_run else 'absorbed'} {mask_secrets(s.heading)!r} -> {s.path}{extends}")
     if not result.absorbed:
         click.echo("MEMORY.md: nothing to absorb (no ## section after the end marker that is not pinned; "
                    "pinned sections and loose text there stay in the trunk)")

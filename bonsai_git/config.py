@@ -3,7 +3,7 @@
 Every key has a default, so the file is never required.  Shape (DESIGN.md §2):
 
     min_tokens = 1000            # refuse smaller files unless --force
-    preamble_tokens = 40         # a larger preamble becomes the leaf general/preamble.md
+    preamble_tokens = 60         # a larger preamble becomes the leaf general/preamble.md
     pinned = ["Core Rules"]      # extra pin rules: whole words/phrases or exact headings
     absorb = true                # the hook moves `##` sections after the end marker into leaves
     branch_tokens = 260          # no index file grows past this: bigger ones split into sub-branches
@@ -202,7 +202,7 @@ class Config:
     configured: tuple[str, ...] = ()
     pinned: tuple[str, ...] = DEFAULT_PIN_RULES
     min_tokens: int = 1000
-    preamble_tokens: int = 40
+    preamble_tokens: int = 60
     branch_tokens: int = DEFAULT_BRANCH_TOKENS
     estimator: str = "script-aware"
     absorb: bool = True

@@ -39,13 +39,26 @@ FRAMEWORK_MARKERS = (
     b"49fd668cb42069aa1b6048464be5d395", b"79f09a650522a87b0da915d0d983b2de", b"e358c9dae00eac5d06b38dfdb1e33a8c",
 )
 PRE_COMMIT_SNIPPET = """\
-# .pre-commit-config.yaml
+# .pre-commit-config.yaml: uses the bonsai-git-hook you installed (README: "Use it as a pre-commit hook")
 repos:
-  - repo: https://github.com/<owner>/bonsai-git
-    rev: <a commit sha or tag of this repository>
+  - repo: local                     # the bonsai-git you installed (pip/pipx): no download, no rev
     hooks:
-      - id: bonsai-reindex
-      - id: bonsai-check
+      - id: bonsai-reindex          # commits and merge commits: regenerates stale indexes
+        name: bonsai-git reindex
+        entry: bonsai-git-hook
+        language: system
+        always_run: true
+        pass_filenames: false
+        require_serial: true
+        stages: [pre-commit, pre-merge-commit, manual]
+      - id: bonsai-check            # pushes: refuses a stale tree, writes nothing
+        name: bonsai-git check
+        entry: bonsai-git-hook --check
+        language: system
+        always_run: true
+        pass_filenames: false
+        require_serial: true
+        stages: [pre-push, manual]
 """
 
 

@@ -365,7 +365,8 @@ def _run_workspace(top: Path, ws: Workspace, check: bool, cache: FactsCache) -> 
 
         for s in result.absorbed:
             verb = "would absorb" if check else "absorbed"
-            print(f"bonsai-git: {verb} {mask_secrets(s.heading)!r} from {ws.prefix}{TRUNK} into {ws.prefix}{s.path}")
+            extends = " (same topic: extends that leaf)" if s.extends and s.path.startswith(DOMAINS_DIR + "/") else ""
+            print(f"bonsai-git: {verb} {mask_secrets(s.heading)!r} from {ws.prefix}{TRUNK} into {ws.prefix}{s.path}{extends}")
     if result.changed:  # a sub-folder's index sits inside that folder: never echo a key in its name
         from .secretscan import mask_name
     for path in result.changed:

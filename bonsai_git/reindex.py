@@ -79,10 +79,10 @@ def reindex_workspace(
     config = config or load_config(workspace)
     trunk_bytes, parts = read_trunk(workspace)
     paths = walk_leaf_paths(workspace) if leaf_paths is None else tuple(leaf_paths)
+    leaves = read_leaves(workspace, paths)
     singles: dict[str, bytes | None] = {}
-    plan = _plan_absorb(workspace, parts, config, singles) if absorb and parts.inbox.strip() else None
+    plan = _plan_absorb(workspace, parts, config, singles, leaves) if absorb and parts.inbox.strip() else None
     if plan is None or not plan.sections:
-        leaves = read_leaves(workspace, paths)
         pending = _count_inbox_sections(parts.inbox) if not absorb and parts.inbox.strip() else 0
         rendered = render_tree(leaves, parts, config, existing_index_paths(workspace), facts, branches)
         if check:
@@ -96,7 +96,7 @@ def reindex_workspace(
             raise
         return ReindexResult(changed, (), pending)
     planned = dict(plan.files)
-    leaves = read_leaves(workspace, [p for p in paths if p not in planned]) + _planned_leaves(planned)
+    leaves = tuple(leaf for leaf in leaves if leaf.path not in planned) + _planned_leaves(planned)
     new_parts = TrunkParts(parts.pinned, parts.block, plan.inbox, parts.newline)
     rendered = render_tree(leaves, new_parts, config, existing_index_paths(workspace), facts, branches)
     if check:
@@ -182,9 +182,13 @@ def taken_leaf_names(workspace: Path) -> dict[str, tuple[str, ...]]:
     }
 
 
-def _plan_absorb(workspace: Path, parts: TrunkParts, config: Config, singles: dict[str, bytes | None]) -> AbsorbPlan:
-    """Plan the absorption; fills `singles` with each single-file domain's bytes as read (None: absent),
-    which is what writing it later expects to find (an agent's write meanwhile is then noticed)."""
+def _plan_absorb(workspace: Path, parts: TrunkParts, config: Config, singles: dict[str, bytes | None],
+                 leaves: Iterable[Leaf]) -> AbsorbPlan:
+    """Plan the absorption; `leaves` (the indexed ones) may be extended by a same-topic section.
+
+    Fills `singles` with the bytes each file the plan rewrites held when planned (a single-file
+    domain's, None when absent; a same-topic leaf's), which is what writing it later expects to
+    find: an agent's write meanwhile is then noticed, never overwritten (CheckedWriter)."""
     from .absorb import plan_absorb  # markdown-it and slugify: only when there is an inbox
 
     texts = {}
@@ -195,7 +199,10 @@ def _plan_absorb(workspace: Path, parts: TrunkParts, config: Config, singles: di
         except IsADirectoryError:
             raise BadInput(f"{path}: is not a regular file (a folder); move it away, then absorb again") from None
         texts[path] = None if singles[path] is None else decode_utf8(singles[path] or b"", path)
-    return plan_absorb(parts.inbox, config, taken_leaf_names(workspace), texts)
+    existing = {leaf.path: leaf.text for leaf in leaves}
+    plan = plan_absorb(parts.inbox, config, taken_leaf_names(workspace), texts, existing)
+    singles.update((path, text.encode("utf-8")) for path, text in plan.bases)
+    return plan
 
 
 def _count_inbox_sections(inbox: str) -> int:

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from .lookup import lookup_cost
 
 if TYPE_CHECKING:  # typing only: this module stays free of git and I/O
+    from .plan import MigrationPlan
     from .transaction import MigrationResult
 
 
@@ -16,7 +17,9 @@ def migration_json(result: MigrationResult) -> dict[str, Any]:
     {already_migrated, dry_run, commit (sha or null), boot_tokens_before, boot_tokens_after,
      section_count, sections: [{heading, line, domain, path, decided_by, score}], pinned_sections,
      domains: {name: {leaves, tokens}}, files: [paths], secret_warnings: ["path:line: kind (sha256:…)"]
-     (never the value), lookup: {leaves, median, p95, max, largest_index: {path, tokens} | null} | null}
+     (never the value),
+     preamble_moved: {path, tokens, keep: the .bonsai.toml line that keeps it in the trunk} or null,
+     lookup: {leaves, median, p95, max, largest_index: {path, tokens} | null} | null}
     A pinned section's domain is "pinned" and its path MEMORY.md.  `lookup`: tokens from boot to a
     leaf's entry in the planned tree (lookup.py).
     """
@@ -25,7 +28,7 @@ def migration_json(result: MigrationResult) -> dict[str, Any]:
                            "commit": result.commit, "secret_warnings": list(result.warnings)}
     if plan is None:
         return out | {"boot_tokens_before": None, "boot_tokens_after": None, "section_count": None, "sections": [],
-                      "pinned_sections": None, "domains": {}, "files": [], "lookup": None}
+                      "pinned_sections": None, "domains": {}, "files": [], "lookup": None, "preamble_moved": None}
     return out | {
         "boot_tokens_before": plan.boot_tokens_before,
         "boot_tokens_after": plan.boot_tokens_after,
@@ -35,8 +38,18 @@ def migration_json(result: MigrationResult) -> dict[str, Any]:
         "pinned_sections": plan.pinned_sections,
         "domains": {d.name: {"leaves": len(d.leaves), "tokens": d.tokens} for d in plan.domains},
         "files": [path for path, _ in plan.files],
+        "preamble_moved": _preamble_moved(plan),
         "lookup": lookup_cost(plan.file_map()).as_json(),
     }
+
+
+def _preamble_moved(plan: MigrationPlan) -> dict[str, Any] | None:
+    """Where the preamble went when it left the trunk, its tokens and the config line that keeps it."""
+    first = plan.placements[0] if plan.placements else None
+    if first is None or first.heading or first.path == "MEMORY.md" or plan.preamble_moved_tokens is None:
+        return None
+    tokens = plan.preamble_moved_tokens
+    return {"path": first.path, "tokens": tokens, "keep": f"preamble_tokens = {tokens}"}
 
 
 def migration_text(result: MigrationResult) -> str:
@@ -46,9 +59,7 @@ def migration_text(result: MigrationResult) -> str:
         return "MEMORY.md is already migrated (bonsai markers present); nothing to do. Run bonsai-git reindex to refresh indexes."
     before, after = plan.boot_tokens_before, plan.boot_tokens_after
     saved = 100 * (before - after) / before if before else 0.0
-    moved = plan.placements[0] if plan.placements and not plan.placements[0].heading else None
-    if moved is not None and moved.path == "MEMORY.md":
-        moved = None
+    moved = _preamble_moved(plan)
     if result.dry_run:
         what = f"{plan.sections} sections" + (" and the preamble" if moved else "")
         head = f"Plan (dry run, nothing written): {what} into {len(plan.leaves)} leaf file(s) across {len(plan.domains)} domains"
@@ -66,8 +77,10 @@ def migration_text(result: MigrationResult) -> str:
     if plan.pinned_sections:
         lines.append(f"  pinned in trunk  {plan.pinned_sections:>4} section(s)")
     if moved is not None:
-        lines.append(f"The preamble (text before the first ##) moves to {moved.path}; to keep it loaded at boot, raise "
-                     "preamble_tokens in .bonsai.toml or put it under a 📌 heading.")
+        lines.append(f"The preamble (text before the first ##, ~{moved['tokens']:,} tokens) moves to {moved['path']}, "
+                     f"out of boot; to keep it in MEMORY.md, add this line to .bonsai.toml "
+                     f"{'before migrating' if result.dry_run else '(then bonsai-git rollback and migrate again)'}: "
+                     f"{moved['keep']}")
     if result.dry_run:
         lines.append("Sections (heading -> leaf path (decided by)):")
         lines += [f"  {p.heading or '(empty heading)'} -> {p.path} ({p.decided_by})" for p in plan.placed]

@@ -5,7 +5,8 @@ workspace's MEMORY.md (or the commit the user names).  When it is already revert
 commit says `This reverts commit <sha>` and was not itself reverted, or HEAD's tree holds the
 migration's paths exactly as before it), nothing is done: exit 3.  Before reverting, the reverse
 patch is checked against HEAD in a throwaway index (no work tree or index change); if it would
-conflict, nothing is started: exit 3 naming the later commits that changed the migration's paths.
+conflict, nothing is started: exit 3 naming the later commits that changed the migration's paths,
+and `bonsai-git flatten` as the way back that keeps them (flatten.py).
 """
 
 from __future__ import annotations
@@ -156,8 +157,9 @@ def _refuse_conflicting_revert(ctx: RepoContext, sha: str, touched: list[str], c
     n = len(later)
     raise NothingToDo(
         f"{ctx.repo_path(TRUNK)}: reverting {sha[:12]} would conflict with {n} later commit{'' if n == 1 else 's'} "
-        f"that changed its files: {listed or '(none found on HEAD)'}. Nothing was changed. Choose one: keep the "
-        f"migration and those changes (do nothing); or undo those commits too (`git revert` them, newest first), "
+        f"that changed its files: {listed or '(none found on HEAD)'}. Nothing was changed. Choose one: run "
+        f"`bonsai-git flatten`, which rebuilds one flat {ctx.repo_path(TRUNK)} that keeps those later memories; or keep "
+        f"the migration and those changes (do nothing); or undo those commits too (`git revert` them, newest first), "
         f"then run bonsai-git rollback again; or run `git revert {sha[:12]}` yourself and resolve the conflicts by "
         f"hand, keeping the later changes you want"
     )

@@ -130,6 +130,7 @@ class Survey:
     scanned: tuple[tuple[str, str], ...]
     provenance: str = "none"
     attributes: str | None = None  # gitsettings.attribute_problem's message, when MEMORY.md's attributes are missing
+    chain_files: tuple[tuple[str, str], ...] = ()  # Codex's candidates: {path from the project root: text}
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,7 +218,7 @@ def assess(survey: Survey, profile: BootProfile, thresholds: Thresholds = Thresh
     boot_files = dict(survey.boot_files)
     trunk = boot_files.get(TRUNK)
     parts = parse_trunk(trunk) if trunk is not None else None
-    budget = boot_budget(boot_files, profile, survey.config.estimator)
+    budget = boot_budget(boot_files, profile, survey.config.estimator, dict(survey.chain_files))
     stats = domain_stats(readable_leaves(survey), survey.config.estimator)
     inbox = parts.inbox if parts is not None else ""
     waiting = absorbable_sections(inbox, survey.config)
@@ -291,18 +292,22 @@ def _trunk_findings(trunk: str | None, count: int) -> Iterable[Finding]:
 def _boot_findings(budget: BootBudget) -> Iterable[Finding]:
     profile = budget.profile
     for f in budget.files:
-        if f.truncated:
+        if f.truncated and profile.chain:
+            yield Finding("boot_truncated", f.name, None,
+                          f"{f.chars:,} bytes; {profile.label} stops at {profile.total_cap:,} bytes across its "
+                          f"instruction files: cut at byte {f.injected:,}, the last {f.lost:,} bytes are never loaded")
+        elif f.truncated:
             why = "its cap" if f.injected == f.cap else "the total cap"
             yield Finding("boot_truncated", f.name, None,
                           f"{f.chars:,} chars, {profile.label} injects {f.injected:,} ({why}) and loses "
                           f"{f.lost:,} from the middle")
         elif f.near_limit:
             yield Finding("boot_near_limit", f.name, None,
-                          f"{f.chars:,} chars is {100 * f.chars // f.cap}% of the {f.cap:,}-char cap")
+                          f"{f.chars:,} {profile.unit} is {100 * f.chars // f.cap}% of the {f.cap:,}-{profile.unit[:-1]} cap")
     if budget.near_total_limit and profile.total_cap is not None:
         yield Finding("boot_total_near_limit", "(boot files)", None,
-                      f"{budget.total_chars:,} chars injected is {100 * budget.total_chars // profile.total_cap}% "
-                      f"of the {profile.total_cap:,}-char total cap")
+                      f"{budget.total_chars:,} {profile.unit} injected is {100 * budget.total_chars // profile.total_cap}% "
+                      f"of the {profile.total_cap:,}-{profile.unit[:-1]} total cap")
     cc = budget.claude_code
     if cc is not None and not cc.fits:
         yield Finding("claude_code_cut", TRUNK, None,
@@ -546,14 +551,18 @@ def _boot_table(report: StatusReport, paint: Callable[[str, str], str]) -> list[
     boot = report.boot
     p = boot.profile
     cap = f"{p.file_cap:,} chars per file" + (f", {p.total_cap:,} in total" if p.total_cap is not None else "")
+    if p.chain:
+        cap = f"{p.total_cap or p.file_cap:,} bytes across AGENTS.override.md / AGENTS.md / MEMORY.md, root folder first"
     trunk = "n/a" if report.trunk_tokens is None else f"~{report.trunk_tokens:,}"
     state = "migrated" if report.migrated else "not migrated"
     lines = [f"Boot: {trunk} tokens in {TRUNK} ({state}); ~{boot.tokens:,} tokens in all boot files",
              f"Boot budget ({p.label}: {cap})",
-             f"  {'file':<14}{'chars':>9}{'cap':>9}{'used':>6}{'tokens':>9}  loaded"]
+             f"  {'file':<14}{p.unit:>9}{'cap':>9}{'used':>6}{'tokens':>9}  loaded"]
     for f in boot.files:
         used = f"{100 * f.chars // f.cap}%" if f.cap else "-"
-        if f.truncated:
+        if f.truncated and p.chain:
+            loaded = paint(f"CUT at byte {f.injected:,}: the last {f.lost:,} bytes are never loaded", "red")
+        elif f.truncated:
             head = int(f.injected * p.head_ratio)
             loaded = paint(f"CUT: loses {f.lost:,} chars between char {head:,} and {f.chars - (f.injected - head):,}",
                            "red")
@@ -563,7 +572,10 @@ def _boot_table(report: StatusReport, paint: Callable[[str, str], str]) -> list[
     if p.total_cap is not None and boot.headroom is not None:
         used = f"{100 * boot.total_chars // p.total_cap}%"
         lines.append(f"  {'total':<14}{boot.total_chars:>9,}{p.total_cap:>9,}{used:>6}{boot.tokens:>9,}  "
-                     f"headroom {boot.headroom:,} chars")
+                     f"headroom {boot.headroom:,} {p.unit}")
+    if p.chain and not any(f.name.rsplit("/", 1)[-1] == TRUNK for f in boot.files):
+        lines.append(f"  {TRUNK} is not in {p.label}'s chain: a folder's AGENTS.md comes first, and Codex reads "
+                     f"{TRUNK} only when project_doc_fallback_filenames lists it")
     cc = boot.claude_code
     if cc is not None:
         fit = "loads whole" if cc.fits else paint(f"{cc.lost_lines:,} lines ({cc.lost_bytes:,} bytes) would not load",

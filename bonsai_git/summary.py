@@ -1,11 +1,17 @@
 """One-line summaries of leaves for the indexes, with secrets masked.
 
-A leaf's summary is its first meaningful line after the heading: not blank, not front matter,
-not a code fence or anything inside one, not an HTML comment, not a table rule.  Markdown
-markers are stripped (list bullets, quote marks, heading hashes, emphasis, links keep their
-text), secret-looking values are masked, and the result is cut on a word boundary to at most
-120 chars.  A summary never contains `<!--` or `-->`, so it cannot break the trunk's markers.
-Pure: text in, text out.
+A leaf's summary is its first line of prose after the heading.  Skipped on the way: blank
+lines, front matter (only at the top of a headingless leaf: a `---` line under a section's
+heading is a setext underline or a rule, never front matter), code fences and what they hold,
+HTML comments, table rules and table header rows (so a table gives its first data row), and
+headings.  A sub-heading (`### Dana`, or a line that is all bold, `**Wins**`) becomes the
+prefix of the prose under it (`Dana: Designer in Lisbon`); a leaf with headings and no prose
+is summarized by its first heading.  Markdown markers are stripped (list bullets, quote
+marks, emphasis `*x*`/`_x_`/`**x**`, code spans; links keep their text), secret-looking values
+are masked, and the result is cut to at most 120 chars between whole grapheme clusters (an
+emoji ZWJ sequence, a flag, a letter and its combining marks, a Hangul syllable in jamo are
+never split; `_cluster_start`) at a word boundary when there is one.  A summary never contains
+`<!--` or `-->`, so it cannot break the trunk's markers.  Pure: text in, text out.
 
 Speed: the pre-commit hook summarizes every leaf at every commit, so the common leaf (one
 `## ` section, LF or CRLF endings) is summarized without markdown-it (`_summary_without_parser`,
@@ -17,6 +23,7 @@ line; both paths give the same bytes (tests/test_summary_fast.py checks it with 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterator
 
 MAX_SUMMARY_CHARS = 120
@@ -28,6 +35,12 @@ _LEAD = re.compile(r"^\s*(?:>\s*)*(?:#{1,6}\s+|[-*+]\s+(?:\[[ xX]\]\s+)?|\d{1,9}
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _WIKI = re.compile(r"\[\[([^\]|]*)(?:\|([^\]]*))?\]\]")
 _EMPHASIS = re.compile(r"(\*\*|__|`|~~)")
+# Single-char emphasis `*x*` / `_x_` (CommonMark: the opener is followed and the closer preceded
+# by a non-space; `_` only outside words, so snake_case names keep their underscores).
+_STAR = re.compile(r"(?<![*\w])\*(?=\S)([^*]*?\S)\*(?![*\w])")
+_UNDERSCORE = re.compile(r"(?<![_\w])_(?=\S)([^_]*?\S)_(?![_\w])")
+_SUBHEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+|$)")
+_BOLD_LINE = re.compile(r"^\s*(\*\*|__)(?=\S)(.+?)(?<=\S)\1\s*:?\s*$")
 _COMMENT = re.compile(r"<!--.*?(?:-->|$)")
 # Lines that could start a level-2 heading (ATX) or underline one (setext), as CommonMark allows.
 _ATX_H2 = re.compile(r" {0,3}##(?:[ \t]|$)")
@@ -54,11 +67,36 @@ def summarize_parsed(text: str, max_chars: int = MAX_SUMMARY_CHARS) -> str:
     body = doc.preamble if not doc.sections else doc.sections[0].text.split("\n", 1)[-1]
     if doc.sections and doc.preamble.strip():
         body = doc.preamble
-    for _index, line in _candidate_lines(_lines(body)):
+    picked = _pick(_lines(body), front_matter=not doc.sections or bool(doc.preamble.strip()))
+    return "" if picked is None or not picked[1] else _cut(_mask(picked[1]), max_chars)
+
+
+def _pick(lines: list[str], *, front_matter: bool) -> tuple[int, str] | None:
+    """(index, cleaned summary) of the first prose line, prefixed by the sub-heading above it.
+
+    With no prose: the first heading (its index), or None when there is no heading either.
+    """
+    prefix = ""
+    first: tuple[int, str] | None = None
+    for index, line in _candidate_lines(lines, front_matter=front_matter):
+        heading = _SUBHEADING.match(line)
+        bold = None if heading else _BOLD_LINE.match(line)
+        if bold is not None and (len(bold.group(2)) > 60 or bold.group(2).rstrip("*_ ").endswith((".", "!", "?", "。"))):
+            bold = None  # a bold sentence is prose, not a pseudo-heading
+        if heading or bold:
+            title = _clean(line[heading.end():] if heading else bold.group(2) if bold else line)
+            title = title.rstrip(":").rstrip()
+            if title and first is None:
+                first = (index, title)
+            if title and (bold or len(heading.group(1) if heading else "") >= 3):
+                prefix = title
+            continue
         cleaned = _clean(line)
         if cleaned:
-            return _cut(_mask(cleaned), max_chars)
-    return ""
+            if prefix and not cleaned.casefold().startswith(prefix.casefold()):
+                cleaned = f"{prefix}: {cleaned}"
+            return index, cleaned
+    return first
 
 
 def _mask(line: str) -> str:
@@ -85,10 +123,9 @@ def _summary_without_parser(text: str) -> str | None:
     lines = _lines(text.split("\n", 1)[1])
     if lines[0].startswith("\ufeff"):
         return None
-    for index, line in _candidate_lines(lines):
-        cleaned = _clean(line)
-        if cleaned:
-            return cleaned if _no_heading_through(lines, index) else None
+    picked = _pick(lines, front_matter=False)
+    if picked is not None and picked[1]:
+        return picked[1] if _no_heading_through(lines, picked[0]) else None
     return "" if _no_heading_through(lines, len(lines) - 1) else None
 
 
@@ -102,7 +139,8 @@ def _summary_of_headingless(text: str) -> str | None:
     lines = _lines(text)
     if any(_ATX_H2.match(line) for line in lines) or _could_underline(lines, len(lines)):
         return None
-    return next((cleaned for _i, line in _candidate_lines(lines) if (cleaned := _clean(line))), "")
+    picked = _pick(lines, front_matter=True)
+    return "" if picked is None else picked[1]
 
 
 def _no_heading_through(lines: list[str], index: int) -> bool:
@@ -122,13 +160,14 @@ def _lines(body: str) -> list[str]:
     return body.replace("\r\n", "\n").replace("\r", "\n").split("\n")
 
 
-def _candidate_lines(lines: list[str]) -> Iterator[tuple[int, str]]:
-    """(index, line) of the lines that may hold a summary, skipping front matter, fences, comments.
+def _candidate_lines(lines: list[str], *, front_matter: bool) -> Iterator[tuple[int, str]]:
+    """(index, line) of the lines that may hold a summary, skipping front matter, fences, comments,
+    table rules and table header rows.  `front_matter`: the lines start a file (not a section body).
 
     A generator: callers stop at the first meaningful line, so long leaves cost no more.
     """
     start = 0
-    if lines and lines[0].lstrip("\ufeff").strip() == "---":  # YAML front matter
+    if front_matter and lines and lines[0].lstrip("\ufeff").strip() == "---":  # YAML front matter
         end = next((i for i, ln in enumerate(lines[1:], 1) if ln.strip() in ("---", "...")), None)
         if end is not None:
             start = end + 1
@@ -152,6 +191,8 @@ def _candidate_lines(lines: list[str]) -> Iterator[tuple[int, str]]:
             continue
         if _TABLE_RULE.match(line) or _THEMATIC.match(line) or _SETEXT.match(line):
             continue
+        if "|" in line and index + 1 < len(lines) and "-" in lines[index + 1] and _TABLE_RULE.match(lines[index + 1]):
+            continue  # a table's header row: the first data row says more
         yield index, line
 
 
@@ -161,6 +202,8 @@ def _clean(line: str) -> str:
     text = _WIKI.sub(lambda m: m.group(2) or m.group(1), text)
     text = _LINK.sub(r"\1", text)
     text = _EMPHASIS.sub("", text)
+    if "*" in text or "_" in text:
+        text = _UNDERSCORE.sub(r"\1", _STAR.sub(r"\1", text))
     text = re.sub(r"<[^>]{0,200}>", " ", text)
     if "|" in text:
         text = " · ".join(cell.strip() for cell in text.strip().strip("|").split("|") if cell.strip())
@@ -169,10 +212,81 @@ def _clean(line: str) -> str:
 
 
 def _cut(text: str, max_chars: int) -> str:
+    """`text` if it fits in `max_chars`, else its start cut between grapheme clusters (at a word
+    boundary past half the budget when there is one) plus `…`."""
     if len(text) <= max_chars:
         return text
-    cut = text[: max_chars - 1]
+    end = max_chars - 1
+    while end > 0 and not _cluster_start(text, end):
+        end -= 1
+    cut = text[:end]
     space = cut.rfind(" ")
     if space > max_chars // 2:
         cut = cut[:space]
     return cut.rstrip(" ,;:-—·.") + "…"
+
+
+_ZWJ = "\u200d"
+
+
+def _is_extender(ch: str) -> bool:
+    """A char that never starts a grapheme cluster: combining marks (Mn, Mc, Me: accents, keycap
+    U+20E3), ZWJ, variation selectors, emoji skin-tone modifiers, emoji tag characters (subdivision flags)."""
+    code = ord(ch)
+    return (
+        ch == _ZWJ
+        or 0xFE00 <= code <= 0xFE0F or 0xE0100 <= code <= 0xE01EF  # variation selectors
+        or 0x1F3FB <= code <= 0x1F3FF  # skin tones
+        or 0xE0020 <= code <= 0xE007F  # tags
+        or unicodedata.category(ch) in ("Mn", "Mc", "Me")
+    )
+
+
+def _hangul_kind(ch: str) -> str:
+    """UAX #29's Hangul syllable type of `ch`: L, V, T, LV, LVT, or "" (not Hangul)."""
+    code = ord(ch)
+    if 0x1100 <= code <= 0x115F or 0xA960 <= code <= 0xA97C:
+        return "L"
+    if 0x1160 <= code <= 0x11A7 or 0xD7B0 <= code <= 0xD7C6:
+        return "V"
+    if 0x11A8 <= code <= 0x11FF or 0xD7CB <= code <= 0xD7FB:
+        return "T"
+    if 0xAC00 <= code <= 0xD7A3:
+        return "LV" if (code - 0xAC00) % 28 == 0 else "LVT"
+    return ""
+
+
+# UAX #29 Prepend characters (Arabic number signs and a few Brahmic ones): no break after them.
+_PREPEND = frozenset("\u0600\u0601\u0602\u0603\u0604\u0605\u06dd\u070f\u0890\u0891\u08e2\u0d4e"
+                     "\U000110bd\U000110cd\U000111c2\U000111c3\U0001193f\U00011941\U00011a3a\U00011a84"
+                     "\U00011a85\U00011a86\U00011a87\U00011a88\U00011a89\U00011d46\U00011f02")
+
+
+def _is_regional(ch: str) -> bool:
+    return 0x1F1E6 <= ord(ch) <= 0x1F1FF
+
+
+def _cluster_start(text: str, i: int) -> bool:
+    """True when a grapheme cluster starts at `text[i]` (0 < i < len(text)).
+
+    A small approximation of UAX #29 for the cases a summary meets (tests check it against the
+    `regex` module's `\\X`): no break before an extender, after a ZWJ, inside a pair of regional
+    indicators (a flag), after a Prepend char, or inside a Hangul syllable spelled in jamo; CR LF
+    stays together.  Where it errs, it finds no boundary where there is one: a cut comes earlier, never inside.
+    """
+    ch, before = text[i], text[i - 1]
+    if _is_extender(ch) or before == _ZWJ or before in _PREPEND or (before == "\r" and ch == "\n"):
+        return False
+    if _is_regional(ch) and _is_regional(before):
+        run = 0
+        while i - run - 1 >= 0 and _is_regional(text[i - run - 1]):
+            run += 1
+        return run % 2 == 0
+    kind, prev = _hangul_kind(ch), _hangul_kind(before)
+    if prev == "L" and kind in ("L", "V", "LV", "LVT"):
+        return False
+    if prev in ("LV", "V") and kind in ("V", "T"):
+        return False
+    if prev in ("LVT", "T") and kind == "T":
+        return False
+    return True

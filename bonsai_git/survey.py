@@ -23,7 +23,7 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .boot import PROFILES
+from .boot import CODEX_FILES, PROFILES
 from .branches import is_index_name
 from .config import Config, load_config
 from .errors import BadInput, BonsaiError, NotARepository
@@ -90,7 +90,8 @@ def survey_workspace(workspace: Path, now: int | None = None) -> Survey:
     stale, stale_error = _stale(workspace, config, disk, common_dir)
     indexes = tuple((p, (disk.data(p) or b"").decode("utf-8", "replace")) for p in existing_index_paths(workspace))
     return Survey(config, now, _boot_files(workspace), leaves, archived, indexes, stale, stale_error,
-                  _scanned(workspace, disk), read_provenance(workspace), workspace_attribute_problem(workspace, tracked))
+                  _scanned(workspace, disk), read_provenance(workspace), workspace_attribute_problem(workspace, tracked),
+                  chain_files=_chain_files(workspace))
 
 
 class _MemoryFiles:
@@ -210,6 +211,25 @@ def _read_text(path: Path) -> str | None:
         return None
 
 
+
+
+def _chain_files(workspace: Path) -> tuple[tuple[str, str], ...]:
+    """Codex's candidate instruction files ({path from the project root: text}) in every folder from
+    the project root (the nearest folder up holding `.git`) down to the workspace; without a
+    root, the workspace's own (boot.codex_chain picks one per folder)."""
+    folders = [workspace.resolve()]
+    while not (folders[-1] / ".git").exists() and folders[-1].parent != folders[-1]:
+        folders.append(folders[-1].parent)
+    if not (folders[-1] / ".git").exists():
+        folders = folders[:1]
+    root = folders[-1]
+    found = []
+    for folder in folders:
+        for name in CODEX_FILES:
+            path = folder / name
+            if path.is_file():
+                found.append(((path.relative_to(root)).as_posix(), path.read_bytes().decode("utf-8", "replace")))
+    return tuple(sorted(found))
 
 
 def _boot_files(workspace: Path) -> tuple[tuple[str, str], ...]:

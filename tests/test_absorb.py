@@ -36,8 +36,9 @@ def test_plan_absorb_moves_each_section_into_a_new_leaf_of_its_domain() -> None:
 
 
 def test_plan_absorb_never_reuses_a_taken_name() -> None:
-    p = plan("## Pricing\nA\n## pricing\nB\n", taken={"business": ("Pricing", "pricing-2")})
-    assert [path for path, _ in p.files] == ["memory/domains/business/pricing-3.md", "memory/domains/business/pricing-4.md"]
+    p = plan("## Pricing\nA\n## Pricing list\nB\n", taken={"business": ("Pricing", "pricing-2", "PRICING-LIST")})
+    assert [path for path, _ in p.files] == ["memory/domains/business/pricing-3.md",
+                                             "memory/domains/business/pricing-list-2.md"]
 
 
 def test_plan_absorb_appends_dates_in_order() -> None:
@@ -199,3 +200,101 @@ def test_absorb_refuses_to_rewrite_a_trunk_that_changed_meanwhile(
 
 def test_absorb_config_switch_is_parsed() -> None:
     assert parse_config("absorb = false").absorb is False and Config().absorb is True
+
+
+# ----------------------------------------------------------------------------- same topic, same leaf
+
+TRAVEL_LEAF = "memory/domains/general/travel.md"
+
+
+@pytest.mark.parametrize(("a", "b", "same"), [
+    ("Travel", "travel", True), ("Travel", "  TRAVEL:  ", True), ("Travel", "**Travel**!", True),
+    ("Travel plans", "travel — plans", True), ("Ｔｒａｖｅｌ", "travel", True), ("Straße", "STRASSE", True),
+    ("Travel", "Travel plans", False), ("Travel", "Travels", False), ("旅行", "旅行：", True),
+])
+def test_same_topic_folds_case_whitespace_and_punctuation(a: str, b: str, same: bool) -> None:
+    from bonsai_git.absorb import same_topic
+
+    assert (same_topic(a) == same_topic(b)) is same
+
+
+def test_plan_absorb_extends_the_same_topic_leaf_after_a_blank_line() -> None:
+    old = "## Travel\n\nAisle seat.\n"
+    p = plan_absorb("## travel:\nWindow at night.\n", CONFIG, {"general": ("travel",)}, {"memory/dates.md": None},
+                    {TRAVEL_LEAF: old, "memory/domains/general/reading.md": "## Reading\nx\n"})
+    assert p.files == ((TRAVEL_LEAF, old + "\n## travel:\nWindow at night.\n"),)
+    assert p.sections[0].extends and p.bases == ((TRAVEL_LEAF, old),)
+    verify_absorbed("## travel:\nWindow at night.\n", p, dict(p.files))
+
+
+@pytest.mark.parametrize(("old", "joined"), [
+    ("## Travel\r\n\r\nAisle.\r\n", "## Travel\r\n\r\nAisle.\r\n\r\n"),   # CRLF leaf: its own line breaks
+    ("## Travel\n\nAisle.", "## Travel\n\nAisle.\n\n"),                    # no final newline: two
+    ("## Travel\n\nAisle.\n\n", "## Travel\n\nAisle.\n\n"),                # already a blank line: none
+])
+def test_plan_absorb_same_topic_blank_line_in_the_leafs_style(old: str, joined: str) -> None:
+    p = plan_absorb("## Travel\nnew\n", CONFIG, {"general": ("travel",)}, {}, {TRAVEL_LEAF: old})
+    assert p.files == ((TRAVEL_LEAF, joined + "## Travel\nnew\n"),)
+
+
+def test_plan_absorb_same_topic_only_within_the_domain_and_twice_in_one_inbox_is_one_leaf() -> None:
+    existing = {"memory/domains/business/travel.md": "## Travel\nbusiness trips\n"}  # Travel classifies to general
+    p = plan_absorb("## Travel\nA\n## TRAVEL\nB\n", CONFIG, {"business": ("travel",)}, {}, existing)
+    assert p.files == ((TRAVEL_LEAF, "## Travel\nA\n\n## TRAVEL\nB\n"),)
+    assert [s.extends for s in p.sections] == [False, False] and p.bases == ()
+
+
+@given(st.lists(st.sampled_from(["Travel", "travel!", "Reading", "Pricing", "Birthday"]), max_size=6),
+       st.sampled_from(["\n", "\r\n", ""]))
+def test_plan_absorb_same_topic_keeps_every_byte(headings: list[str], end: str) -> None:
+    existing = {TRAVEL_LEAF: "## Travel\n\nAisle" + end, "memory/domains/business/pricing.md": "## Pricing\n$18" + end}
+    inbox = "".join(f"## {h}\nnote {i}\n" for i, h in enumerate(headings))
+    p = plan_absorb(inbox, CONFIG, {"general": ("travel",), "business": ("pricing",)}, {}, existing)
+    verify_absorbed(inbox, p, dict(p.files))
+    for path, text in p.files:
+        assert text.startswith(existing.get(path, ""))
+
+
+def test_absorb_cli_and_hook_extend_the_same_topic_leaf(make_repo: MakeRepo) -> None:
+    from living_tree import HOOK_SCRIPT, run as run_in
+    from support import git
+
+    ws = migrated(make_repo)
+    reading = "memory/domains/general/reading-list.md"
+    old = (ws / reading).read_bytes()
+    trunk = ws / "MEMORY.md"
+    trunk.write_bytes(trunk.read_bytes() + b"\n## Reading list:\n\nChapter 8 next.\n")
+    dry = CliRunner().invoke(main, ["absorb", "-C", str(ws), "--dry-run"], catch_exceptions=False)
+    assert f"would absorb 'Reading list:' -> {reading} (same topic: extends that leaf)" in dry.stdout
+    assert (ws / reading).read_bytes() == old
+    result = CliRunner().invoke(main, ["absorb", "-C", str(ws)], catch_exceptions=False)
+    assert result.exit_code == 0
+    assert (ws / reading).read_bytes() == old + b"\n## Reading list:\n\nChapter 8 next.\n"
+    assert not (ws / "memory/domains/general/reading-list-2.md").exists()
+    git(ws, "add", "-A")
+    git(ws, "commit", "-q", "-m", "absorbed")
+    trunk.write_bytes(trunk.read_bytes() + b"\n## READING LIST\n\nChapter 9.\n")
+    git(ws, "add", "MEMORY.md")
+    hook = run_in([str(HOOK_SCRIPT)], ws)
+    assert hook.returncode == 1
+    assert f"into {reading} (same topic: extends that leaf)" in hook.stdout
+    assert (ws / reading).read_bytes().endswith(b"Chapter 8 next.\n\n## READING LIST\n\nChapter 9.\n")
+
+
+def test_absorb_refuses_a_same_topic_leaf_edited_while_it_runs(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    ws = migrated(make_repo)
+    reading = ws / "memory/domains/general/reading-list.md"
+    trunk = ws / "MEMORY.md"
+    trunk.write_bytes(trunk.read_bytes() + b"\n## Reading list\n\nnew\n")
+    before_trunk = trunk.read_bytes()
+    real = reindex_module._plan_absorb
+
+    def plan_then_edit(*args: object) -> AbsorbPlan:
+        out = real(*args)  # type: ignore[arg-type]
+        reading.write_bytes(reading.read_bytes() + b"the agent's own edit\n")
+        return out
+
+    monkeypatch.setattr(reindex_module, "_plan_absorb", plan_then_edit)
+    with pytest.raises(Failed, match="reading-list.md: changed while bonsai-git was running"):
+        reindex_workspace(ws, absorb=True)
+    assert reading.read_bytes().endswith(b"the agent's own edit\n") and trunk.read_bytes() == before_trunk

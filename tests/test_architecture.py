@@ -9,7 +9,7 @@ import pytest
 
 PACKAGE = Path(__file__).parent.parent / "bonsai_git"
 CORE = ["sections", "classify", "slugs", "tokens", "summary", "indexes", "plan", "secretscan", "report", "branches",
-        "lookup", "planfile", "explain"]
+        "lookup", "planfile", "explain", "flatplan"]
 FORBIDDEN = {"click", "git", "subprocess", "os", "shutil", "tempfile", "filelock", "bonsai_git.gitrepo",
              "bonsai_git.transaction"}
 

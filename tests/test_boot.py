@@ -79,3 +79,38 @@ def test_claude_code_fit_first_200_lines_or_25000_bytes(text: str, lost_lines: i
 def test_profiles_table_is_newest_first_and_names_are_unique() -> None:
     names = [p.name for p in PROFILES]
     assert names == sorted(names, reverse=True) and len(set(names)) == len(names)
+
+
+CODEX = profile_named("codex")
+
+
+def test_codex_profile_is_32_kib_in_bytes_across_the_chain() -> None:
+    assert (CODEX.total_cap, CODEX.unit, CODEX.chain) == (32_768, "bytes", True)
+    assert CODEX.files == ("AGENTS.override.md", "AGENTS.md", "MEMORY.md")
+
+
+def test_codex_chain_one_file_per_folder_root_first_cut_at_the_byte_budget() -> None:
+    from bonsai_git.boot import codex_chain
+
+    paths = {
+        "AGENTS.md": "a" * 30_000,
+        "agent/AGENTS.override.md": "é" * 2_500,          # 5,000 bytes: wins over agent/AGENTS.md
+        "agent/AGENTS.md": "never read\n",
+        "agent/MEMORY.md": "never read either\n",
+        "agent/deep/AGENTS.md": "  \n",                     # blank: skipped, the fallback is read
+        "agent/deep/MEMORY.md": "## Memory\nlost whole\n",
+    }
+    files = codex_chain(paths, CODEX)
+    assert [(f.name, f.chars, f.injected, f.lost) for f in files] == [
+        ("AGENTS.md", 30_000, 30_000, 0),
+        ("agent/AGENTS.override.md", 5_000, 2_768, 2_232),  # the cut point: byte 2,768 of this file
+        ("agent/deep/MEMORY.md", 21, 0, 21),
+    ]
+    assert boot_budget({"MEMORY.md": "x\n"}, CODEX, chain=paths).files == files
+
+
+def test_codex_chain_fits_without_a_cut() -> None:
+    from bonsai_git.boot import codex_chain
+
+    files = codex_chain({"AGENTS.md": "rules\n", "MEMORY.md": "ignored: AGENTS.md is this folder's file\n"}, CODEX)
+    assert [(f.name, f.lost) for f in files] == [("AGENTS.md", 0)]

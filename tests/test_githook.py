@@ -103,7 +103,7 @@ def test_install_hook_refuses_the_pre_commit_frameworks_hook(make_repo: MakeRepo
     theirs = (repo / ".git/hooks/pre-commit").read_bytes()
     code, out, err = install(repo)
     assert code == 3
-    assert "- id: bonsai-reindex" in out and "rev:" in out
+    assert "- id: bonsai-reindex" in out and "repo: local" in out and "entry: bonsai-git-hook" in out
     assert err.startswith("bonsai-git: .git/hooks/pre-commit: written by the pre-commit framework;")
     assert (repo / ".git/hooks/pre-commit").read_bytes() == theirs
     assert not (repo / ".git/hooks/pre-commit.bonsai-chained").exists()

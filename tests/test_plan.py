@@ -123,3 +123,20 @@ def test_plan_migration_refuses_a_bare_marker_pair_in_pinned_text() -> None:
     with pytest.raises(BadInput, match="holds lines like bonsai's markers") as info:
         plan_migration(pinned + "## A\nx\n", Config())
     assert info.value.exit_code == 3
+
+
+STANDING = ("# Memory — Juno\n\nNewer dated source wins. Ask before spending money. Daily notes go to "
+            "memory/YYYY-MM-DD.md; only durable facts live here.\n\n")
+
+
+def test_plan_migration_keeps_a_title_and_standing_instructions_by_default() -> None:
+    plan = plan_migration(STANDING + "## Pricing\nMugs $18.\n", Config())
+    assert 40 < plan.boot_tokens_before and plan.preamble_moved_tokens is None  # over the old 40-token rule
+    assert plan.file_map()["MEMORY.md"].startswith(STANDING + BEGIN)
+
+
+@pytest.mark.parametrize(("budget", "moved"), [(60, False), (30, True)])
+def test_plan_migration_preamble_tokens_decides_and_reports_the_moved_tokens(budget: int, moved: bool) -> None:
+    plan = plan_migration(STANDING + "## Pricing\nMugs $18.\n", Config(preamble_tokens=budget))
+    assert ("memory/domains/general/preamble.md" in plan.file_map()) is moved
+    assert plan.preamble_moved_tokens == (36 if moved else None)

@@ -274,3 +274,31 @@ def test_status_reads_the_inbox_sections_once(make_repo: MakeRepo, monkeypatch: 
     assert len(calls) == 1 and report.inbox_sections == 1
     assert [f.message for f in report.findings if f.kind == "inbox"] == [
         "1 section(s) waiting after the end marker; run bonsai-git absorb (or commit: the hook absorbs them)"]
+
+
+def test_status_codex_profile_names_the_cut_in_the_agents_md_chain(make_repo: MakeRepo) -> None:
+    repo = make_repo(SAMPLE)
+    (repo / "AGENTS.md").write_text("Rule.\n" * 6_000)  # 36,000 bytes: over Codex's 32 KiB alone
+    commit_all(repo, "agents")
+    result = run("status", "-C", str(repo), "--profile", "codex")
+    assert result.exit_code == 1
+    assert "Boot budget (Codex: 32,768 bytes across AGENTS.override.md / AGENTS.md / MEMORY.md" in result.stdout
+    assert "CUT at byte 32,768: the last 3,232 bytes are never loaded" in result.stdout
+    assert "MEMORY.md is not in Codex's chain: a folder's AGENTS.md comes first" in result.stdout
+    report = json.loads(run("status", "-C", str(repo), "--profile", "codex", "--json").stdout)
+    assert report["boot"]["profile"] == "codex" and report["boot"]["total_cap"] == 32_768  # counts bytes
+    assert [(f["name"], f["lost_chars"]) for f in report["boot"]["files"]] == [("AGENTS.md", 3_232)]
+    help_text = run("status", "--help").stdout
+    assert "codex: Codex, 32,768 bytes across the AGENTS.md chain" in " ".join(help_text.split())
+
+
+def test_status_codex_profile_reads_the_chain_from_the_repository_root(make_repo: MakeRepo) -> None:
+    repo = make_repo(None)
+    (repo / "AGENTS.md").write_text("root rules\n")
+    ws = repo / "agent"
+    ws.mkdir()
+    (ws / "MEMORY.md").write_text(SAMPLE)
+    commit_all(repo, "workspace in a subfolder")
+    report = json.loads(run("status", "-C", str(ws), "--profile", "codex", "--json").stdout)
+    assert [f["name"] for f in report["boot"]["files"]] == ["AGENTS.md", "agent/MEMORY.md"]
+    assert "not in Codex's chain" not in run("status", "-C", str(ws), "--profile", "codex").stdout

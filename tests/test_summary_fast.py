@@ -17,7 +17,8 @@ LINES = st.sampled_from([
     "", " ", "text line", "## next", "  ## indented", "##", "###  deeper", "---", " - - -", "-", "===",
     "```", "~~~", "````", "<!-- open", "-->", "<!-- one -->", "| a | b |", "|---|---|", "- item",
     "> quote", "    code", "\tcode", "**bold**", "...", "[[wiki]]", "key sk-test-XXXXXXXXXXXXXXXXXXXXXXXX",
-    "\ufeffbom", "Heading\u2028sep", "x\x0cy",
+    "\ufeffbom", "Heading\u2028sep", "x\x0cy", "### Dana", "**Wins**", "__Next:__", "*a* _b_ snake_case",
+    "| name | role |", "| --- | --- |", "👩‍👩‍👧 🇺🇸 e\u0301",
 ])
 ENDINGS = st.sampled_from(["\n", "\r\n", "\r"])
 
@@ -52,5 +53,6 @@ def test_summarize_fast_path_equals_parsed_path_on_corpus_leaves(name: str) -> N
 def test_summary_without_parser_takes_the_common_leaf() -> None:
     assert _summary_without_parser("## Heading\n\nA fact.\n\n## Not here\n") == "A fact."
     assert _summary_without_parser("## Heading\nA fact\n---\n") is None  # a setext heading starts at "A fact"
-    assert _summary_without_parser("# Title\nA fact.\n") == "Title"  # all preamble: no line can be a `##`
+    assert _summary_without_parser("# Title\nA fact.\n") == "A fact."  # all preamble: no line can be a `##`
+    assert _summary_without_parser("# Title\n") == "Title"  # a title and nothing else
     assert _summary_without_parser("# Title\n\n## First\n") is None

@@ -1,0 +1,231 @@
+"""`bonsai-git flatten`: rebuild one flat MEMORY.md from today's tree, as one commit, and remove the tree.
+
+The way back that keeps later memories: `rollback` reverts the migration commit, which conflicts
+as soon as a leaf changed after it; flatten instead writes what the tree holds *today* (every
+edit, every new leaf, the inbox) back into one file, in the original order (flatplan.py), and
+deletes the leaves, the branch indexes, the root index and `memory/dates.md`.  Right after a
+migration the result is the original MEMORY.md byte for byte, and `migrate` works on it again.
+
+Untouched: daily notes (`memory/YYYY-MM-DD.md`), `memory/archive/` (archived leaves were
+archived on purpose and do not come back), `.bonsai.toml`, and any file under `memory/domains/`
+that is not a leaf or an index.
+
+It is one `transaction.apply_changes` run, as migrate and the lifecycle commands: the lock, the
+crash journal, a read-back check that every leaf, the pinned text and the inbox are in the flat
+file whole, one commit with the trailer `Bonsai-Op: flatten`, and on any failure a restore of
+every path, the index and HEAD.  Refusals (exit 3, nothing written) are the lifecycle ones:
+no commit yet, an operation in progress, staged changes, uncommitted changes in the memory tree,
+a trunk reindex would refuse (no markers, text typed inside the block, conflict markers).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from .branches import is_index_name
+from .errors import BadInput, Failed, NothingToDo
+from .flatplan import PINNED, FlatPlan, Slot, original_slots, plan_flatten, strip_separator, verify_flat
+from .gitrepo import RepoContext, check_identity, open_workspace, run_git, workspace_lock
+from .journal import refuse_if_journaled
+from .lifecycle import MEMORY_AREAS, TRAILER
+from .lifecycle import _check_clean as check_clean  # the lifecycle commands' refusals, shared
+from .reindex import read_trunk
+from .rollback import find_migration_commit
+from .transaction import apply_changes
+from .tree import (
+    DOMAINS_DIR, MEMORY_DIR, ROOT_INDEX, TRUNK, decode_utf8, parse_trunk, read_leaves,
+    remove_empty_folders, walk_leaf_paths,
+)
+
+_SOURCE = re.compile(r"^Bonsai-Source:[ \t]*\S+[ \t]+([0-9a-f]{40,64})[ \t]*$", re.M)
+
+
+@dataclass(frozen=True, slots=True)
+class FlattenResult:
+    """A flatten run: the plan, the files deleted, the migration commit used (None: none found),
+    the new commit (None on --dry-run / --no-commit)."""
+
+    plan: FlatPlan
+    deleted: tuple[str, ...]
+    migration: str | None
+    commit: str | None
+    dry_run: bool
+    kept: tuple[str, ...] = ()  # files under memory/domains/ that are neither leaves nor indexes: left in place
+
+
+def flatten(workspace: Path, *, dry_run: bool = False, no_commit: bool = False, no_verify: bool = False) -> FlattenResult:
+    """Write today's tree back into one flat MEMORY.md and delete the tree, as one commit.
+
+    Raises Refused/BadInput (exit 3, nothing written) for the refusals in the module docstring;
+    Failed or Interrupted after a restore.
+    """
+    ctx = open_workspace(workspace)
+    refuse_if_journaled(ctx.top)
+    with workspace_lock(ctx):
+        check_clean(ctx, MEMORY_AREAS)
+        _trunk_bytes, parts = read_trunk(ctx.workspace)
+        migration = _migration_commit(ctx)
+        slots, pinned_then = _migration_slots(ctx, migration) if migration else ((), "")
+        if migration and not slots:
+            migration = None  # its files do not hold its original: order by domain instead (nothing is lost)
+        original_pinned = "".join(s.text for s in slots if s.source == PINNED)
+        pinned = strip_separator(parts.pinned, pinned_then, original_pinned)
+        leaves = read_leaves(ctx.workspace, walk_leaf_paths(ctx.workspace))
+        renames = _renames(ctx, migration) if migration else {}
+        plan = plan_flatten(slots, pinned, leaves, parts.inbox, renames, parts.newline)
+        deleted = tuple(sorted({leaf.path for leaf in leaves} | set(_generated_paths(ctx))))
+        kept = tuple(p for p in _files_under(ctx, DOMAINS_DIR) if p not in deleted)
+        if dry_run:
+            return FlattenResult(plan, deleted, migration, None, True, kept)
+        if not no_commit:
+            check_identity(ctx)
+        changes: dict[str, bytes | None] = {TRUNK: plan.text.encode("utf-8")}
+        changes.update({path: None for path in deleted})
+        message = flatten_message(plan, deleted, migration)
+        sha = apply_changes(ctx, changes, None if no_commit else message,
+                            verify=lambda: _verify(ctx, plan, deleted), no_verify=no_verify)
+        for path in sorted(deleted, key=lambda p: -p.count("/")):
+            remove_empty_folders(ctx.abs_path(path).parent, ctx.workspace)  # memory/ too, when nothing is left
+        return FlattenResult(plan, deleted, migration, sha, False, kept)
+
+
+def flatten_message(plan: FlatPlan, deleted: tuple[str, ...], migration: str | None) -> str:
+    """The flatten commit message: subject, what went where, the Bonsai-Op trailer."""
+    body = [f"{len(plan.restored)} leaf file(s) back in their original place"
+            + (f" (migration {migration[:12]})" if migration else "")]
+    if plan.added:
+        body.append(f"{len(plan.added)} leaf file(s) added since, appended in domain order: {', '.join(plan.added[:5])}"
+                    + (" ..." if len(plan.added) > 5 else ""))
+    body.append(f"{len(deleted)} tree file(s) removed; memory/archive/ and daily notes are left as they are")
+    return "\n".join(["bonsai: flatten the memory tree back into MEMORY.md", "", *body, "",
+                      f"{TRAILER}: flatten"]) + "\n"
+
+
+def flatten_text(result: FlattenResult) -> str:
+    """What a flatten run did (or, on --dry-run, would do), for the terminal."""
+    plan = result.plan
+    verb = "Would flatten" if result.dry_run else "Flattened"
+    lines = [f"{verb} the memory tree into {TRUNK} ({len(plan.text):,} chars): "
+             f"{len(plan.restored)} leaf file(s) in their original place, {len(plan.added)} added since"]
+    if result.migration is None:
+        lines.append("note: no usable migration commit (none, or its files do not hold its Bonsai-Source); "
+                     "every leaf goes in domain order")
+    lines += [f"  + {path} (added since the migration)" for path in plan.added]
+    lines.append(f"{'would remove' if result.dry_run else 'removed'} {len(result.deleted)} tree file(s) "
+                 f"(leaves, indexes, {ROOT_INDEX}); memory/archive/ and daily notes stay")
+    if result.kept:
+        lines.append(f"left in place (not leaves): {', '.join(result.kept[:5])}{' ...' if len(result.kept) > 5 else ''}; "
+                     f"move them out of {DOMAINS_DIR}/ before migrating again")
+    if result.dry_run:
+        lines.append("Dry run: nothing written. Run without --dry-run to commit it.")
+    elif result.commit:
+        lines.append(f"Commit {result.commit[:12]} ({TRAILER}: flatten). Review: git show --stat HEAD   "
+                     f"Undo: git revert {result.commit[:12]}")
+    else:
+        lines.append("Written, not committed (--no-commit): review with git status, then commit.")
+    return "\n".join(lines)
+
+
+def _migration_commit(ctx: RepoContext) -> str | None:
+    try:
+        return find_migration_commit(ctx)
+    except NothingToDo:
+        return None
+
+
+def _migration_slots(ctx: RepoContext, migration: str) -> tuple[tuple[Slot, ...], str]:
+    """The original's slots (flatplan.original_slots) and the trunk's pinned text in the migration commit.
+
+    The original is the blob its `Bonsai-Source` trailer names; the migrated files are read at
+    the commit.  Raises BadInput when the trailer or the blob is missing; no slots when the
+    commit's files do not hold the original (a hand-edited migration commit).
+    """
+    message = run_git(ctx.top, "log", "-1", "--format=%B", migration).stdout.decode("utf-8", "replace")
+    m = _SOURCE.search(message)
+    if m is None:
+        raise BadInput(f"{migration[:12]}: the migration commit has no Bonsai-Source trailer; flatten cannot find "
+                       f"the original {TRUNK}")
+    blob = run_git(ctx.top, "cat-file", "blob", m.group(1), check=False)
+    if blob.returncode != 0:
+        raise BadInput(f"{migration[:12]}: the original {TRUNK} blob {m.group(1)[:12]} is missing from the repository")
+    original = decode_utf8(blob.stdout, f"{TRUNK} at {migration[:12]}^")
+    migrated = _files_at(ctx, migration)
+    parts = parse_trunk(migrated.get(TRUNK, ""))
+    try:
+        return original_slots(original, migrated), parts.pinned if parts else ""
+    except Failed:
+        return (), ""
+
+
+def _files_at(ctx: RepoContext, commit: str) -> dict[str, str]:
+    """{workspace-relative path: text} of MEMORY.md and every file under memory/ in `commit`."""
+    specs = [f":(literal){ctx.repo_path(TRUNK)}", f":(literal){ctx.repo_path(MEMORY_DIR)}"]
+    listing = run_git(ctx.top, "ls-tree", "-r", "-z", "--full-tree", commit, "--", *specs).stdout
+    entries = []
+    for record in listing.decode("utf-8", "surrogateescape").split("\0"):
+        if "\t" in record:
+            meta, path = record.split("\t", 1)
+            if meta.split()[1] == "blob":
+                entries.append((meta.split()[2], path[len(ctx.prefix):]))
+    # One `git cat-file --batch` for every blob (a subprocess per leaf costs ~2 ms, 20 s for 10,000 leaves).
+    stream = run_git(ctx.top, "cat-file", "--batch", input="".join(f"{sha}\n" for sha, _ in entries).encode()).stdout
+    out, at = {}, 0
+    for _sha, path in entries:
+        header_end = stream.index(b"\n", at)
+        size = int(stream[at:header_end].split()[2])
+        data = stream[header_end + 1 : header_end + 1 + size]
+        at = header_end + 1 + size + 1
+        try:
+            out[path] = data.decode("utf-8")
+        except UnicodeDecodeError:
+            continue  # not a text leaf then; nothing of the original can be in it
+    return out
+
+
+def _renames(ctx: RepoContext, migration: str) -> dict[str, str]:
+    """{path at the migration: path today} for files under memory/ that git sees as moved since."""
+    out = run_git(ctx.top, "diff", "-z", "--name-status", "-M", "--no-color", migration, "HEAD", "--",
+                  f":(literal){ctx.repo_path(MEMORY_DIR)}").stdout.decode("utf-8", "surrogateescape")
+    fields = out.split("\0")
+    renames: dict[str, str] = {}
+    i = 0
+    while i < len(fields) and fields[i]:
+        status = fields[i]
+        if status.startswith(("R", "C")):
+            if status.startswith("R"):
+                renames[fields[i + 1][len(ctx.prefix):]] = fields[i + 2][len(ctx.prefix):]
+            i += 3
+        else:
+            i += 2
+    return renames
+
+
+def _files_under(ctx: RepoContext, folder: str) -> list[str]:
+    root = ctx.abs_path(folder)
+    if not root.is_dir():
+        return []
+    return sorted(p.relative_to(ctx.workspace).as_posix() for p in root.rglob("*") if p.is_file() or p.is_symlink())
+
+
+def _generated_paths(ctx: RepoContext) -> list[str]:
+    """The index files on disk: every `_index.md` and sub-branch `_index.<key>.md` under memory/domains/
+    (branches.is_index_name) and the root index."""
+    found = [ROOT_INDEX] if ctx.abs_path(ROOT_INDEX).is_file() else []
+    root = ctx.abs_path(DOMAINS_DIR)
+    if root.is_dir():
+        found += [p.relative_to(ctx.workspace).as_posix() for p in root.rglob("_index*.md")
+                  if is_index_name(p.name) and p.is_file() and not p.is_symlink()]
+    return found
+
+
+def _verify(ctx: RepoContext, plan: FlatPlan, deleted: tuple[str, ...]) -> None:
+    """Read back: MEMORY.md holds every source whole, and every deleted path is gone."""
+    written = ctx.abs_path(TRUNK).read_bytes()
+    if written != plan.text.encode("utf-8"):
+        raise Failed(f"{ctx.repo_path(TRUNK)}: read back differently from what was written; the tree was restored")
+    verify_flat(plan, written.decode("utf-8"))
+    for path in deleted:
+        if ctx.abs_path(path).exists():
+            raise Failed(f"{ctx.repo_path(path)}: still there after deleting it; the tree was restored")
