@@ -63,7 +63,7 @@ def readme_ci_config() -> str:
     """The `.pre-commit-config.yaml` block of README.md's fleet section (the `repo: local` one)."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     blocks = re.findall(r"```yaml\n(.*?)```", readme, re.S)
-    found = [b for b in blocks if "repo: local" in b and "bonsai-git-hook --check" in b]
+    found = [b for b in blocks if "repo: local" in b and "additional_dependencies" in b]
     assert len(found) == 1, "README.md must hold exactly one `repo: local` bonsai-check config"
     return found[0]
 
