@@ -194,12 +194,18 @@ def _recover(workspace: Path) -> None:
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 and list the stale files.")
 def reindex(workspace: Path, check: bool) -> None:
     """Regenerate stale branch indexes, memory/_index.md and the trunk block (exit 1: stale under --check)."""
+    from .config import load_config
+    from .factcache import open_cache
+    from .journal import holding_lock
     from .reindex import reindex_workspace
 
-    from .journal import holding_lock
-
+    config = load_config(workspace)
+    cache = open_cache(_git_common_dir(workspace))  # the hook's cache: an unchanged leaf is not summarized again
     with holding_lock(workspace):
-        result = reindex_workspace(workspace, check=check, leaf_paths=_indexed_leaves(workspace))
+        result = reindex_workspace(workspace, check=check, leaf_paths=_indexed_leaves(workspace), config=config,
+                                   facts=cache.facts_of(config.estimator), branches=cache.branches_of(workspace))
+        if not check:
+            cache.save()
     for path in result.changed:
         click.echo(f"{'stale' if check else 'wrote'} {path}")
     if "MEMORY.md" in result.changed and not check:
@@ -207,6 +213,18 @@ def reindex(workspace: Path, check: bool) -> None:
     if check and result.changed:
         click.echo(f"bonsai-git: {len(result.changed)} generated file(s) stale; run bonsai-git reindex", err=True)
         sys.exit(1)
+
+
+def _git_common_dir(workspace: Path) -> Path | None:
+    """`git rev-parse --git-common-dir` as a path (None outside a repository: reindex then reports that)."""
+    import subprocess
+
+    from .gitexe import git_exe
+
+    proc = subprocess.run([git_exe(), "rev-parse", "--git-common-dir"], cwd=workspace, capture_output=True)
+    if proc.returncode != 0 or not workspace.is_dir():
+        return None
+    return workspace / proc.stdout.decode("utf-8", "surrogateescape").strip()
 
 
 @main.command()
@@ -269,7 +287,7 @@ def demo(directory: Path | None) -> None:
 
 # --- memory health and lifecycle (status.py, lifecycle.py) -----------------------------------
 
-from .boot import DEFAULT_PROFILE, PROFILES  # noqa: E402 - a small pure table, needed by the option below
+from .boot import DEFAULT_PROFILE, PROFILES, BootProfile  # noqa: E402 - a small pure table, needed by the option below
 
 DRY_RUN = click.option("--dry-run", is_flag=True, help="Print what would change; write nothing.")
 NO_COMMIT = click.option("--no-commit", is_flag=True, help="Write the changes but do not stage or commit them.")
@@ -288,7 +306,10 @@ NO_VERIFY = click.option("--no-verify", is_flag=True, help="Pass --no-verify to 
 @click.option("--file-cap", type=click.IntRange(min=1), help="Per-file boot cap in chars (overrides the profile).")
 @click.option("--total-cap", type=click.IntRange(min=1),
               help="Total boot cap in chars, in bytes under codex (overrides the profile).")
-def status(workspace: Path, as_json: bool, profile: str, file_cap: int | None, total_cap: int | None) -> None:
+@click.option("--all", "every", is_flag=True,
+              help="One line per workspace of the repository (every folder whose MEMORY.md git tracks).")
+def status(workspace: Path, as_json: bool, profile: str, file_cap: int | None, total_cap: int | None,
+           every: bool) -> None:
     """Boot budget, domains, stale indexes and warnings; writes nothing (exit 0 healthy, 1 warnings)."""
     import os
 
@@ -296,6 +317,9 @@ def status(workspace: Path, as_json: bool, profile: str, file_cap: int | None, t
     from .status import assess, status_json, status_text
     from .survey import survey_workspace
 
+    if every:
+        _status_all(workspace, with_caps(profile_named(profile), file_cap, total_cap), as_json)
+        return
     report = assess(survey_workspace(workspace), with_caps(profile_named(profile), file_cap, total_cap))
     if as_json:
         click.echo(json.dumps(status_json(report), indent=2, ensure_ascii=False))
@@ -303,6 +327,18 @@ def status(workspace: Path, as_json: bool, profile: str, file_cap: int | None, t
         color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
         click.echo(status_text(report, color=color), color=color)
     sys.exit(0 if report.healthy else 1)
+
+
+def _status_all(directory: Path, profile: BootProfile, as_json: bool) -> None:
+    """`status --all`: the fleet table (fleet.py) or its JSON list; exit 1 when any workspace has warnings."""
+    from .fleet import fleet_json, fleet_text, survey_fleet
+
+    rows = survey_fleet(directory, profile)
+    if as_json:
+        click.echo(json.dumps(fleet_json(rows), indent=2, ensure_ascii=False))
+    else:
+        click.echo(fleet_text(rows))
+    sys.exit(0 if all(row.report.healthy for row in rows) else 1)
 
 
 @main.command()

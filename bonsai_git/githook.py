@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import FrameworkHookFound, NotARepository, Refused
+from .gitexe import git_exe
 from .gitsettings import check_repository_env
 
 HOOK_NAME = "pre-commit"
@@ -80,7 +81,7 @@ def hooks_dir(directory: Path, *, shared_ok: bool = False) -> Path:
     commits (pre-commit refuses a set core.hooksPath too).
     """
     check_repository_env(directory)
-    proc = subprocess.run(["git", "rev-parse", "--git-path", "hooks", "--show-toplevel", "--git-common-dir"],
+    proc = subprocess.run([git_exe(), "rev-parse", "--git-path", "hooks", "--show-toplevel", "--git-common-dir"],
                           cwd=directory, capture_output=True)
     lines = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
     if proc.returncode != 0 or len(lines) < 3:
@@ -93,7 +94,7 @@ def hooks_dir(directory: Path, *, shared_ok: bool = False) -> Path:
 
 def _refuse_shared(directory: Path, folder: Path, own: list[Path]) -> None:
     """Refused when core.hooksPath comes from outside the repository's config or leads outside it."""
-    proc = subprocess.run(["git", "config", "--show-scope", "--get", "core.hooksPath"], cwd=directory,
+    proc = subprocess.run([git_exe(), "config", "--show-scope", "--get", "core.hooksPath"], cwd=directory,
                           capture_output=True)
     if proc.returncode != 0:
         return  # not set: .git/hooks (or the worktree's), inside the repository

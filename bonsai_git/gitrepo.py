@@ -21,7 +21,10 @@ import git
 from .errors import BonsaiError, LockHeld, NotARepository, Refused
 from .gitsettings import check_repository_env, git_env
 
+from .gitexe import git_exe
 from .journal import LOCK_NAME  # one name for the lock, next to the journal folder
+
+git.Git.GIT_PYTHON_GIT_EXECUTABLE = git_exe()  # GitPython's own commands: no PATH search per call either
 # The git paths a run asks for, fetched in open_workspace's single rev-parse.
 _GIT_PATHS = (LOCK_NAME, "bonsai", "index.lock", "info/sparse-checkout")
 
@@ -68,7 +71,7 @@ def run_git(cwd: Path, *args: str, input: bytes | None = None, check: bool = Tru
     The user's environment, with every pathspec literal (gitsettings.git_env): a folder named
     `ws[1]` never matches `ws1`.
     """
-    proc = subprocess.run(["git", *args], cwd=cwd, input=input, capture_output=True, env=git_env(args))
+    proc = subprocess.run([git_exe(), *args], cwd=cwd, input=input, capture_output=True, env=git_env(args))
     if check and proc.returncode != 0:
         raise GitFailed(list(args), proc.stderr.decode("utf-8", "replace"))
     return proc

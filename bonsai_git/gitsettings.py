@@ -33,6 +33,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from .errors import Refused
+from .gitexe import git_exe
 
 # git subcommands that run the user's hooks: they get the user's environment as it is.
 _RUNS_HOOKS = frozenset({"commit", "revert", "merge", "am", "rebase", "cherry-pick"})
@@ -78,7 +79,7 @@ def _subcommand(args: Sequence[str]) -> str:
 def run(cwd: Path, *args: str, input: bytes | None = None, literal: bool = True,
         extra_env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
     """Run `git <args>` in `cwd` with `git_env`; the caller checks the return code."""
-    return subprocess.run(["git", *args], cwd=cwd, input=input, capture_output=True,
+    return subprocess.run([git_exe(), *args], cwd=cwd, input=input, capture_output=True,
                           env=git_env(args, extra_env, literal=literal))
 
 
@@ -120,7 +121,7 @@ def check_no_repository_env(what: str) -> None:
 
 
 def _facts(folder: Path, args: Sequence[str], env: Mapping[str, str]) -> tuple[str, ...] | None:
-    proc = subprocess.run(["git", *args], cwd=folder, capture_output=True, env=dict(env))
+    proc = subprocess.run([git_exe(), *args], cwd=folder, capture_output=True, env=dict(env))
     if proc.returncode != 0:
         return None
     return tuple(os.path.realpath(line) for line in proc.stdout.decode("utf-8", "surrogateescape").splitlines())
@@ -240,7 +241,7 @@ def find_workspace(start: Path) -> Path:
     here = start.absolute()
     if os.path.lexists(here / "MEMORY.md"):
         return start
-    proc = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=here, capture_output=True) \
+    proc = subprocess.run([git_exe(), "rev-parse", "--show-toplevel"], cwd=here, capture_output=True) \
         if here.is_dir() else None
     if proc is None or proc.returncode != 0:
         return start

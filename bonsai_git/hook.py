@@ -40,11 +40,13 @@ from pathlib import Path
 from . import __version__
 from .errors import BonsaiError, NotARepository, Refused, run_entry
 from .gitsettings import check_attributes, check_repository_env, git_env, indexed_leaf_paths, memory_probe_paths
+from .gitexe import git_exe
 from .tree import DOMAINS_DIR, MEMORY_DIR, TRUNK, is_migrated, leaf_location, markers_missing, read_regular
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms per hook run)
 if TYPE_CHECKING:
     from .factcache import FactsCache
+    from .freshness import FreshMemo
 
 # Only paths that can matter: trunks and anything under a memory/ folder, at any depth.
 _PATHSPECS = (f":(glob)**/{TRUNK}", f":(glob)**/{MEMORY_DIR}/**")
@@ -86,30 +88,49 @@ def run_hook(directory: Path, *, check: bool = False) -> int:
         from .journal import refuse_if_journaled
 
         refuse_if_journaled(directory)
-    workspaces = find_workspaces(top, _ls_files(top))
+    listing, stage_info = _ls_files(top)
+    workspaces = find_workspaces(top, listing)
     if not workspaces:
         return 0
+    from .freshness import open_memo, workspace_digest
+
+    memo = open_memo(common_dir)
+    pending: list[tuple[Workspace, str | None]] = []
+    for ws in workspaces:
+        info = {path[len(ws.prefix) :]: value for path, value in stage_info.items() if path.startswith(ws.prefix)} \
+            if ws.prefix else stage_info
+        digest = workspace_digest(top / ws.prefix, ws.tracked, ws.untracked, ws.unstaged, info,
+                                  _setting_files(top, ws.prefix, common_dir))
+        if not memo.holds(digest):  # else: the same input a full run found fresh, warning-free: nothing to read
+            pending.append((ws, digest))
+    if not pending:
+        return 0
     if check:
-        return _run_workspaces(top, common_dir, workspaces, check)
+        return _run_workspaces(top, common_dir, pending, check, memo)
     with _holding_lock(journal):  # the lock `absorb` and every writing command take: one writer at a time
-        return _run_workspaces(top, common_dir, workspaces, check)
+        return _run_workspaces(top, common_dir, pending, check, memo)
 
 
-def _run_workspaces(top: Path, common_dir: Path, workspaces: list[Workspace], check: bool) -> int:
-    from .factcache import open_cache
-
-    cache = open_cache(common_dir)
+def _run_workspaces(top: Path, common_dir: Path, pending: list[tuple[Workspace, str | None]], check: bool,
+                    memo: FreshMemo) -> int:
+    caches: list[FactsCache] = []
     if not check and os.environ.get("GIT_INDEX_FILE"):  # inside a commit (git sets it for its hooks)
-        for ws in workspaces:  # before any workspace is written: all or nothing
-            _refuse_unstaged(top, ws, cache)
+        for ws, _digest in pending:  # before any workspace is written: all or nothing
+            if ws.unstaged:  # nothing unstaged: nothing to refuse
+                _refuse_unstaged(top, ws, _facts_cache(caches, common_dir))
     changed: list[str] = []
     touched: list[Workspace] = []
-    for ws in workspaces:
-        written = _run_workspace(top, ws, check, cache)
+    for ws, digest in pending:
+        warned = _WARNINGS[0]
+        written = _run_workspace(top, ws, check, _facts_cache(caches, common_dir))
         changed += written
         touched += [ws] if written else []
+        if not written and _WARNINGS[0] == warned:
+            memo.remember(digest)
+    memo.save()
     if not check:
-        cache.save()
+        for cache in caches:
+            cache.save()
         _warn_provenance(top, [ws for ws in touched if f"{ws.prefix}{TRUNK}" in changed])
     if not changed:
         return 0
@@ -122,6 +143,32 @@ def _run_workspaces(top: Path, common_dir: Path, workspaces: list[Workspace], ch
         print(f"bonsai-git: rewrote {len(changed)} file(s); stage them and commit again: git add -A -- "
               f"{_addable(changed)}", file=sys.stderr)
     return 1
+
+
+def _facts_cache(caches: list[FactsCache], common_dir: Path) -> FactsCache:
+    """The facts cache, opened on first need (a run whose workspaces are all known fresh never loads it)."""
+    if not caches:
+        from .factcache import open_cache
+
+        caches.append(open_cache(common_dir))
+    return caches[0]
+
+
+def _setting_files(top: Path, prefix: str, common_dir: Path) -> list[Path]:
+    """Files outside the listing whose bytes bear on the verdict: `.gitattributes` from the top down to
+    the workspace (a filter on MEMORY.md is refused), the repository's config and info/attributes
+    (core.autocrlf, attributesFile) and the user's global git config."""
+    files = [top / ".gitattributes"]
+    folder = top
+    for part in prefix.split("/")[:-1]:
+        folder = folder / part
+        files.append(folder / ".gitattributes")
+    files += [common_dir / "config", common_dir / "info" / "attributes"]
+    home = os.environ.get("HOME", "")
+    files += [Path(p) for p in (os.environ.get("GIT_CONFIG_GLOBAL"), os.path.join(home, ".gitconfig"),
+                                os.path.join(os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config"),
+                                             "git", "config")) if p]
+    return files
 
 
 def _addable(paths: Sequence[str]) -> str:
@@ -272,10 +319,17 @@ def find_workspaces(top: Path, listing: Sequence[tuple[str, str]]) -> list[Works
             error = markers_missing(text)
             error.message = prefix + error.message
             raise error
-    for ws in workspaces:
-        for tag, path in listing:
-            if path.startswith(ws.prefix):
-                (ws.untracked if tag == "?" else ws.unstaged if tag == "C" else ws.tracked).append(path[len(ws.prefix) :])
+    by_prefix = {ws.prefix: ws for ws in workspaces}
+    for tag, path in listing:  # one pass: each path goes to every workspace folder above it (~depth lookups)
+        end = 0
+        while True:
+            ws = by_prefix.get(path[:end])
+            if ws is not None:
+                rel = path[end:]
+                (ws.untracked if tag == "?" else ws.unstaged if tag == "C" else ws.tracked).append(rel)
+            end = path.find("/", end) + 1
+            if not end:
+                break
     return workspaces
 
 
@@ -355,7 +409,7 @@ def _locate(directory: Path) -> tuple[Path, Path, Path]:
     One `git rev-parse`: the journal folder is journal.py's `--git-path bonsai`.
     """
     check_repository_env(directory)
-    proc = subprocess.run(["git", "rev-parse", "--show-toplevel", "--git-common-dir", "--git-path", "bonsai"],
+    proc = subprocess.run([git_exe(), "rev-parse", "--show-toplevel", "--git-common-dir", "--git-path", "bonsai"],
                           cwd=directory, capture_output=True)
     lines = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
     if proc.returncode != 0 or len(lines) != 3:
@@ -363,20 +417,37 @@ def _locate(directory: Path) -> tuple[Path, Path, Path]:
     return Path(lines[0]), directory / lines[1], directory / lines[2]
 
 
-def _ls_files(top: Path) -> list[tuple[str, str]]:
+def _ls_files(top: Path) -> tuple[list[tuple[str, str]], dict[str, str]]:
     """`(tag, path)` for tracked (`H`, `M`...), untracked-not-ignored (`?`) and, again, tracked paths whose
-    work tree differs from git's index (`C`: unstaged changes, deletions included) that can matter."""
-    args = ["git", "ls-files", "-z", "-t", "--cached", "--modified", "--others", "--exclude-standard", "--",
+    work tree differs from git's index (`C`: unstaged changes, deletions included) that can matter; and
+    {tracked path: "mode blob-id"} from the index (`-s`), the freshness memo's input."""
+    args = [git_exe(), "ls-files", "-z", "-t", "-s", "--cached", "--modified", "--others", "--exclude-standard", "--",
             *_PATHSPECS]
     proc = subprocess.run(args, cwd=top, capture_output=True, env=git_env(args[1:], literal=False))  # :(glob) specs
     if proc.returncode != 0:
         first = proc.stderr.decode("utf-8", "replace").strip().splitlines()[:1]
         raise NotARepository(f"git ls-files failed: {first[0] if first else 'no output'}")
-    entries = proc.stdout.decode("utf-8", "surrogateescape").split("\0")
-    return sorted({(e[0], e[2:]) for e in entries if len(e) > 2})
+    listing: set[tuple[str, str]] = set()
+    stage_info: dict[str, str] = {}
+    for entry in proc.stdout.decode("utf-8", "surrogateescape").split("\0"):
+        if len(entry) < 3:
+            continue
+        tag = entry[0]
+        if tag == "?":
+            listing.add((tag, entry[2:]))
+            continue
+        info, _, path = entry[2:].partition("\t")  # "mode blob stage\tpath"
+        listing.add((tag, path))
+        if tag == "H" and info.endswith(" 0"):  # unmerged, skip-worktree...: no info, never taken as known fresh
+            stage_info[path] = info[:-2]
+    return sorted(listing), stage_info
+
+
+_WARNINGS = [0]  # warnings printed so far: a run that warned is not remembered as fresh (it must warn again)
 
 
 def _warn(message: str) -> None:
+    _WARNINGS[0] += 1
     print(f"bonsai-git: warning: {message}", file=sys.stderr)
 
 

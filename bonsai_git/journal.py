@@ -43,6 +43,7 @@ from pathlib import Path, PurePosixPath
 
 from .errors import ConcurrentWrite, JournalPresent, LockHeld
 from .gitsettings import git_env
+from .gitexe import git_exe
 from .tree import CheckedWriter, write_durably
 
 JOURNAL_DIR = "bonsai"
@@ -96,12 +97,19 @@ class Journal:
 
 # --- finding the journal (the light check every command runs) ---------------------------------
 
+_JOURNAL_DIRS: dict[str, Path] = {}  # a process asks once per folder: the CLI's journal check and the run both need it
+
+
 def journal_dir(cwd: Path) -> Path | None:
     """`$(git rev-parse --git-path bonsai)` as an absolute path, or None when `cwd` is in no repository."""
-    proc = subprocess.run(["git", "rev-parse", "--git-path", JOURNAL_DIR], cwd=cwd, capture_output=True)
+    key = "\0".join([os.path.abspath(cwd), *(os.environ.get(n, "") for n in ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR"))])
+    if key in _JOURNAL_DIRS:
+        return _JOURNAL_DIRS[key]
+    proc = subprocess.run([git_exe(), "rev-parse", "--git-path", JOURNAL_DIR], cwd=cwd, capture_output=True)
     if proc.returncode != 0:
         return None
-    return (cwd / proc.stdout.decode("utf-8", "surrogateescape").strip()).resolve()
+    found = _JOURNAL_DIRS[key] = (cwd / proc.stdout.decode("utf-8", "surrogateescape").strip()).resolve()
+    return found
 
 
 def find_journal(cwd: Path) -> Path | None:
@@ -579,7 +587,7 @@ def crash_point(name: str) -> None:
 def _git(top: Path, *args: str, input: bytes | None = None, check: bool = True,
          literal: bool = False, extra_env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
     # Every pathspec is literal (gitsettings.git_env); `literal` stays for callers' clarity.
-    proc = subprocess.run(["git", *args], cwd=top, input=input, capture_output=True, env=git_env(args, extra_env))
+    proc = subprocess.run([git_exe(), *args], cwd=top, input=input, capture_output=True, env=git_env(args, extra_env))
     if check and proc.returncode != 0:
         raise OSError(f"git {' '.join(args[:2])} failed: {_first_line(proc.stderr)}")
     return proc

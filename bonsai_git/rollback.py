@@ -20,6 +20,7 @@ from pathlib import Path
 from .errors import NothingToDo, Refused
 from .gitrepo import RepoContext, check_identity, in_progress_operation, open_workspace, run_git, staged_paths, status_paths, workspace_lock
 from .tree import TRUNK
+from .gitexe import git_exe
 
 TRAILER = "Bonsai-Migration"
 
@@ -143,8 +144,8 @@ def _refuse_conflicting_revert(ctx: RepoContext, sha: str, touched: list[str], c
                     "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/", f"{sha}^", sha).stdout
     with tempfile.TemporaryDirectory(prefix="bonsai-revert-") as tmp:
         env = dict(os.environ, GIT_INDEX_FILE=str(Path(tmp) / "index"))
-        subprocess.run(["git", "read-tree", "HEAD"], cwd=ctx.top, env=env, check=True, capture_output=True)
-        proc = subprocess.run(["git", "apply", "--cached", "--check", "-R", "--whitespace=nowarn", "-"],
+        subprocess.run([git_exe(), "read-tree", "HEAD"], cwd=ctx.top, env=env, check=True, capture_output=True)
+        proc = subprocess.run([git_exe(), "apply", "--cached", "--check", "-R", "--whitespace=nowarn", "-"],
                               cwd=ctx.top, env=env, input=patch, capture_output=True)
     if proc.returncode == 0:
         return

@@ -31,6 +31,7 @@ from pathlib import Path
 from .config import CONFIG_FILE, load_config
 from .errors import Failed, run_entry
 from .secretscan import finding_fingerprint, mask_name, name_secret_kinds, new_secret_findings
+from .gitexe import git_exe
 
 # `git cat-file --batch` with this format answers `<sha> <type> <size>` for an object it finds, and
 # `<name as given> missing` (or `ambiguous`) otherwise: a name may hold spaces, so only this
@@ -51,7 +52,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _check(files: Sequence[str]) -> int:
     """The hook's work for the staged `files` (all staged memory files when empty); returns the exit code."""
-    probe = subprocess.run(["git", "rev-parse", "--is-inside-work-tree", "--show-prefix"], capture_output=True)
+    probe = subprocess.run([git_exe(), "rev-parse", "--is-inside-work-tree", "--show-prefix"], capture_output=True)
     lines = probe.stdout.decode("utf-8", "surrogateescape").splitlines()
     if probe.returncode != 0 or not lines or lines[0] != "true":
         print("bonsai-git-secrets: not inside a git work tree; run it from the workspace's repository", file=sys.stderr)
@@ -107,7 +108,7 @@ def _workspace_of(path: str) -> str:
 
 
 def _staged_paths() -> list[str]:
-    out = subprocess.run(["git", "diff", "--cached", "--name-only", "-z", "--diff-filter=ACMR", "--relative"],
+    out = subprocess.run([git_exe(), "diff", "--cached", "--name-only", "-z", "--diff-filter=ACMR", "--relative"],
                          capture_output=True).stdout
     return [p for p in out.decode("utf-8", "surrogateescape").split("\0") if p]
 
@@ -118,7 +119,7 @@ def _read_blobs(names: Sequence[str]) -> list[bytes | None]:
     Raises Failed (one line) when git's answer cannot be read.
     """
     usable = [n for n in names if "\n" not in n]
-    proc = subprocess.run(["git", "cat-file", f"--batch={_BATCH_FORMAT}"],
+    proc = subprocess.run([git_exe(), "cat-file", f"--batch={_BATCH_FORMAT}"],
                           input="".join(f"{n}\n" for n in usable).encode("utf-8", "surrogateescape"),
                           capture_output=True)
     data, pos, found = proc.stdout, 0, {}

@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
-from markdown_it import MarkdownIt
-from mdit_py_plugins.front_matter import front_matter_plugin
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
 
 BOM = "\ufeff"
 # CommonMark line endings; str.splitlines would also split at \x0b, \x1c, \u2028 and break offsets.
@@ -52,6 +54,11 @@ class SplitDocument:
 
 @functools.lru_cache(maxsize=1)
 def _parser() -> MarkdownIt:
+    # Imported here, not at the top: plain memory is cut by the line scanner, so `status` and most
+    # migrations never load markdown-it (~20 ms of start-up).
+    from markdown_it import MarkdownIt
+    from mdit_py_plugins.front_matter import front_matter_plugin
+
     md = MarkdownIt("commonmark").use(front_matter_plugin)
     # Structure only: inline parsing is never needed (heading text comes from the inline
     # token's source), and skipping it makes a 5 MB file parse several times faster.
@@ -68,33 +75,111 @@ def split_sections(text: str) -> SplitDocument:
     """Split `text` (the decoded file, str) into preamble and top-level `##` sections.
 
     Heading text is the heading's inline source with HTML comments removed and lines joined
-    by spaces.  Never raises on any str; join(pieces()) == text always holds.
+    by spaces.  Never raises on any str; join(pieces()) == text always holds.  Plain text
+    (no HTML block, indented fence, setext underline, front matter...) is cut by a line
+    scanner (`scan_headings`) that gives markdown-it's answer (a hypothesis test proves it equal);
+    anything else is parsed by markdown-it.
     """
     bom = BOM if text.startswith(BOM) else ""
     body = text[len(bom) :]
-    tokens = _parser().parse(body)
-    starts = line_starts(body)
-    cuts: list[tuple[int, str]] = []
-    groups: list[str] = []
-    group = ""
-    for i, tok in enumerate(tokens):
-        if tok.type == "heading_open" and tok.level == 0 and tok.map:
-            if tok.tag == "h2":
-                cuts.append((tok.map[0], _heading_text(tokens[i + 1].content)))
-                groups.append(group)
-            elif tok.tag == "h1":
-                group = _heading_text(tokens[i + 1].content)
+    events = scan_headings(body)
+    if events is None:
+        events = parse_headings(body)
+    cuts = [(offset, line, heading) for offset, line, level, heading in events if level == 2]
     if not cuts:
         return SplitDocument(text, ())
-    offsets = [starts[line] for line, _ in cuts] + [len(body)]
-    preamble = bom + body[: offsets[0]]
-    if sum(1 for tok in tokens if tok.type == "heading_open" and tok.tag == "h1" and tok.level == 0) < 2:
+    groups: list[str] = []
+    group = ""
+    for _offset, _line, level, heading in events:
+        if level == 1:
+            group = heading
+        else:
+            groups.append(group)
+    if sum(1 for event in events if event[2] == 1) < 2:
         groups = [""] * len(cuts)  # a lone `#` heading is the file's title, not a group of sections
-    sections = tuple(
-        Section(heading, body[offsets[k] : offsets[k + 1]], line + 1, groups[k])
-        for k, (line, heading) in enumerate(cuts)
-    )
-    return SplitDocument(preamble, sections)
+    sections = []
+    for k, (offset, line, heading) in enumerate(cuts):
+        end = cuts[k + 1][0] if k + 1 < len(cuts) else len(body)
+        sections.append(Section(heading, body[offset:end], line + 1, groups[k]))
+    return SplitDocument(bom + body[: cuts[0][0]], tuple(sections))
+
+
+def parse_headings(body: str) -> list[tuple[int, int, int, str]]:
+    """(char offset, 0-based line, level, text) of each top-level h1 and h2 of `body` (no BOM), by markdown-it."""
+    tokens = _parser().parse(body)
+    starts = line_starts(body)
+    events: list[tuple[int, int, int, str]] = []
+    for i, tok in enumerate(tokens):
+        if tok.type == "heading_open" and tok.level == 0 and tok.map and tok.tag in ("h1", "h2"):
+            line = tok.map[0]
+            events.append((starts[line], line, int(tok.tag[1]), _heading_text(tokens[i + 1].content)))
+    return events
+
+
+# The line scanner's fast path: it answers only for text where a top-level h1/h2 is exactly a
+# column-0 ATX `#`/`##` line outside a column-0 code fence.  It gives up (None) on anything that
+# could make CommonMark read a line otherwise, so markdown-it decides those: a line starting
+# with `<` after any indentation (an HTML block may swallow what follows), a fence or `#`/`##`
+# behind indentation (inside a list item, or not), a `-` or `=` underline under a non-blank line
+# (setext), front matter, NUL (markdown-it replaces it) and a lone CR (a line end).  A full
+# markdown-it parse of 10,000 sections costs ~1.5 s and ~30x the input in tokens; this ~30 ms.
+# Each pattern is a line's start; searched as "\n" + pattern (re's literal-prefix search, ~20x
+# faster than `^` with re.M on a large text) plus a match at offset 0 for the first line.
+_GIVE_UP_LINE = r"(?:[ \t]*<|[ \t]+(?:```|~~~)| {1,3}#{1,2}(?:[ \t\r\n]|$))"
+_UNDERLINE = r" {0,3}(?:-+|=+)[ \t]*\r?(?=\n|$)"  # a lookahead: the next line may be an underline too
+_MARK_LINE = r"(?:(`{3,}|~{3,})([^\n]*)|(#{1,2})(?=[ \t\r\n]|$)([^\n]*))"
+_LINE_PATTERNS = {name: (re.compile(pattern), re.compile("\n" + pattern))
+                  for name, pattern in (("give_up", _GIVE_UP_LINE), ("underline", _UNDERLINE), ("mark", _MARK_LINE))}
+
+
+def _lines_matching(name: str, text: str) -> Iterator[tuple[int, re.Match[str]]]:
+    """(line start offset, match) of each line of `text` that starts with pattern `name`."""
+    first, rest = _LINE_PATTERNS[name]
+    m = first.match(text)
+    if m is not None:
+        yield 0, m
+    for m in rest.finditer(text):
+        yield m.start() + 1, m
+
+
+def scan_headings(body: str) -> list[tuple[int, int, int, str]] | None:
+    """What `parse_headings` gives for `body`, found by a line scanner; None when the text needs markdown-it."""
+    if body.startswith("-") or "\x00" in body or ("\r" in body and re.search("\r(?!\n)", body)):
+        return None
+    if next(_lines_matching("give_up", body), None) is not None:
+        return None
+    for start, _ in _lines_matching("underline", body):
+        if start and body[body.rfind("\n", 0, start - 1) + 1 : start - 1].strip(" \t\r"):
+            return None  # under a non-blank line: a setext underline, perhaps
+    events: list[tuple[int, int, int, str]] = []
+    fence = ""
+    line = 0
+    counted = 0
+    for start, m in _lines_matching("mark", body):
+        line += body.count("\n", counted, start)
+        counted = start
+        marker, info, hashes, rest = m.group(1), m.group(2), m.group(3), m.group(4)
+        if fence:
+            if marker and marker[0] == fence[0] and len(marker) >= len(fence) and not info.strip(" \t\r"):
+                fence = ""
+            continue
+        if marker:
+            if not (marker[0] == "`" and "`" in info):  # a backtick in a ``` line's info string: not a fence
+                fence = marker
+            continue
+        events.append((start, line, len(hashes), _heading_text(_atx_content(rest.removesuffix("\r")))))
+    return events
+
+
+def _atx_content(rest: str) -> str:
+    """The text of an ATX heading after its `#`s, as markdown-it's heading rule takes it."""
+    end = len(rest.rstrip(" \t"))
+    tmp = end
+    while tmp > 0 and rest[tmp - 1] == "#":
+        tmp -= 1
+    if 0 < tmp < end and rest[tmp - 1] in " \t":
+        end = tmp
+    return rest[:end]
 
 
 def _heading_text(source: str) -> str:

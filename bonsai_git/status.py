@@ -63,6 +63,7 @@ injection order, domains by name, warnings by kind (table order), path, line.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Callable, Collection, Iterable
@@ -320,20 +321,21 @@ def _index_findings(survey: Survey) -> Iterable[Finding]:
     if survey.stale_error is not None:
         yield Finding("reindex_error", TRUNK, None, f"indexes not checked: {survey.stale_error}")
     listed = {path: _index_entries(text) for path, text in survey.indexes}
-    on_disk = {mask_name(f.path) for f in survey.leaves}  # an index shows names masked (secretscan.mask_name)
-    in_folder: dict[str, set[str]] = {}  # folder -> (masked) paths its index files list, sub-branch files included
+    masked = functools.lru_cache(maxsize=None)(mask_name)  # each path masked once, not three times
+    on_disk = {masked(f.path) for f in survey.leaves}  # an index shows names masked (secretscan.mask_name)
+    listed_paths: set[str] = set()  # every (masked) leaf path an index lists: one set, not one per leaf (quadratic)
     for index_path, entries in sorted(listed.items()):
         folder = index_path.rsplit("/", 1)[0]
         for line, name in entries:
-            in_folder.setdefault(folder, set()).add(mask_name(f"{folder}/{name}"))
-            if mask_name(f"{folder}/{name}") not in on_disk:
+            listed_paths.add(masked(f"{folder}/{name}"))
+            if masked(f"{folder}/{name}") not in on_disk:
                 yield Finding("orphan_entry", index_path, line, f"lists {name}, which is gone; run bonsai-git reindex")
     for facts in survey.leaves:
         location = leaf_location(facts.path)
         if location is None or location[0] in SINGLE_FILE_DOMAINS or not facts.tracked:
             continue  # an untracked leaf is not indexed until git tracks it (untracked_leaf says so)
-        folder = facts.path.rsplit("/", 1)[0]
-        if mask_name(facts.path) not in in_folder.get(folder, ()):
+        if masked(facts.path) not in listed_paths:
+            folder = facts.path.rsplit("/", 1)[0]
             yield Finding("orphan_leaf", facts.path, None, f"not listed in {folder}/_index.md; run bonsai-git reindex")
 
 

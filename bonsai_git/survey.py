@@ -21,19 +21,23 @@ import os
 import subprocess
 import time
 from datetime import datetime, timezone
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from .boot import CODEX_FILES, PROFILES
 from .branches import is_index_name
 from .config import Config, load_config
 from .errors import BadInput, BonsaiError, NotARepository
+from .gitexe import git_exe
 from .gitsettings import (
-    check_repository_env, git_env, indexed_leaf_paths, memory_listing, workspace_attribute_problem,
+    check_repository_env, git_env, indexed_leaf_paths, memory_listing, stored_alike, workspace_attribute_problem,
 )
-from .reindex import existing_index_paths, reindex_workspace
+from .reindex import existing_index_paths, read_trunk
 from .status import FileFacts, Survey
 from .provenance import read_provenance
-from .tree import DOMAINS_DIR, MEMORY_DIR, TRUNK, is_migrated, markers_missing, read_regular_or_none, walk_leaf_paths
+from .tree import (
+    DOMAINS_DIR, MEMORY_DIR, TRUNK, _read_bytes, is_migrated, leaf_location, leaves_from_bytes, markers_missing,
+    read_regular_or_none,
+)
 
 ARCHIVE_DIR = "memory/archive"
 NOW_ENV = "BONSAI_NOW"
@@ -72,27 +76,92 @@ def survey_workspace(workspace: Path, now: int | None = None) -> Survey:
     BONSAI_NOW.  Unreadable leaves are not errors: their text is None.
     """
     workspace = workspace.resolve()
-    _check_work_tree(workspace)
+    common_dir = _check_work_tree(workspace)
     config = load_config(workspace)
     now = now_from_env() if now is None else now
     tracked = set(tracked_paths(workspace, TRUNK, MEMORY_DIR, *BOOT_FILE_NAMES))
     last_touch = _log_dates(workspace)
     added = archive_dates(workspace)
-    leaves = tuple(_facts(workspace, p, p in tracked, last_touch.get(p)) for p in walk_leaf_paths(workspace))
-    archived = tuple(_facts(workspace, p, p in tracked, added.get(p)) for p in _archive_paths(workspace))
-    stale, stale_error = _stale(workspace, config)
-    return Survey(config, now, _boot_files(workspace), leaves, archived, _indexes(workspace), stale, stale_error,
-                  _scanned(workspace), read_provenance(workspace), workspace_attribute_problem(workspace, tracked),
+    disk = _MemoryFiles(workspace)  # one walk of memory/, each file read at most once
+    leaves = tuple(FileFacts(p, disk.text(p), p in tracked, last_touch.get(p) if p in tracked else None)
+                   for p in disk.leaf_paths())
+    archived = tuple(FileFacts(p, disk.text(p), p in tracked, added.get(p) if p in tracked else None)
+                     for p in disk.archive_paths())
+    stale, stale_error = _stale(workspace, config, disk, common_dir)
+    indexes = tuple((p, (disk.data(p) or b"").decode("utf-8", "replace")) for p in existing_index_paths(workspace))
+    return Survey(config, now, _boot_files(workspace), leaves, archived, indexes, stale, stale_error,
+                  _scanned(workspace, disk), read_provenance(workspace), workspace_attribute_problem(workspace, tracked),
                   chain_files=_chain_files(workspace))
 
 
-def _check_work_tree(workspace: Path) -> None:
+class _MemoryFiles:
+    """The regular files under a workspace's memory/ folder (symlinks not followed), found by one walk
+    and each read at most once: status reports one moment, and 60,000 leaves read three times cost
+    seconds."""
+
+    def __init__(self, workspace: Path) -> None:
+        self.root = os.fspath(workspace)
+        self.paths: list[str] = []
+        self._data: dict[str, bytes | None] = {}
+        self._walk(os.path.join(self.root, MEMORY_DIR), MEMORY_DIR)
+        self.paths.sort()
+        self._found = set(self.paths)
+
+    def _walk(self, folder: str, relative: str) -> None:
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            return
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                self._walk(entry.path, f"{relative}/{entry.name}")
+            elif entry.is_file(follow_symlinks=False):
+                self.paths.append(f"{relative}/{entry.name}")
+
+    def leaf_paths(self) -> list[str]:
+        """Leaf paths on disk (tree.walk_leaf_paths's rule), sorted."""
+        return [p for p in self.paths if p.endswith(".md") and leaf_location(p) is not None]
+
+    def markdown_paths(self) -> list[str]:
+        """Every `.md` file under memory/, sorted."""
+        return [p for p in self.paths if p.endswith(".md")]
+
+    def archive_paths(self) -> list[str]:
+        """Files under memory/archive/ whose name does not start with `.`, sorted."""
+        return [p for p in self.paths if p.startswith(ARCHIVE_DIR + "/") and not p.rsplit("/", 1)[-1].startswith(".")]
+
+    def has(self, path: str) -> bool:
+        """True when the walk found `path` (a regular file, not behind a symlink)."""
+        return path in self._found
+
+    def data(self, path: str) -> bytes | None:
+        """The bytes of workspace-relative `path` (read once), or None when unreadable."""
+        if path not in self._data:
+            try:
+                self._data[path] = _read_bytes(os.path.join(self.root, path))
+            except (OSError, BadInput):  # gone, or not a regular file (tree.NotRegularFile)
+                self._data[path] = None
+        return self._data[path]
+
+    def text(self, path: str) -> str | None:
+        """The file as UTF-8 text, or None when unreadable or not UTF-8."""
+        data = self.data(path)
+        try:
+            return None if data is None else data.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+
+
+def _check_work_tree(workspace: Path) -> Path:
+    """The git common dir (the hook's caches live there); NotARepository outside a work tree."""
     if not workspace.is_dir():
         raise NotARepository(f"{workspace.name}: no such directory")
     check_repository_env(workspace)
-    proc = _git(workspace, "rev-parse", "--is-inside-work-tree")
-    if proc.returncode != 0 or proc.stdout.strip() != b"true":
+    proc = _git(workspace, "rev-parse", "--is-inside-work-tree", "--git-common-dir")
+    lines = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
+    if proc.returncode != 0 or not lines or lines[0] != "true":
         raise NotARepository(f"{workspace.name}: not inside a git work tree; run `git init` and commit MEMORY.md first")
+    return workspace / lines[1]
 
 
 def tracked_paths(workspace: Path, *pathspecs: str) -> list[str]:
@@ -101,7 +170,7 @@ def tracked_paths(workspace: Path, *pathspecs: str) -> list[str]:
 
 
 def _git(workspace: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(["git", *args], cwd=workspace, capture_output=True,
+    return subprocess.run([git_exe(), *args], cwd=workspace, capture_output=True,
                           env=git_env(args, {"GIT_OPTIONAL_LOCKS": "0"}))
 
 
@@ -132,8 +201,6 @@ def archive_dates(workspace: Path) -> dict[str, int]:
     return {p: t for p, t in _log_dates(workspace, "--diff-filter=A").items() if p.startswith(ARCHIVE_DIR + "/")}
 
 
-def _facts(workspace: Path, path: str, tracked: bool, committed_at: int | None) -> FileFacts:
-    return FileFacts(path, _read_text(workspace / path), tracked, committed_at if tracked else None)
 
 
 def _read_text(path: Path) -> str | None:
@@ -144,12 +211,6 @@ def _read_text(path: Path) -> str | None:
         return None
 
 
-def _archive_paths(workspace: Path) -> list[str]:
-    root = workspace / ARCHIVE_DIR
-    if not root.is_dir():
-        return []
-    return sorted(p.relative_to(workspace).as_posix() for p in root.rglob("*")
-                  if p.is_file() and not p.is_symlink() and not p.name.startswith("."))
 
 
 def _chain_files(workspace: Path) -> tuple[tuple[str, str], ...]:
@@ -180,12 +241,11 @@ def _boot_files(workspace: Path) -> tuple[tuple[str, str], ...]:
     return tuple(found)
 
 
-def _indexes(workspace: Path) -> tuple[tuple[str, str], ...]:
-    return tuple((p, (read_regular_or_none(workspace / p) or b"").decode("utf-8", "replace"))
-                 for p in existing_index_paths(workspace))
 
 
-def _stale(workspace: Path, config: Config) -> tuple[tuple[str, ...] | None, str | None]:
+def _stale(workspace: Path, config: Config, disk: _MemoryFiles, common_dir: Path) -> tuple[tuple[str, ...] | None, str | None]:
+    """What `reindex --check` would list, from the files already read; the hook's facts cache is read
+    (never written): a leaf's summary is then looked up, not recomputed (same bytes either way)."""
     trunk = _read_text(workspace / TRUNK)
     if trunk is None:
         if os.path.lexists(workspace / TRUNK) and read_regular_or_none(workspace / TRUNK) is None:
@@ -195,23 +255,59 @@ def _stale(workspace: Path, config: Config) -> tuple[tuple[str, ...] | None, str
         if any((workspace / DOMAINS_DIR).glob("*/_index.md")):  # a tree bonsai-git generated
             raise markers_missing(trunk)  # status refuses as reindex --check does (exit 3)
         return None, None
-    leaves, _warnings = indexed_leaf_paths(workspace, *memory_listing(workspace))  # the hook's rule
+    from .factcache import FactsCache, open_cache
+    from .indexes import render_tree
+
+    paths, _warnings = indexed_leaf_paths(workspace, *memory_listing(workspace))  # the hook's rule
     try:
-        return reindex_workspace(workspace, check=True, config=config, leaf_paths=leaves).changed, None
+        trunk_bytes, parts = read_trunk(workspace)
+        leaves = leaves_from_bytes((p, disk.data(p) or b"") for p in sorted(paths))
+        cache = open_cache(common_dir) if common_dir.is_dir() else FactsCache(None)
+        rendered = render_tree(leaves, parts, config, existing_index_paths(workspace), facts=cache.facts_of(config.estimator),
+                               branches=cache.branches_of(workspace))
     except BonsaiError as exc:
         return None, exc.message
+    stale = []
+    for path, text in rendered.items():
+        current = trunk_bytes if path == TRUNK else disk.data(path) if disk.has(path) else _read_bytes_if_file(
+            workspace / path)
+        wanted = None if text is None else text.encode("utf-8")
+        if current != wanted and not (current is not None and wanted is not None
+                                      and stored_alike(workspace, path, current, wanted)):
+            stale.append(path)  # as reindex --check: equal as git stores them (core.autocrlf) is fresh
+    return tuple(sorted(stale)), None
 
 
-def _scanned(workspace: Path) -> tuple[tuple[str, str], ...]:
+def _read_bytes_if_file(path: Path) -> bytes | None:
+    """As reindex's check reads a generated file: through a symlink too; None when absent."""
+    return path.read_bytes() if path.is_file() else None
+
+
+def _scanned(workspace: Path, disk: _MemoryFiles) -> tuple[tuple[str, str], ...]:
     """{path: text} of every UTF-8 Markdown file a secret scan covers: boot files and memory/**/*.md."""
-    paths = [name for name in sorted(set(BOOT_FILE_NAMES) | {TRUNK}) if (workspace / name).is_file()]
-    root = workspace / MEMORY_DIR
-    if root.is_dir():
-        paths += sorted(p.relative_to(workspace).as_posix() for p in root.rglob("*.md")
-                        if p.is_file() and not p.is_symlink())
     out = []
-    for path in paths:
-        text = _read_text(workspace / path)
-        if text is not None and not is_index_name(PurePosixPath(path).name):  # generated: _index.md, _index.<key>.md
-            out.append((path, text))
+    for name in sorted(set(BOOT_FILE_NAMES) | {TRUNK}):
+        text = _read_text(workspace / name) if (workspace / name).is_file() else None
+        if text is not None:
+            out.append((name, text))
+    for path in disk.markdown_paths():
+        memory_text = disk.text(path)
+        if memory_text is not None and not is_index_name(path.rsplit("/", 1)[-1]):  # generated: _index.md, _index.<key>.md
+            out.append((path, memory_text))
     return tuple(out)
+
+
+def workspace_folders(directory: Path) -> tuple[Path, tuple[str, ...]]:
+    """The work tree's top and the prefix ("" or "a/b/") of every folder whose MEMORY.md git tracks, sorted.
+
+    Raises NotARepository outside a git work tree.
+    """
+    directory = directory.resolve()
+    _check_work_tree(directory)
+    top = Path(_git(directory, "rev-parse", "--show-toplevel").stdout.decode("utf-8", "surrogateescape").strip())
+    args = ("ls-files", "-z", "--", f":(glob)**/{TRUNK}")  # a glob pathspec: not under literal pathspecs
+    proc = subprocess.run([git_exe(), *args], cwd=top, capture_output=True,
+                          env=git_env(args, {"GIT_OPTIONAL_LOCKS": "0"}, literal=False))
+    trunks = [p for p in proc.stdout.decode("utf-8", "surrogateescape").split("\0") if p] if proc.returncode == 0 else []
+    prefixes = {p[: -len(TRUNK)] for p in trunks if p == TRUNK or p.endswith("/" + TRUNK)}
+    return top, tuple(sorted(prefixes))

@@ -344,7 +344,7 @@ def _verify_on_disk(ctx: RepoContext, original: str, plan: MigrationPlan) -> Non
             raise ConcurrentWrite(f"{ctx.repo_path(path)}: read back differently from what was written (another "
                                   f"process wrote to it while bonsai-git was running?); any such write was kept and "
                                   f"the run was undone. Run the command again")
-        files[path] = data.decode("utf-8")
+        files[path] = text  # the same bytes: the plan's own str, not a second decoded copy of the tree
     verify_placements(original, files, plan.placements)
 
 
@@ -532,20 +532,20 @@ def _stage(ctx: RepoContext, changes: Mapping[str, bytes | None], modes: Mapping
                     input=listed.encode("utf-8", "surrogateescape"))
         return
     algo = ctx.object_format
-    stream = bytearray()
+    stream: list[bytes] = []  # joined once: growing one buffer cost up to 4x the tree's size at its peak
     lines = []
     for repo_path, path in repo_paths.items():
         data = changes[path]
         if data is None:
             lines.append(f"0 {'0' * (64 if algo == 'sha256' else 40)}\t{repo_path}")
             continue
-        stream += b"blob\ndata %d\n" % len(data) + data + b"\n"
+        stream += (b"blob\ndata %d\n" % len(data), data, b"\n")
         # Keep a tracked file's mode; a new one is a plain file. (Reading the executable bit from
         # disk would commit every leaf as 100755 where core.fileMode=false: FAT, NTFS, WSL.)
         mode = (modes.get(path) or "100644").split()[0]
         lines.append(f"{mode} {journal.blob_id(data, algo)}\t{repo_path}")
     if stream:
-        _stage_step(ctx, "fast-import", "--quiet", "--done", input=bytes(stream) + b"done\n")
+        _stage_step(ctx, "fast-import", "--quiet", "--done", input=b"".join([*stream, b"done\n"]))
     _stage_step(ctx, "update-index", "-z", "--index-info", input="\0".join(lines).encode("utf-8", "surrogateescape") + b"\0")
     _stage_step(ctx, "update-index", "-q", "--refresh")  # stat data, so `git status` need not re-hash
 
@@ -562,12 +562,14 @@ def _git_converts(ctx: RepoContext, repo_paths: list[str]) -> bool:
     autocrlf = run_git(ctx.top, "config", "--get", "core.autocrlf", check=False).stdout.decode().strip().lower()
     if autocrlf in ("true", "input", "yes", "on", "1"):
         return True
-    names = ("text", "eol", "crlf", "filter", "ident", "working-tree-encoding")
-    proc = run_git(ctx.top, "check-attr", "-z", "--stdin", *names,
+    names = {b"text", b"eol", b"crlf", b"filter", b"ident", b"working-tree-encoding"}
+    # --all lists only the attributes a path has: asking for the six by name printed six lines per
+    # path (100,000 leaves: ~40 MB of output, split into millions of strings, the migration's peak).
+    proc = run_git(ctx.top, "check-attr", "-z", "--stdin", "--all",
                    input="\0".join(repo_paths).encode("utf-8", "surrogateescape"), check=False)
-    fields = proc.stdout.decode("utf-8", "surrogateescape").split("\0")
-    values = fields[2::3]
-    return proc.returncode != 0 or any(v not in ("unspecified", "unset") for v in values)
+    fields = proc.stdout.split(b"\0")
+    pairs = zip(fields[1::3], fields[2::3])
+    return proc.returncode != 0 or any(a in names and v not in (b"unspecified", b"unset") for a, v in pairs)
 
 
 def _commit(ctx: RepoContext, message: str, no_verify: bool, folder: Path) -> str | None:

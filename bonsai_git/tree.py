@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import os
 import re
 import stat
@@ -182,6 +183,7 @@ def is_migrated(text: str) -> bool:
     return parse_trunk(text) is not None
 
 
+@functools.lru_cache(maxsize=1 << 17)  # pure, and asked several times per leaf by status (60,000 leaves)
 def leaf_location(path: str) -> tuple[str, str] | None:
     """(domain, name) for a workspace-relative path that is a leaf, else None.
 
@@ -333,14 +335,23 @@ def read_leaves(workspace: Path, paths: Iterable[str]) -> tuple[Leaf, ...]:
     Raises BadInput for a leaf whose name could not be written into an index (check_file_name),
     that is not UTF-8, or that holds merge-conflict markers.
     """
-    leaves = []
     root = os.fspath(workspace)
-    for path in sorted(set(paths)):
+    wanted = sorted(p for p in set(paths) if leaf_location(p) is not None)
+    return leaves_from_bytes((path, _read_bytes(os.path.join(root, path), path)) for path in wanted)
+
+
+def leaves_from_bytes(files: Iterable[tuple[str, bytes]]) -> tuple[Leaf, ...]:
+    """Leaf records of `(workspace-relative leaf path, bytes)` pairs already read, in the given order.
+
+    Raises BadInput for a leaf that is not UTF-8 or holds merge-conflict markers (as read_leaves).
+    """
+    leaves = []
+    for path, data in files:
         location = leaf_location(path)
         if location is None:
             continue
         check_file_name(path)
-        text = decode_utf8(_read_bytes(os.path.join(root, path), path), path)
+        text = decode_utf8(data, path)
         line = find_conflict_marker(text)
         if line is not None:
             raise BadInput(f"{path}:{line}: merge-conflict marker; resolve the conflict, then commit again")

@@ -24,7 +24,8 @@ def _yaml_blocks(text: str) -> list[str]:
 
 
 def _local_block() -> str:
-    blocks = [b for b in _yaml_blocks(README) if "repo: local" in b]
+    # the installed-bonsai-git block (language: system); the fleet's CI block builds its own environment
+    blocks = [b for b in _yaml_blocks(README) if "repo: local" in b and "language: system" in b]
     assert len(blocks) == 1
     return blocks[0]
 

@@ -141,7 +141,7 @@ def test_a_git_failure_is_one_line_not_a_traceback(make_repo: MakeRepo, monkeypa
 
     def truncated(cmd: list[str], *args: object, **kwargs: object) -> subprocess.CompletedProcess[bytes]:
         proc = real_run(cmd, *args, **kwargs)  # type: ignore[arg-type]
-        if cmd[:2] == ["git", "cat-file"]:
+        if Path(cmd[0]).name == "git" and cmd[1] == "cat-file":  # git is run by its absolute path (gitexe)
             return subprocess.CompletedProcess(cmd, 128, b"", b"fatal: simulated\n")
         return proc
 
