@@ -157,14 +157,21 @@ def _indexed_leaves(workspace: Path) -> list[str]:
 
 def _read_plan_file(path: Path) -> str:
     """The plan file's text; BadInput (exit 3) naming it when it cannot be read or is not UTF-8."""
+    return _read_utf8(path, f"no such plan file; write one with bonsai-git migrate --dry-run --plan-out {path}")
+
+
+def _read_utf8(target: Path, missing: str, shown: Path | None = None) -> str:
+    """`target`'s text, decoded strictly; BadInput (exit 3) naming `shown` (default `target`) when the
+    file is missing (`missing` says what to do) or is not UTF-8 (with the byte offset)."""
     from .errors import BadInput
 
+    name = target if shown is None else shown
     try:
-        return path.read_bytes().decode("utf-8")
+        return target.read_bytes().decode("utf-8")
     except FileNotFoundError:
-        raise BadInput(f"{path}: no such plan file; write one with bonsai-git migrate --dry-run --plan-out {path}") from None
+        raise BadInput(f"{name}: {missing}") from None
     except UnicodeDecodeError as exc:
-        raise BadInput(f"{path}: not UTF-8 (byte {exc.start})") from None
+        raise BadInput(f"{name}: not UTF-8 (byte {exc.start})") from None
 
 
 def _warn_provenance(workspace: Path) -> None:
@@ -265,15 +272,8 @@ def explain(workspace: Path, headings: tuple[str, ...], body: str, memory_file: 
 
 def _read_memory_file(workspace: Path, path: Path) -> str:
     """Read `path` (relative to the workspace when it exists there), strict UTF-8; BadInput when not."""
-    from .errors import BadInput
-
     target = path if path.is_absolute() or not (workspace / path).is_file() else workspace / path
-    try:
-        return target.read_bytes().decode("utf-8")
-    except FileNotFoundError:
-        raise BadInput(f"{path}: no such file") from None
-    except UnicodeDecodeError as exc:
-        raise BadInput(f"{path}: not UTF-8 (byte {exc.start})") from None
+    return _read_utf8(target, "no such file", shown=path)
 
 
 @main.command()

@@ -29,7 +29,7 @@ from .errors import BadInput, Failed, NothingToDo
 from .flatplan import PINNED, FlatPlan, Slot, original_slots, plan_flatten, strip_separator, verify_flat
 from .gitrepo import RepoContext, check_identity, open_workspace, run_git, workspace_lock
 from .journal import refuse_if_journaled
-from .lifecycle import MEMORY_AREAS, TRAILER
+from .lifecycle import MEMORY_AREAS, TRAILER, commit_outcome
 from .lifecycle import _check_clean as check_clean  # the lifecycle commands' refusals, shared
 from .reindex import read_trunk
 from .rollback import find_migration_commit
@@ -118,13 +118,8 @@ def flatten_text(result: FlattenResult) -> str:
     if result.kept:
         lines.append(f"left in place (not leaves): {', '.join(result.kept[:5])}{' ...' if len(result.kept) > 5 else ''}; "
                      f"move them out of {DOMAINS_DIR}/ before migrating again")
-    if result.dry_run:
-        lines.append("Dry run: nothing written. Run without --dry-run to commit it.")
-    elif result.commit:
-        lines.append(f"Commit {result.commit[:12]} ({TRAILER}: flatten). Review: git show --stat HEAD   "
-                     f"Undo: git revert {result.commit[:12]}")
-    else:
-        lines.append("Written, not committed (--no-commit): review with git status, then commit.")
+    lines.append(commit_outcome(result.dry_run, result.commit, "flatten")
+                 or "Written, not committed (--no-commit): review with git status, then commit.")
     return "\n".join(lines)
 
 

@@ -44,7 +44,7 @@ from pathlib import Path, PurePosixPath
 from .errors import ConcurrentWrite, JournalPresent, LockHeld
 from .gitsettings import git_env
 from .gitexe import git_exe
-from .tree import CheckedWriter, write_durably
+from .tree import CheckedWriter, fsync_folder, write_durably
 
 JOURNAL_DIR = "bonsai"
 LOCK_NAME = "bonsai.lock"  # gitrepo.workspace_lock's file, next to the journal folder
@@ -165,9 +165,9 @@ def write_journal(folder: Path, journal: Journal, prior: Mapping[str, bytes],
         target.parent.mkdir(parents=True, exist_ok=True)
         write_durably(target, (planned or {})[path])
     for sub in sorted({p for p in folder.rglob("*") if p.is_dir()}, key=lambda p: len(p.parts), reverse=True):
-        _fsync_dir(sub)
+        fsync_folder(sub)
     write_durably(folder / JOURNAL_FILE, _encode(journal))
-    _fsync_dir(folder.parent)
+    fsync_folder(folder.parent)
 
 
 def read_journal(folder: Path) -> Journal | None:
@@ -211,7 +211,7 @@ def remove_journal(folder: Path) -> None:
     marker = folder / JOURNAL_FILE
     if marker.exists():
         marker.unlink()
-        _fsync_dir(folder)
+        fsync_folder(folder)
     shutil.rmtree(folder, ignore_errors=True)
 
 
@@ -639,13 +639,6 @@ def _lock_is_held(lock: Path) -> bool:
     probe.release()
     return False
 
-
-def _fsync_dir(folder: Path) -> None:
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _first_line(stderr: bytes) -> str:

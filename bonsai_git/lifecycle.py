@@ -484,11 +484,9 @@ def lifecycle_text(result: LifecycleResult) -> str:
     lines += [f"  {path} (archived {days} days ago)" for path, days in plan.purged]
     if plan.generated:
         lines.append(f"{'would regenerate' if result.dry_run else 'regenerated'}: {', '.join(plan.generated)}")
-    if result.dry_run:
-        lines.append("Dry run: nothing written. Run without --dry-run to commit it.")
-    elif result.commit:
-        lines.append(f"Commit {result.commit[:12]} ({TRAILER}: {plan.op}). Review: git show --stat HEAD   "
-                     f"Undo: git revert {result.commit[:12]}")
+    closing = commit_outcome(result.dry_run, result.commit, plan.op)
+    if closing is not None:
+        lines.append(closing)
     else:
         import shlex
 
@@ -497,3 +495,14 @@ def lifecycle_text(result: LifecycleResult) -> str:
         lines.append(f"Written, not committed (--no-commit): review with git status, then stage and commit: "
                      f"git add -A -- {paths}")
     return "\n".join(lines)
+
+
+def commit_outcome(dry_run: bool, commit: str | None, op: str) -> str | None:
+    """The closing line of a run that commits a `Bonsai-Op` (lifecycle commands, flatten): the dry
+    run's, or the commit's with how to review and undo it; None when it wrote without committing."""
+    if dry_run:
+        return "Dry run: nothing written. Run without --dry-run to commit it."
+    if commit:
+        return (f"Commit {commit[:12]} ({TRAILER}: {op}). Review: git show --stat HEAD   "
+                f"Undo: git revert {commit[:12]}")
+    return None

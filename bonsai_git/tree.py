@@ -554,7 +554,7 @@ class CheckedWriter:
             if os.path.exists(tmp):
                 os.unlink(tmp)
         if sync:
-            _fsync_folder(path.parent)
+            fsync_folder(path.parent)
 
     def _replace(self, path: Path, rel: str, tmp: str, expected: bytes, data: bytes, carry_appends: bool) -> None:
         old = self._open_if_same(path, rel, expected, carry_appends)
@@ -746,7 +746,8 @@ def _holds(path: Path, data: bytes) -> bool:
         return False
 
 
-def _fsync_folder(folder: Path) -> None:
+def fsync_folder(folder: Path) -> None:
+    """fsync a folder (so a rename or a new entry in it survives a power cut)."""
     dir_fd = os.open(folder, os.O_RDONLY)
     try:
         os.fsync(dir_fd)
