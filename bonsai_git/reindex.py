@@ -283,6 +283,8 @@ def _sync(workspace: Path, rendered: Mapping[str, str | None], trunk_bytes: byte
     """
     changed = []
     base = os.fspath(workspace)
+    folders: dict[str, str | None] = {}  # folder -> the symlink on its way, checked once per folder
+    made: set[str] = set()
     for path in sorted(rendered, key=lambda p: (p != TRUNK, p)):
         target = workspace / path
         text = rendered[path]
@@ -300,24 +302,39 @@ def _sync(workspace: Path, rendered: Mapping[str, str | None], trunk_bytes: byte
         changed.append(path)
         if writer is None:
             continue
-        _refuse_symlinked(workspace, path)
+        _refuse_symlinked(workspace, path, folders)
         expected = trunk_bytes if path == TRUNK else current
         if wanted is None:
             if expected is not None:
                 writer.delete(path, expected)
             remove_empty_folders(target.parent, workspace / DOMAINS_DIR)
+            folders.clear()  # a folder may be gone now
         else:
-            target.parent.mkdir(parents=True, exist_ok=True)
+            folder = os.path.dirname(full)
+            if folder not in made:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                made.add(folder)
             # fsync only the trunk (it holds the user's text); an index is regenerated from the
             # leaves at any time, and an fsync per index cost more than the rest of a hook run.
             writer.write(path, wanted, expected, sync=path == TRUNK)
     return tuple(sorted(changed))
 
 
-def _refuse_symlinked(workspace: Path, path: str) -> None:
-    """BadInput when writing `path` would go through a symlink (out of the repository, or unaddable)."""
+def _refuse_symlinked(workspace: Path, path: str, folders: dict[str, str | None] | None = None) -> None:
+    """BadInput when writing `path` would go through a symlink (out of the repository, or unaddable).
+
+    `folders` memoizes the check of each parent folder ({workspace-relative folder: symlink or
+    None}) across the files of one run: 300 index files sit in a few dozen folders."""
     if path == TRUNK:
         return  # MEMORY.md itself: parse_trunk read it; a symlinked trunk is the user's own layout
-    link = has_symlink_between(workspace, path)
+    if folders is None:
+        link = has_symlink_between(workspace, path)
+    else:
+        folder, _, _name = path.rpartition("/")
+        if folder not in folders:
+            folders[folder] = has_symlink_between(workspace, folder) if folder else None
+        link = folders[folder]
+        if link is None and os.path.islink(os.path.join(os.fspath(workspace), path)):
+            link = path
     if link is not None:
         raise BadInput(f"{link}: is a symlink; bonsai-git will not write {path} through it. Replace it with a folder")
