@@ -24,6 +24,11 @@ from pathlib import Path, PurePosixPath
 from .config import SINGLE_FILE_DOMAINS
 from .errors import BadInput, ConcurrentWrite
 
+try:  # the sha1 module itself (git_blob_id): importing hashlib would load OpenSSL (~3 ms per hook run)
+    from _sha1 import sha1 as _sha1  # type: ignore[import-not-found,unused-ignore]
+except ImportError:  # pragma: no cover - other Python implementations
+    from hashlib import sha1 as _sha1
+
 TRUNK = "MEMORY.md"
 MEMORY_DIR = "memory"
 DOMAINS_DIR = "memory/domains"
@@ -356,6 +361,31 @@ def leaves_from_bytes(files: Iterable[tuple[str, bytes]]) -> tuple[Leaf, ...]:
         if line is not None:
             raise BadInput(f"{path}:{line}: merge-conflict marker; resolve the conflict, then commit again")
         leaves.append(Leaf(location[0], location[1], text))
+    return tuple(leaves)
+
+
+def git_blob_id(data: bytes) -> str:
+    """git's object id (SHA-1, hex) of `data` stored as a blob, as `git hash-object --no-filters` gives it
+    (a repository in SHA-256 object format names blobs otherwise: its ids then never match, and
+    the callers read the files)."""
+    h = _sha1(b"blob %d\0" % len(data))
+    h.update(data)
+    digest: str = h.hexdigest()
+    return digest
+
+
+def unread_leaves(paths: Iterable[str]) -> tuple[Leaf, ...]:
+    """Leaf records with empty text for leaf paths whose facts a caller already holds (the hook's
+    facts cache, by git blob id): rendered through a `facts` function, never by their text.
+
+    Raises BadInput for a name that could not be written into an index (check_file_name).
+    """
+    leaves = []
+    for path in paths:
+        location = leaf_location(path)
+        if location is not None:
+            check_file_name(path)
+            leaves.append(Leaf(location[0], location[1], ""))
     return tuple(leaves)
 
 
