@@ -108,13 +108,13 @@ def run_hook(directory: Path, *, check: bool = False) -> int:
     if not pending:
         return 0
     if check:
-        return _run_workspaces(top, common_dir, pending, check, memo)
+        return _run_workspaces(top, common_dir, pending, check, memo, len(pending) == len(workspaces))
     with _holding_lock(journal):  # the lock `absorb` and every writing command take: one writer at a time
-        return _run_workspaces(top, common_dir, pending, check, memo)
+        return _run_workspaces(top, common_dir, pending, check, memo, len(pending) == len(workspaces))
 
 
 def _run_workspaces(top: Path, common_dir: Path, pending: list[tuple[Workspace, str | None]], check: bool,
-                    memo: FreshMemo) -> int:
+                    memo: FreshMemo, every: bool = True) -> int:
     caches: list[FactsCache] = []
     if not check and os.environ.get("GIT_INDEX_FILE"):  # inside a commit (git sets it for its hooks)
         for ws, _digest in pending:  # before any workspace is written: all or nothing
@@ -131,8 +131,8 @@ def _run_workspaces(top: Path, common_dir: Path, pending: list[tuple[Workspace, 
             memo.remember(digest)
     memo.save()
     if not check:
-        for cache in caches:
-            cache.save()
+        for cache in caches:  # workspaces the memo skipped used no entry: keep theirs
+            cache.save(compact=every)
         _warn_provenance(top, [ws for ws in touched if f"{ws.prefix}{TRUNK}" in changed])
     if not changed:
         return 0
@@ -359,7 +359,7 @@ def _run_workspace(top: Path, ws: Workspace, check: bool, cache: FactsCache) -> 
         clean = _clean_blobs(ws)
         unread = cache.known_blobs(config.estimator, {p: (clean[p], sizes[p]) for p in leaves if p in clean})
         result = reindex_workspace(root, check=check, leaf_paths=leaves, config=config, absorb=config.absorb,
-                                   facts=cache.facts_of(config.estimator, unread), branches=cache.branches_of(root),
+                                   facts=cache.facts_of(config.estimator, unread), branches=cache.branches_of(root, clean),
                                    unread=unread, clean=clean)
     except BonsaiError as exc:
         if ws.prefix:  # name the file from the repository's top, where the user commits

@@ -31,7 +31,7 @@ from .branches import is_index_name
 from .gitsettings import stored_alike
 from .indexes import BranchesOf, FactsOf, foreign_block_line, render_tree
 from .tree import (
-    DOMAINS_DIR, END, INDEX_NAME, CheckedWriter, TRUNK, Leaf, TrunkParts, decode_utf8, find_conflict_marker,
+    DOMAINS_DIR, END, INDEX_NAME, CheckedWriter, OnDisk, TRUNK, Leaf, TrunkParts, decode_utf8, find_conflict_marker,
     has_symlink_between, _read_bytes, leaf_location, markers_missing, parse_trunk, read_leaves, read_regular,
     remove_empty_folders, git_blob_id, unread_leaves, walk_leaf_paths, write_durably,
 )
@@ -299,12 +299,13 @@ def _sync(workspace: Path, rendered: Mapping[str, str | None], trunk_bytes: byte
     folders: dict[str, str | None] = {}  # folder -> the symlink on its way, checked once per folder
     made: set[str] = set()
     for path in sorted(rendered, key=lambda p: (p != TRUNK, p)):
-        target = workspace / path
         text = rendered[path]
-        full = os.path.join(base, path)
+        if isinstance(text, OnDisk):
+            continue  # the file on disk is this rendering (git reports it unchanged, with its blob id)
         blob = None if clean is None or text is None or path == TRUNK else clean.get(path)
-        if blob is not None and blob == git_blob_id(text.encode("utf-8")):  # type: ignore[union-attr]
+        if blob is not None and text is not None and blob == git_blob_id(text.encode("utf-8")):
             continue
+        full = os.path.join(base, path)
         current: bytes | None = None if known is None or path == TRUNK else known.get(full)
         if current is None:
             try:  # one open+read (tree._read_bytes), not is_file()+read_bytes(): the hook's hot path
@@ -318,6 +319,7 @@ def _sync(workspace: Path, rendered: Mapping[str, str | None], trunk_bytes: byte
         changed.append(path)
         if writer is None:
             continue
+        target = workspace / path
         _refuse_symlinked(workspace, path, folders)
         expected = trunk_bytes if path == TRUNK else current
         if wanted is None:

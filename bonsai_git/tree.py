@@ -374,6 +374,14 @@ def git_blob_id(data: bytes) -> str:
     return digest
 
 
+class OnDisk(str):
+    """A rendered file's text that was not loaded: the file at its path is that text, as git
+    stores it (git reports the file unchanged, with the blob id the rendering has).  Empty as a
+    str; only the hook's writer is given these (factcache.branches_of with `clean`), and skips them."""
+
+    __slots__ = ()
+
+
 def unread_leaves(paths: Iterable[str]) -> tuple[Leaf, ...]:
     """Leaf records with empty text for leaf paths whose facts a caller already holds (the hook's
     facts cache, by git blob id): rendered through a `facts` function, never by their text.
