@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -16,9 +17,9 @@ from bonsai_git.plan import plan_migration
 from bonsai_git.reindex import reindex_workspace
 from bonsai_git.tokens import estimate_tokens
 from bonsai_git.tree import TRUNK, walk_leaf_paths
-from living_tree import tree_files
+from living_tree import HOOK_SCRIPT, tree_files
 from memory_samples import MakeRepo, commit_all, run
-from support import git
+from support import git, snapshot
 from test_flatten import _flat_in_memory
 
 BUSINESS = "memory/domains/business"
@@ -142,6 +143,8 @@ def test_migrate_with_sub_folders_lists_them_then_status_hook_reindex_agree(make
                                                                  "untracked_leaf", "misplaced_leaf")]
     assert reindex_workspace(repo, check=True).changed == ()
     assert run_hook(repo, check=True) == 0
+    hook = subprocess.run([str(HOOK_SCRIPT)], cwd=repo, capture_output=True, text=True, check=False)
+    assert (hook.returncode, hook.stdout) == (0, "")  # the installed hook, as git runs it: nothing to do
     trunk = (repo / TRUNK).read_bytes()
     leaf = repo / BUSINESS / "seo" / "keyword-research-kiln.md"
     leaf.write_text(leaf.read_text(encoding="utf-8") + "Ranking: page one since May.\n", encoding="utf-8")
@@ -186,6 +189,17 @@ def test_flatten_brings_leaves_in_sub_folders_back_in_their_original_order(make_
     assert (repo / TRUNK).read_bytes() == original
     assert git(repo, "ls-files") == "MEMORY.md\n" and not (repo / "memory").exists()
     assert git(repo, "status", "--porcelain", "--untracked-files=all") == ""
+
+
+def test_a_rejected_migration_leaves_no_sub_folder_behind(make_repo: MakeRepo) -> None:
+    repo = make_repo(_grouped_memory())
+    hook = repo / ".git" / "hooks" / "pre-commit"
+    hook.write_text("#!/bin/sh\necho 'policy: no memory commits today' >&2\nexit 1\n")
+    hook.chmod(0o755)
+    before = snapshot(repo)
+    result = run("migrate", "-C", str(repo), "--force")
+    assert result.exit_code == 1 and "policy: no memory commits today" in result.stderr
+    assert snapshot(repo) == before and not (repo / "memory").exists()
 
 
 @pytest.mark.parametrize("undo", ["rollback", "git revert"])
