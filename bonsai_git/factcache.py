@@ -46,6 +46,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .config import SINGLE_FILE_DOMAINS
+from .errors import BonsaiError
 from .indexes import BranchesOf, DomainStats, FactsOf, LeafFacts, branch_inputs, domain_index_files, leaf_facts
 from .tree import DOMAINS_DIR, Leaf, OnDisk, _read_bytes, git_blob_id, leaf_location, write_durably
 
@@ -107,16 +108,17 @@ class FactsCache:
         self._done_facts: list[tuple[str, list[str]]] = []  # (estimator, blob ids) of the leaves of done domains
         self.misses = 0
 
-    def plan_unread(self, config: Config, leaves: Iterable[str], candidates: Mapping[str, tuple[str, int]],
-                    clean: Mapping[str, str]) -> Unread:
-        """The leaves of one workspace the hook need not read, and the domains it need not render.
+    def plan_unread(self, config: Config, root: Path, leaves: Iterable[str],
+                    candidates: Mapping[str, tuple[str, int]], clean: Mapping[str, str]) -> Unread:
+        """The leaves of one workspace (at `root`) the hook need not read, and the domains it need not render.
 
         `leaves`: the workspace's indexed leaf paths; `candidates` {leaf path: (blob id in git's
         index, size on disk now)}, each a leaf git reports unchanged; `clean` {path: blob id} of
-        every file git reports unchanged (index files included).  A domain all of whose leaves are
-        candidates is done when its content key has an entry whose index files are all in `clean`
-        with the entry's blob ids; the other candidates are left unread when their facts are
-        cached for `config.estimator` from bytes of that blob id and that size.
+        every file git reports unchanged (index files included).  A domain is done when its
+        content key (the candidates' blob ids and sizes; the other leaves, few, are read and
+        hashed) has an entry whose index files each have the entry's blob id (in `clean`, or read
+        and hashed); the other candidates are left unread when their facts are cached for
+        `config.estimator` from bytes of that blob id and that size.
         """
         estimator = config.estimator
         by_domain: dict[str, list[tuple[str, str]]] = {}
@@ -132,18 +134,23 @@ class FactsCache:
         blobs: dict[str, tuple[str, int]] = {}
         domains: dict[str, DomainHit] = {}
         rows = self._rows
+        base = os.fspath(root)
         for domain, items in by_domain.items():
-            if domain not in SINGLE_FILE_DOMAINS and all(path in candidates for _, path in items):
+            found = [] if domain in SINGLE_FILE_DOMAINS else [candidates.get(path) for _, path in items]
+            if found and found.count(None) <= max(8, len(found) // 8):  # edited leaves: read a few to key the domain
                 items.sort()
-                found = [candidates[path] for _, path in items]
+                found = [candidates.get(path) or _blob_and_size(base, path) for _, path in items]
+            if found and None not in found:
                 row = b"d\t" + _domain_key(domain, estimator, config.branch_tokens,
-                                             [(name, blob, size) for (name, _), (blob, size) in zip(items, found)]).encode()
-                hit = _domain_hit(rows.get(row), [name for name, _ in items], clean)
+                                             [(name, *blob_size) for (name, _), blob_size in zip(items, found)
+                                              if blob_size is not None]).encode()
+                hit = _domain_hit(rows.get(row), [name for name, _ in items], clean, base)
                 if hit is not None:
                     domains[domain] = hit
                     self._use(row, rows[row])
-                    blobs.update(zip([path for _, path in items], found))
-                    self._done_facts.append((estimator, [blob for blob, _ in found]))  # kept by a compaction
+                    done_blobs = [blob_size for blob_size in found if blob_size is not None]
+                    blobs.update(zip([path for _, path in items], done_blobs))
+                    self._done_facts.append((estimator, [blob for blob, _ in done_blobs]))  # kept by a compaction
                     continue
             for _, path in items:
                 candidate = candidates.get(path)
@@ -386,9 +393,18 @@ def _domain_key(domain: str, estimator: str, branch_tokens: int, items: Iterable
     return _digest(f"{domain}\0{estimator}\0{branch_tokens}\n" + "\n".join(f"{n}\0{b}\0{s}" for n, b, s in items))
 
 
-def _domain_hit(rest: bytes | None, names: list[str], clean: Mapping[str, str]) -> DomainHit | None:
+def _blob_and_size(base: str, path: str) -> tuple[str, int] | None:
+    """(git blob id, size) of the file's bytes, or None when it cannot be read as a regular file."""
+    try:
+        data = _read_bytes(os.path.join(base, path))
+    except (OSError, BonsaiError):  # missing, a folder, a FIFO...: the domain is rendered, which says why
+        return None
+    return git_blob_id(data), len(data)
+
+
+def _domain_hit(rest: bytes | None, names: list[str], clean: Mapping[str, str], base: str) -> DomainHit | None:
     """The DomainHit a `d` row's entry gives for leaves `names` (sorted), when well formed and each of
-    its index files is in `clean` with the entry's blob id; else None."""
+    its index files has the entry's blob id (in `clean`, else read under `base` and hashed); else None."""
     if rest is None:
         return None
     try:
@@ -402,8 +418,9 @@ def _domain_hit(rest: bytes | None, names: list[str], clean: Mapping[str, str]) 
             and isinstance(top, str) and top in names and isinstance(top_root, str)
             and _is_branch_entry([paths, blobs]) and type(quiet) is bool):
         return None
-    if _fresh(paths, blobs, clean) is None:
-        return None
+    for path, blob in zip(paths, blobs):  # a file the hook rewrote and left unstaged is read (a few)
+        if clean.get(path) != blob and (_blob_and_size(base, path) or ("",))[0] != blob:
+            return None
     return DomainHit(dict(zip(names, tokens)), top, top_root, tuple(paths), quiet)
 
 

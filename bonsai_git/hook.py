@@ -367,7 +367,7 @@ def _run_workspace(top: Path, ws: Workspace, check: bool, cache: FactsCache) -> 
     except BonsaiError as exc:  # raised after the name warnings, as always
         failure = exc
     else:
-        unread = cache.plan_unread(config, leaves, {p: (clean[p], sizes[p]) for p in leaves if p in clean}, clean)
+        unread = cache.plan_unread(config, root, leaves, {p: (clean[p], sizes[p]) for p in leaves if p in clean}, clean)
     _warn_secret_names(ws, leaves, unread.quiet if unread is not None else ())
     try:
         if failure is not None:
