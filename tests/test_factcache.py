@@ -243,3 +243,21 @@ _PART = st.sampled_from(["memory", "domains", "business", "a", ".", "..", "_x", 
 def test_leaf_location_fast_path_agrees_with_the_rule(parts: list[str]) -> None:
     for path in ("/".join(parts), "memory/domains/" + "/".join(parts)):
         assert leaf_location.__wrapped__(path) == _leaf_location_general(path), path
+
+
+def test_rows_no_run_uses_are_dropped_once_they_outweigh_the_rest(make_repo: MakeRepo) -> None:
+    """Each edit appends a domain entry; once the unused rows weigh more than a quarter of the used
+    ones (and 64 KB), a run rewrites the file with only what it used."""
+    repo = _committed(make_repo)
+    path = repo / ".git" / CACHE_PATH
+    used = path.stat().st_size
+    dead = b"".join(b'f\tscript-aware:%040x\t12\t[3,"old","old","Old"]\n' % n for n in range(2500))  # ~130 KB
+    with path.open("ab") as fh:
+        fh.write(dead)
+    write(repo, PRICING, "## Pricing\n\nWholesale mugs $21 from May.\n")
+    assert run(["bonsai-git-hook"], repo).returncode == 1
+    assert path.stat().st_size < used + len(dead) // 4
+    assert b"%040x" % 7 not in path.read_bytes()
+    write(repo, CRON, "## Cron Jobs\n\n- one job left\n")  # the compacted file serves the next run
+    twin = _twin(repo, repo.parent / "twin-of-compacted")
+    _same_as_without_cache(repo, twin)
