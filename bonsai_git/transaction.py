@@ -26,8 +26,8 @@ from .config import Config, load_config
 from . import journal
 from .errors import BadInput, BonsaiError, ConcurrentWrite, Failed, IndexLocked, Interrupted, RecoveryRefused, Refused
 from .gitrepo import (
-    GitFailed, RepoContext, check_identity, git_path, head_sha, ignored_paths, in_progress_operation, is_tracked,
-    open_workspace, run_git, staged_paths, status_paths, workspace_lock,
+    GitFailed, RepoContext, check_identity, git_path, head_blob, head_is_detached, head_sha, ignored_paths,
+    in_progress_operation, is_tracked, open_workspace, run_git, status_paths, workspace_lock,
 )
 from .gitsettings import check_attributes
 from .journal import Journal, JournalEntry, crash_point
@@ -156,7 +156,7 @@ def migrate(
     journal.refuse_if_journaled(ctx.top)
     with workspace_lock(ctx):
         config = load_config(ctx.workspace)
-        original, notes = _check_preconditions(ctx, allow_detached=allow_detached)
+        original, notes, source_blob = _check_preconditions(ctx, allow_detached=allow_detached)
         if is_migrated(original):
             return MigrationResult(None, already_migrated=True, notes=notes)
         tokens = estimate_tokens(original, config.estimator)
@@ -174,7 +174,7 @@ def migrate(
             edited = read_plan(plan_text, split_sections(original).sections, config, plan_source)
             config, choices = edited.config, edited.choices
         plan = plan_migration(original, config, choices)
-        message = commit_message(plan, config, ctx.repo.head.commit.tree[ctx.repo_path(TRUNK)].hexsha)
+        message = commit_message(plan, config, source_blob)
         warnings = _secret_warnings(ctx, original, plan, config.secret_allow)
         _check_planned_paths(ctx, plan)  # a dry run refuses what the real run would refuse
         if dry_run:
@@ -210,17 +210,24 @@ def commit_message(plan: MigrationPlan, config: Config, source_blob: str) -> str
     return "\n".join([subject, "", *body, "", *trailers]) + "\n"
 
 
-def _check_preconditions(ctx: RepoContext, *, allow_detached: bool) -> tuple[str, list[str]]:
-    """Every refusal of DESIGN.md §5 step 2; returns MEMORY.md's text and notes."""
+def _check_preconditions(ctx: RepoContext, *, allow_detached: bool) -> tuple[str, list[str], str]:
+    """Every refusal of DESIGN.md §5 step 2; returns MEMORY.md's text, notes, and its blob id in HEAD.
+
+    Four git calls: HEAD and MEMORY.md's blob in it (one rev-parse), one `git status` of the whole
+    work tree (staged paths are those whose index column is set, as `git diff --cached` lists
+    them; MEMORY.md's own changes; the unrelated paths), whether MEMORY.md is tracked.
+    """
     trunk = ctx.repo_path(TRUNK)
-    if head_sha(ctx) is None:
+    head, source_blob = head_blob(ctx, trunk)
+    if head is None:
         raise Refused("HEAD has no commit yet; commit MEMORY.md first (git add MEMORY.md && git commit)")
     operation = in_progress_operation(ctx)  # before "detached": a rebase detaches HEAD
     if operation:
         raise Refused(f"a {operation} is in progress; finish or abort it first")
-    if ctx.repo.head.is_detached and not allow_detached:
+    if head_is_detached(ctx) and not allow_detached:
         raise Refused("HEAD is detached; check out a branch first (or pass --allow-detached)")
-    staged = staged_paths(ctx)
+    status = status_paths(ctx)
+    staged = [p for xy, p in status if xy[0] not in " ?!"]
     if staged:
         raise Refused(f"{staged[0]}: staged changes ({len(staged)} path(s)); commit or unstage them first")
     path = ctx.abs_path(TRUNK)
@@ -232,7 +239,7 @@ def _check_preconditions(ctx: RepoContext, *, allow_detached: bool) -> tuple[str
         raise BadInput(f"{trunk}: not a regular file")
     if not is_tracked(ctx, trunk):
         raise BadInput(f"{trunk}: not tracked by git; commit it first (git add MEMORY.md && git commit)")
-    if status_paths(ctx, trunk):
+    if any(p == trunk for _xy, p in status):
         raise BadInput(f"{trunk}: has uncommitted changes; commit or discard them first")
     original = _memory_text(read_regular(path, trunk), trunk)
     superproject = ctx.superproject
@@ -241,9 +248,11 @@ def _check_preconditions(ctx: RepoContext, *, allow_detached: bool) -> tuple[str
             f"{trunk}: lives in a git submodule of {superproject.name}; a migration commit there would leave the "
             f"superproject pointing at the old one. Migrate it in a clone of the submodule's own repository"
         )
-    others = [p for _xy, p in status_paths(ctx)]
+    if source_blob is None:  # tracked and unchanged, yet not in HEAD: cannot happen, but never guess
+        raise Failed(f"{trunk}: not found in HEAD's tree; nothing was written")
+    others = [p for _xy, p in status]
     notes = [f"{len(others)} unrelated uncommitted path(s) left alone, e.g. {others[0]}"] if others else []
-    return original, notes
+    return original, notes, source_blob
 
 
 def _secret_warnings(ctx: RepoContext, original: str, plan: MigrationPlan, allow: Collection[str]) -> list[str]:
