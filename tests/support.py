@@ -8,11 +8,19 @@ from __future__ import annotations
 
 import json
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+if TYPE_CHECKING:
+    from click.testing import Result
+
+ROOT = Path(__file__).parent.parent  # the checkout (README.md, hooks/, pyproject.toml)
 CORPUS = Path(__file__).parent / "corpus"
 EXPECTED = json.loads((CORPUS / "expected.json").read_text(encoding="utf-8"))
 CORPUS_FILES = sorted(p.name for p in CORPUS.glob("[0-9]*.md"))
+
+MakeRepo = Callable[..., Path]  # the make_repo fixture (conftest.py)
 
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Test Author",
@@ -59,3 +67,14 @@ def commit(repo: Path, message: str, *paths: str) -> None:
     """`git add -- PATHS` (all changes when none) and `git commit -q -m MESSAGE` in `repo`."""
     git(repo, "add", "--", *(paths or (".",)))
     git(repo, "commit", "-q", "-m", message)
+
+
+def bonsai(*args: str, catch_exceptions: bool = True) -> Result:
+    """`bonsai-git ARGS` in this process through click's CliRunner (stdout and stderr kept apart).
+
+    Imports the CLI when first called, so importing support (conftest does) stays light."""
+    from click.testing import CliRunner
+
+    from bonsai_git.cli import main
+
+    return CliRunner().invoke(main, list(args), catch_exceptions=catch_exceptions)
