@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,6 +22,7 @@ EXPECTED = json.loads((CORPUS / "expected.json").read_text(encoding="utf-8"))
 CORPUS_FILES = sorted(p.name for p in CORPUS.glob("[0-9]*.md"))
 
 MakeRepo = Callable[..., Path]  # the make_repo fixture (conftest.py)
+BONSAI = str(Path(sys.executable).parent / "bonsai-git")  # the installed entry point, for runs as a real process
 
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Test Author",
@@ -78,3 +80,26 @@ def bonsai(*args: str, catch_exceptions: bool = True) -> Result:
     from bonsai_git.cli import main
 
     return CliRunner().invoke(main, list(args), catch_exceptions=catch_exceptions)
+
+
+def put(repo: Path, files: Mapping[str, str | bytes], message: str | None = None) -> Path:
+    """Write each of `files` ({repo-relative path: text or bytes}; folders made as needed) into `repo`,
+    then commit exactly those paths as `message` when one is given.  Returns `repo`, so a setup reads
+    `return put(make_repo(SOURCE), {".gitignore": "memory/\\n"}, "ignore")`."""
+    for name, content in files.items():
+        target = repo / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(content.encode("utf-8") if isinstance(content, str) else content)
+    if message is not None:
+        commit(repo, message, *files)
+    return repo
+
+
+def bonsai_untouched(repo: Path, *args: str) -> Result:
+    """`bonsai(*args)`, asserting the run left `repo` exactly as it was (snapshot: HEAD, index, status,
+    every file's bytes), as every refusal and every restored failure must.  Returns the result, for
+    the exit code and message checks."""
+    before = snapshot(repo)
+    result = bonsai(*args)
+    assert snapshot(repo) == before, (result.exit_code, result.stderr)
+    return result
