@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    import pytest
     from click.testing import Result
 
 ROOT = Path(__file__).parent.parent  # the checkout (README.md, hooks/, pyproject.toml)
@@ -103,3 +104,12 @@ def bonsai_untouched(repo: Path, *args: str) -> Result:
     result = bonsai(*args)
     assert snapshot(repo) == before, (result.exit_code, result.stderr)
     return result
+
+
+def forget_git_identity(monkeypatch: pytest.MonkeyPatch, repo: Path) -> None:
+    """Leave git no committer identity in `repo`: no GIT_AUTHOR_*/GIT_COMMITTER_* variables, an empty
+    EMAIL, and user.useConfigOnly so git does not guess one from the host name."""
+    for key in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL"):
+        monkeypatch.delenv(key)
+    monkeypatch.setenv("EMAIL", "")
+    git(repo, "config", "user.useConfigOnly", "true")

@@ -16,7 +16,7 @@ from bonsai_git import transaction
 from bonsai_git.cli import main
 from bonsai_git.plan import plan_migration
 from bonsai_git.config import Config
-from support import bonsai_untouched, commit, corpus_bytes, git, put, snapshot
+from support import bonsai_untouched, commit, corpus_bytes, forget_git_identity, git, put, snapshot
 
 SOURCE = corpus_bytes("03-chief-of-staff-6k.md")
 MakeRepo = Callable[..., Path]
@@ -262,10 +262,7 @@ def test_migrate_refuses_a_bare_repository(tmp_path: Path) -> None:
 
 def test_migrate_refuses_without_identity(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch) -> None:
     repo = make_repo(SOURCE)
-    for key in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL"):
-        monkeypatch.delenv(key)
-    monkeypatch.setenv("EMAIL", "")
-    git(repo, "config", "user.useConfigOnly", "true")
+    forget_git_identity(monkeypatch, repo)
     assert_refused(bonsai_untouched(repo, "migrate", "-C", str(repo)), 3, "no committer identity")
 
 
@@ -279,18 +276,23 @@ def test_migrate_refuses_while_another_run_holds_the_lock(make_repo: MakeRepo) -
 
 # --- injected failures: exit 1 (130 on Ctrl-C), everything restored ------------------------------
 
-def test_migrate_restores_when_a_write_fails(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch) -> None:
-    repo = make_repo(SOURCE)
+def _fail_write(monkeypatch: pytest.MonkeyPatch, at: int, error: Callable[[Path], BaseException]) -> None:
+    """The `at`-th transaction.write_durably call raises `error(path)` instead of writing; the others write."""
     real = transaction.write_durably
     calls = {"n": 0}
 
-    def flaky(path: Path, data: bytes, **kwargs: bool) -> None:
+    def failing(path: Path, data: bytes, **kwargs: bool) -> None:
         calls["n"] += 1
-        if calls["n"] == 7:
-            raise OSError(28, "No space left on device", str(path))
+        if calls["n"] == at:
+            raise error(path)
         real(path, data, **kwargs)
 
-    monkeypatch.setattr(transaction, "write_durably", flaky)
+    monkeypatch.setattr(transaction, "write_durably", failing)
+
+
+def test_migrate_restores_when_a_write_fails(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = make_repo(SOURCE)
+    _fail_write(monkeypatch, 7, lambda path: OSError(28, "No space left on device", str(path)))
     result = bonsai_untouched(repo, "migrate", "-C", str(repo))
     assert result.exit_code == 1
     assert "No space left on device; the tree was restored" in result.stderr
@@ -299,16 +301,7 @@ def test_migrate_restores_when_a_write_fails(make_repo: MakeRepo, monkeypatch: p
 
 def test_migrate_restores_on_ctrl_c_mid_write(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch) -> None:
     repo = make_repo(SOURCE)
-    real = transaction.write_durably
-    calls = {"n": 0}
-
-    def interrupted(path: Path, data: bytes, **kwargs: bool) -> None:
-        calls["n"] += 1
-        if calls["n"] == 12:
-            raise KeyboardInterrupt
-        real(path, data, **kwargs)
-
-    monkeypatch.setattr(transaction, "write_durably", interrupted)
+    _fail_write(monkeypatch, 12, lambda path: KeyboardInterrupt())
     result = bonsai_untouched(repo, "migrate", "-C", str(repo))
     assert result.exit_code == 130
     assert "interrupted" in result.stderr
@@ -419,10 +412,7 @@ def test_migrate_dry_run_refuses_what_the_real_run_would(make_repo: MakeRepo) ->
 
 def test_migrate_no_commit_needs_no_identity(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch) -> None:
     repo = make_repo(SOURCE)
-    for key in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL"):
-        monkeypatch.delenv(key)
-    monkeypatch.setenv("EMAIL", "")
-    git(repo, "config", "user.useConfigOnly", "true")
+    forget_git_identity(monkeypatch, repo)
     result = run("migrate", "-C", str(repo), "--no-commit")
     assert result.exit_code == 0, result.stderr
     assert (repo / "memory" / "domains").is_dir()
