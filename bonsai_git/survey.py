@@ -69,14 +69,16 @@ def now_from_env() -> int:
     return parse_now(os.environ.get(NOW_ENV))
 
 
-def survey_workspace(workspace: Path, now: int | None = None) -> Survey:
+def survey_workspace(workspace: Path, now: int | None = None, fresh: FreshPrefixes | None = None) -> Survey:
     """Read `workspace` (a folder inside a git work tree) into a Survey; writes nothing.
 
     Raises NotARepository outside a git work tree, BadInput for a broken `.bonsai.toml` or
-    BONSAI_NOW.  Unreadable leaves are not errors: their text is None.
+    BONSAI_NOW.  Unreadable leaves are not errors: their text is None.  `fresh`: a dict the
+    caller shares between the workspaces of one report (`status --all`), so the hook's memo
+    is checked with one `git ls-files` for all of them (`hook_found_fresh`).
     """
     workspace = workspace.resolve()
-    common_dir = _check_work_tree(workspace)
+    common_dir, top = _check_work_tree(workspace)
     config = load_config(workspace)
     now = now_from_env() if now is None else now
     tracked = set(tracked_paths(workspace, TRUNK, MEMORY_DIR, *BOOT_FILE_NAMES))
@@ -87,7 +89,10 @@ def survey_workspace(workspace: Path, now: int | None = None) -> Survey:
                    for p in disk.leaf_paths())
     archived = tuple(FileFacts(p, disk.text(p), p in tracked, added.get(p) if p in tracked else None)
                      for p in disk.archive_paths())
-    stale, stale_error = _stale(workspace, config, disk, common_dir)
+    stale: tuple[str, ...] | None = ()  # when the hook found this input fresh: its proof that
+    stale_error: str | None = None  # `reindex --check` would rewrite nothing (no rendering needed)
+    if not hook_found_fresh(workspace, top, common_dir, {} if fresh is None else fresh):
+        stale, stale_error = _stale(workspace, config, disk, common_dir)
     indexes = tuple((p, (disk.data(p) or b"").decode("utf-8", "replace")) for p in existing_index_paths(workspace))
     return Survey(config, now, _boot_files(workspace), leaves, archived, indexes, stale, stale_error,
                   _scanned(workspace, disk), read_provenance(workspace), workspace_attribute_problem(workspace, tracked),
@@ -152,16 +157,62 @@ class _MemoryFiles:
             return None
 
 
-def _check_work_tree(workspace: Path) -> Path:
-    """The git common dir (the hook's caches live there); NotARepository outside a work tree."""
+def _check_work_tree(workspace: Path) -> tuple[Path, Path]:
+    """The git common dir (the hook's caches live there) and the work tree's top folder;
+    NotARepository outside a work tree."""
     if not workspace.is_dir():
         raise NotARepository(f"{workspace.name}: no such directory")
     check_repository_env(workspace)
-    proc = _git(workspace, "rev-parse", "--is-inside-work-tree", "--git-common-dir")
+    proc = _git(workspace, "rev-parse", "--is-inside-work-tree", "--git-common-dir", "--show-toplevel")
     lines = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
-    if proc.returncode != 0 or not lines or lines[0] != "true":
+    if proc.returncode != 0 or len(lines) < 3 or lines[0] != "true":
         raise NotARepository(f"{workspace.name}: not inside a git work tree; run `git init` and commit MEMORY.md first")
-    return workspace / lines[1]
+    return workspace / lines[1], Path(lines[2])
+
+
+# {(top, common dir): the prefixes of the workspaces the hook's memo names fresh}, for one report.
+FreshPrefixes = dict[tuple[Path, Path], frozenset[str]]
+
+
+def hook_found_fresh(workspace: Path, top: Path, common_dir: Path, known: FreshPrefixes) -> bool:
+    """True when the pre-commit hook's memo (freshness.py) holds this workspace's digest: a full hook
+    run found exactly this input (every tracked path's blob id, no unstaged change, the config, the
+    git settings, the code version) fresh and warning-free, so `reindex --check` would rewrite
+    nothing and status need not render the tree.  The digest is computed as the hook computes it,
+    by the hook's own functions; anything else (no memo, `BONSAI_GIT_NO_CACHE=1`, an edited leaf,
+    an error) is False, and status renders as before: same report either way.  `known` keeps the
+    answer per repository for the other workspaces of the same report."""
+    key = (top, common_dir.resolve())
+    if key not in known:
+        known[key] = _fresh_prefixes(top, common_dir)
+    try:
+        relative = workspace.resolve().relative_to(top.resolve()).as_posix()
+    except ValueError:
+        return False
+    return ("" if relative == "." else relative + "/") in known[key]
+
+
+def _fresh_prefixes(top: Path, common_dir: Path) -> frozenset[str]:
+    from .freshness import open_memo, workspace_digest
+    from .hook import _ls_files, _setting_files, find_workspaces
+
+    memo = open_memo(common_dir)
+    if memo.path is None or not memo.path.is_file():
+        return frozenset()  # no memo (a fresh clone, or turned off): no listing to take
+    try:
+        listing, stage_info = _ls_files(top)
+        workspaces = find_workspaces(top, listing)
+    except BonsaiError:
+        return frozenset()  # status reports what is wrong from its own reading
+    fresh = set()
+    for ws in workspaces:
+        info = {path[len(ws.prefix) :]: value for path, value in stage_info.items() if path.startswith(ws.prefix)} \
+            if ws.prefix else stage_info
+        digest = workspace_digest(top / ws.prefix, ws.tracked, ws.untracked, ws.unstaged, info,
+                                  _setting_files(top, ws.prefix, common_dir))
+        if memo.holds(digest):
+            fresh.add(ws.prefix)
+    return frozenset(fresh)
 
 
 def tracked_paths(workspace: Path, *pathspecs: str) -> list[str]:

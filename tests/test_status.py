@@ -302,3 +302,42 @@ def test_status_codex_profile_reads_the_chain_from_the_repository_root(make_repo
     report = json.loads(run("status", "-C", str(ws), "--profile", "codex", "--json").stdout)
     assert [f["name"] for f in report["boot"]["files"]] == ["AGENTS.md", "agent/MEMORY.md"]
     assert "not in Codex's chain" not in run("status", "-C", str(ws), "--profile", "codex").stdout
+
+
+# --- the hook's fresh verdict (issue 15: status need not render a tree the hook found fresh) -----
+
+HOOK = [sys.executable, "-m", "bonsai_git.hook"]
+
+
+def _reports(repo: Path, *extra: str) -> tuple[str, str]:
+    """`status` as text and as JSON, each as a real process."""
+    text = subprocess.run([BONSAI, "status", "-C", str(repo), *extra], capture_output=True, text=True)
+    data = subprocess.run([BONSAI, "status", "-C", str(repo), "--json", *extra], capture_output=True, text=True)
+    return text.stdout, data.stdout
+
+
+def test_status_takes_the_hooks_fresh_verdict_and_reports_the_same_bytes(
+        make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    from bonsai_git.survey import _check_work_tree, hook_found_fresh
+
+    repo = migrated(make_repo)
+    monkeypatch.setenv("BONSAI_NOW", _plus_days(3))
+    common_dir, top = _check_work_tree(repo)
+    assert not hook_found_fresh(repo, top, common_dir, {})  # no hook run yet: no memo
+    cold = _reports(repo)
+    assert subprocess.run(HOOK, cwd=repo, capture_output=True).returncode == 0
+    assert hook_found_fresh(repo, top, common_dir, {})  # the hook remembered this input as fresh
+    before = snapshot(repo)
+    assert _reports(repo) == cold  # the same bytes, text and JSON, without rendering the tree
+    assert snapshot(repo) == before  # status still writes nothing
+    monkeypatch.setenv("BONSAI_GIT_NO_CACHE", "1")
+    assert not hook_found_fresh(repo, top, common_dir, {})
+    assert _reports(repo) == cold
+    monkeypatch.delenv("BONSAI_GIT_NO_CACHE")
+    # An edited leaf is new input: no verdict for it, status renders and names the stale index.
+    leaf = repo / TRAVEL
+    leaf.write_text(leaf.read_text(encoding="utf-8") + "\nAisle seat on day trains.\n", encoding="utf-8")
+    assert not hook_found_fresh(repo, top, common_dir, {})
+    text, data = _reports(repo)
+    assert json.loads(data)["stale"] == ["memory/_index.md", str(Path(TRAVEL).parent / "_index.md")]
+    assert "indexes: 2 stale" in text
