@@ -93,7 +93,7 @@ def survey_workspace(workspace: Path, now: int | None = None, fresh: FreshPrefix
     stale_error: str | None = None  # `reindex --check` would rewrite nothing (no rendering needed)
     if not hook_found_fresh(workspace, top, common_dir, {} if fresh is None else fresh):
         stale, stale_error = _stale(workspace, config, disk, common_dir)
-    indexes = tuple((p, (disk.data(p) or b"").decode("utf-8", "replace")) for p in existing_index_paths(workspace))
+    indexes = tuple((p, (disk.data(p) or b"").decode("utf-8", "replace")) for p in disk.index_paths(workspace))
     return Survey(config, now, _boot_files(workspace), leaves, archived, indexes, stale, stale_error,
                   _scanned(workspace, disk), read_provenance(workspace), workspace_attribute_problem(workspace, tracked),
                   chain_files=_chain_files(workspace))
@@ -134,6 +134,16 @@ class _MemoryFiles:
     def archive_paths(self) -> list[str]:
         """Files under memory/archive/ whose name does not start with `.`, sorted."""
         return [p for p in self.paths if p.startswith(ARCHIVE_DIR + "/") and not p.rsplit("/", 1)[-1].startswith(".")]
+
+    def index_paths(self, workspace: Path) -> tuple[str, ...]:
+        """`reindex.existing_index_paths` from this walk: index files under memory/domains/, not inside a
+        `_`/`.` folder, sorted.  That walk enters memory/domains/ even when it is a symlink, this one
+        does not: then it is asked."""
+        if os.path.islink(os.path.join(self.root, DOMAINS_DIR)):
+            return existing_index_paths(workspace)
+        prefix = DOMAINS_DIR + "/"
+        return tuple(p for p in self.paths if p.startswith(prefix) and is_index_name(p.rsplit("/", 1)[-1])
+                     and not any(part.startswith(("_", ".")) for part in p[len(prefix) :].split("/")[:-1]))
 
     def has(self, path: str) -> bool:
         """True when the walk found `path` (a regular file, not behind a symlink)."""
@@ -314,7 +324,7 @@ def _stale(workspace: Path, config: Config, disk: _MemoryFiles, common_dir: Path
         trunk_bytes, parts = read_trunk(workspace)
         leaves = leaves_from_bytes((p, disk.data(p) or b"") for p in sorted(paths))
         cache = open_cache(common_dir) if common_dir.is_dir() else FactsCache(None)
-        rendered = render_tree(leaves, parts, config, existing_index_paths(workspace), facts=cache.facts_of(config.estimator),
+        rendered = render_tree(leaves, parts, config, disk.index_paths(workspace), facts=cache.facts_of(config.estimator),
                                branches=cache.branches_of(workspace))
     except BonsaiError as exc:
         return None, exc.message

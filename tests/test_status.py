@@ -11,6 +11,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bonsai_git.boot import profile_named
 from bonsai_git.status import KINDS, assess, status_json, status_text
@@ -341,3 +343,33 @@ def test_status_takes_the_hooks_fresh_verdict_and_reports_the_same_bytes(
     text, data = _reports(repo)
     assert json.loads(data)["stale"] == ["memory/_index.md", str(Path(TRAVEL).parent / "_index.md")]
     assert "indexes: 2 stale" in text
+
+
+@given(st.lists(st.sampled_from(["### a.md (~12 tokens)", "### b c.md (~1,200 tokens)", "### x (~", "tokens)", "\n",
+                                 "\r\n", "\r", " ", "## h", "### [s](_index.s.md)", "#### d.md (~3 tokens)", "x"]),
+                max_size=20).map("".join))
+def test_index_entries_scan_equals_the_line_by_line_reading(text: str) -> None:
+    from bonsai_git.status import _ENTRY, _index_entries
+
+    expected = [(n, m.group(1)) for n, line in enumerate(text.split("\n"), start=1) if (m := _ENTRY.match(line))]
+    assert _index_entries(text) == expected
+
+
+def test_the_one_walk_finds_the_index_files_reindex_finds(make_repo: MakeRepo, tmp_path: Path) -> None:
+    from bonsai_git.reindex import existing_index_paths
+    from bonsai_git.survey import _MemoryFiles
+
+    repo = migrated(make_repo)
+    domains = repo / "memory" / "domains"
+    for extra in ("general/sub/_index.md", "general/_index.k.md", "_drafts/_index.md", "general/.hidden/_index.md",
+                  "_index.md", "general/not-an-index.md"):
+        (domains / extra).parent.mkdir(parents=True, exist_ok=True)
+        (domains / extra).write_text("x\n", encoding="utf-8")
+    (domains / "linked").symlink_to(domains / "general", target_is_directory=True)  # never followed
+    assert _MemoryFiles(repo).index_paths(repo) == existing_index_paths(repo)
+    assert "memory/domains/general/sub/_index.md" in existing_index_paths(repo)
+    # memory/domains itself a symlink: reindex's walk enters it, so the one walk defers to it.
+    moved = tmp_path / "elsewhere"
+    domains.rename(moved)
+    domains.symlink_to(moved, target_is_directory=True)
+    assert _MemoryFiles(repo).index_paths(repo) == existing_index_paths(repo) != ()
