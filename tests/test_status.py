@@ -373,3 +373,33 @@ def test_the_one_walk_finds_the_index_files_reindex_finds(make_repo: MakeRepo, t
     domains.rename(moved)
     domains.symlink_to(moved, target_is_directory=True)
     assert _MemoryFiles(repo).index_paths(repo) == existing_index_paths(repo) != ()
+
+
+def test_one_history_walk_dates_leaves_and_archived_files_as_the_two_logs_did(
+        make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    from bonsai_git.survey import _log_dates, archive_dates, history_dates
+
+    repo = migrated(make_repo)
+    (repo / "memory/archive").mkdir(exist_ok=True)
+    steps = [  # (day, change): edits, an archive move, a deletion, a re-add, names with spaces and accents
+        (2, lambda: (repo / TRAVEL).write_text("## Travel\n\nAisle seat.\n", encoding="utf-8")),
+        (4, lambda: git(repo, "mv", READING, "memory/archive/reading list é.md")),
+        (6, lambda: (repo / CRON).unlink()),
+        (8, lambda: (repo / "memory/archive/reading list é.md").write_text("## Reading\n\nDone.\n", encoding="utf-8")),
+        (9, lambda: git(repo, "mv", "memory/archive/reading list é.md", "memory/domains/general/back.md")),
+        (11, lambda: git(repo, "mv", "memory/domains/general/back.md", "memory/archive/reading list é.md")),
+    ]
+    for day, change in steps:
+        at(monkeypatch, _plus_days(day))
+        change()
+        commit_all(repo, f"day {day}")
+    git(repo, "checkout", "-q", "-b", "side", "HEAD~2")
+    at(monkeypatch, _plus_days(12))
+    (repo / TRAVEL).write_text("## Travel\n\nWindow seat.\n", encoding="utf-8")
+    commit_all(repo, "side edit")
+    git(repo, "checkout", "-q", "-")
+    git(repo, "merge", "-q", "--no-edit", "-X", "theirs", "side")  # a merge commit: shown with no files
+    both = history_dates(repo)
+    assert both == (_log_dates(repo), archive_dates(repo))
+    assert set(both[1]) == {"memory/archive/reading list é.md"}
+    assert CRON in both[0] and len(set(both[0].values())) >= 4
