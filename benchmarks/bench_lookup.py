@@ -12,7 +12,9 @@ check_corpus.py counts).
 
 The generated memory mixes what long-running agents write: `Person:` and `Project:` entries,
 dated incidents, weekly reviews and daily logs, and topical notes (deploys, clients, meetups,
-contracts, tools), ~400 chars each, from a fixed seed: same figures at every run.
+contracts, tools), ~400 chars each, from a fixed seed: same figures at every run.  Its `#` groups
+variant puts each run of sections under a `# People`, `# Operations`, `# Clients`, ... heading
+(the group repeats as it comes back), so migrate nests large domains' groups in sub-folders.
 
 usage: python benchmarks/bench_lookup.py [--sizes 1000,10000] [--corpus DIR]
 """
@@ -60,12 +62,17 @@ log = ["log", "review", "weekly"]
 infrastructure = ["incident", "deploy", "service", "services", "tool", "dashboard"]
 """
 TARGET_10K_MAX = 1500
+# The `#` group each generated heading's first word falls under, in the grouped variant.
+GROUPS = {"Person": "People", "Project": "Projects", "Incident": "Operations", "Weekly": "Journal", "Log": "Journal",
+          "Deploy": "Operations", "Client": "Clients", "Meetup": "Community", "Contract": "Clients",
+          "Tool": "Operations", "Agent": "Agent rules", "Home": "Home"}
 
 
-def generated_memory(sections: int, seed: int = 11) -> str:
-    """A MEMORY.md of `sections` `##` sections (deterministic for a seed)."""
+def generated_memory(sections: int, seed: int = 11, groups: bool = False) -> str:
+    """A MEMORY.md of `sections` `##` sections (deterministic for a seed), under `#` groups if `groups`."""
     rng = random.Random(seed)
     out = ["# MEMORY\n\nLong-running assistant memory.\n\n"]
+    group = ""
     for i in range(sections):
         roll = rng.random()
         year = 2019 + (i * 7) % 8
@@ -87,6 +94,9 @@ def generated_memory(sections: int, seed: int = 11) -> str:
             fill = {"t": t, "T": t.title(), "c": rng.choice(CITIES)}
             head, body = f"{title.format(**fill)} {i}", text.format(**fill)
         bullets = "".join(f"- note {i}.{k}: follow up before the end of the week and keep it short\n" for k in range(3))
+        if groups and GROUPS.get(head.split()[0].rstrip(":"), "Notes") != group:
+            group = GROUPS.get(head.split()[0].rstrip(":"), "Notes")
+            out.append(f"# {group}\n\n")
         out.append(f"## {head}\n\n{body}\n\n{bullets}\n")
     return "".join(out)
 
@@ -103,7 +113,8 @@ def measure(text: str, config: Config) -> tuple[dict[str, int], float]:
     figures = {"median": cost.median, "p95": cost.p95, "max": cost.max,
                "largest_index": cost.largest_index[1] if cost.largest_index else 0,
                "block": estimate_tokens(parts.block), "before": math.ceil(len(text) / 4),
-               "after": math.ceil(len(files["MEMORY.md"]) / 4), "leaves": len(plan.leaves)}
+               "after": math.ceil(len(files["MEMORY.md"]) / 4), "leaves": len(plan.leaves),
+               "folders": len({leaf.path.rsplit("/", 1)[0] for leaf in plan.leaves if "/" in leaf.name})}
     return figures, seconds
 
 
@@ -134,15 +145,16 @@ def main() -> None:
     mean = 100 * sum(reductions) / len(reductions) if reductions else 0.0
     print(f"\ncorpus: {missed} file(s) miss a target; mean boot-token reduction {mean:.1f}% over {len(reductions)} "
           f"files >= 1,000 tokens (target >= 90%) {_verdict(mean >= 90)}\n")
-    for (label, cfg), n in ((c, int(s)) for c in (("default domains", config),
-                                                   ("domains as issue 10", parse_config(SPREAD_TOML)))
-                            for s in args.sizes.split(",")):
-        f, seconds = measure(generated_memory(n), cfg)
+    runs = (("default domains", config, False), ("domains as issue 10", parse_config(SPREAD_TOML), False),
+            ("# groups, default domains", config, True))
+    for (label, cfg, grouped), n in ((r, int(s)) for r in runs for s in args.sizes.split(",")):
+        f, seconds = measure(generated_memory(n, groups=grouped), cfg)
         limit = TARGET_10K_MAX if n >= 10_000 else TARGETS["max"]
         ok = f["max"] <= limit and (n >= 10_000 or f["median"] <= TARGETS["median"])
         print(f"generated {n:,} sections, {label}: median {f['median']}, p95 {f['p95']}, max {f['max']} (target "
               f"{'' if n >= 10_000 else 'median <= 700, '}max <= {limit:,}); largest index {f['largest_index']} "
-              f"(bound {config.branch_tokens}); block {f['block']} tokens; planned in {seconds:.2f} s  {_verdict(ok)}")
+              f"(bound {config.branch_tokens}); block {f['block']} tokens; {f['folders']} group folders; planned in "
+              f"{seconds:.2f} s  {_verdict(ok)}")
 
 
 if __name__ == "__main__":

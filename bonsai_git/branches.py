@@ -20,6 +20,10 @@ Sub-branch keys, in this order (the first that divides the entries wins; `log` t
 first): a shared `Kind:` prefix of the headings (`Person:`, `Project:`, `Incident 2024-…`), the
 year in the heading, then a heading word several entries share; the last resort is ranges of
 names (`a–f`), sized to keep the path from the domain index to any leaf's entry cheapest.
+The `#` group heading is a key of another kind, because leaf text does not carry it: when a
+domain is too large for one index, `migrate` (and `regroup`) put the leaves of a shared `#`
+group in a sub-folder named after it (plan.py), and a split index lists each sub-folder as a
+sub-branch of its own, before the keyed groups of the other entries (`_direct_entries`).
 Pure: text in, text out.
 """
 
@@ -140,8 +144,9 @@ def _layout(folder: str, slug: str, labels: list[str], entries: list[_Entry], ke
             return
     cap = max(2, (bound - _HEAD_TOKENS) // _GROUP_TOKENS)
     while True:
-        groups = _split(entries, keys, bound, cap)
-        listing = [
+        direct, others = _direct_entries(entries, cap)
+        groups = _split(others, keys, bound, cap - len(direct))
+        listing = direct + [
             _group_entry(label, index_file_name(_join(slug, gslug)), members, span=not _is_range_slug(gslug))
             for label, gslug, members, _rest in groups
         ]
@@ -152,6 +157,40 @@ def _layout(folder: str, slug: str, labels: list[str], entries: list[_Entry], ke
     for label, gslug, members, rest in groups:
         _layout(folder, _join(slug, gslug), [*labels, label], members, rest, bound, out)
     out[path] = text
+
+
+def _direct_entries(entries: list[_Entry], cap: int) -> tuple[list[_Entry], list[_Entry]]:
+    """(entries a split index lists as they are, the rest to group) for a listing of at most `cap` lines.
+
+    A sub-folder (a `#` group heading's folder that migrate made, or one a person made) is a
+    sub-branch already, with its own index: the split lists it directly, first, rather than
+    hiding it inside an "Other" group or a name range, while the folders leave room for two
+    sub-branches of the other entries.  Otherwise ([], entries): too many folders, or (at most
+    one other entry) a listing no shorter than the flat one that did not fit.
+    """
+    folders = [e for e in entries if e.name.endswith("/")]
+    rest = [e for e in entries if not e.name.endswith("/")]
+    if folders and len(rest) >= 2 and len(folders) + 2 <= cap:
+        return folders, rest
+    return [], entries
+
+
+def fits_one_index(title: str, leaves: Sequence[BranchLeaf], branch_tokens: int) -> bool:
+    """True when `leaves`, listed flat under `title`, make one index of at most `branch_tokens` tokens.
+
+    The test `migrate` and `regroup` apply before giving a domain's `#` groups sub-folders: a
+    domain that fits one index stays flat (no folder nobody needs).  Leaf names are taken
+    without their folders (as if flat).
+    """
+    if len(leaves) < 2:
+        return True
+    entries = sorted((_leaf_entry(leaf) for leaf in leaves), key=_sort_key)
+    return estimate_tokens(_index_text([title], entries, None)) <= branch_tokens
+
+
+def group_folder_room(branch_tokens: int) -> int:
+    """How many sub-folders one index can list beside two more sub-branches, under `branch_tokens` (>= 1)."""
+    return max(1, (branch_tokens - _HEAD_TOKENS) // _GROUP_TOKENS - 2)
 
 
 def _split(entries: list[_Entry], keys: tuple[str, ...], bound: int, cap: int

@@ -32,7 +32,7 @@ import zlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from .branches import BranchLeaf, heading_text, render_domain_indexes
+from .branches import BranchLeaf, fits_one_index, heading_text, render_domain_indexes
 from .config import DEFAULT_BRANCH_TOKENS, SINGLE_FILE_DOMAINS, Config, domain_scope
 from .secretscan import mask_name
 from .summary import summarize
@@ -122,6 +122,22 @@ def render_branch_indexes(
     ]
     return render_domain_indexes(stats.name, mask_name(_title(stats.name)), leaves, branch_tokens,
                                  f"{DOMAINS_DIR}/{stats.name}")
+
+
+def domain_fits_one_index(stats: DomainStats, config: Config, facts: FactsOf | None = None) -> bool:
+    """True when the domain's leaves, listed flat (sub-folders ignored), fit one index of
+    `config.branch_tokens` tokens (branches.fits_one_index): such a domain needs no sub-folders."""
+    title = mask_name(_title(stats.name))
+    # Entries without their summaries first: a listing that is too long without them is too long
+    # with them (estimates only grow as text is added), and summarising a large domain costs time.
+    if not fits_one_index(title, [BranchLeaf(leaf.name, "", tokens, "") for leaf, tokens in stats.leaves],
+                          config.branch_tokens):
+        return False
+    leaves = [
+        BranchLeaf(leaf.name, "", tokens, summarize(leaf.text) if facts is None else facts(leaf).summary)
+        for leaf, tokens in stats.leaves
+    ]
+    return fits_one_index(title, leaves, config.branch_tokens)
 
 
 def render_branch_index(stats: DomainStats, estimator: str = "script-aware", facts: FactsOf | None = None,

@@ -15,6 +15,9 @@ Each command is one `transaction.apply_changes` run (lock, write, verify, one co
   leaf except those a `move` commit placed (their path was added by a commit with the trailer
   `Bonsai-Op: move`: a person's choice outranks the rules).  Leaf bytes never change; a name
   taken in the target domain gets `-2`, `-3`, ...; single-file domains are neither source nor target.
+  A leaf in a group sub-folder (`general/seo/audit.md`, as migrate nests a `#` group) keeps that
+  folder in a target domain too large for one index, when 2+ leaves would share it there;
+  otherwise it lands flat in the target domain.
 - **purge** deletes archived files whose archiving commit (the newest commit that added them
   under `memory/archive/`) is older than the grace period, compared in seconds
   (`status.is_due_for_purge`, the rule `status` lists them by); git history keeps them.
@@ -45,7 +48,7 @@ from .gitrepo import (
     staged_paths, status_paths, workspace_lock,
 )
 from .gitsettings import check_attributes
-from .indexes import render_tree
+from .indexes import domain_fits_one_index, domain_stats, render_tree
 from .reindex import existing_index_paths, read_trunk, reindex_workspace
 from .status import age_days, is_due_for_purge
 from .survey import ARCHIVE_DIR, archive_dates, now_from_env, tracked_paths
@@ -225,11 +228,13 @@ def regroup_moves(leaves: Sequence[Leaf], config: Config, *, all_leaves: bool = 
     """{old leaf path: (new path, why)} for the leaves the current rules place in another domain.
 
     Every leaf (single-file domains aside) is classified by its first `##` section's heading and
-    body, with the whole tree as the document (its dominant domain counts, as in a migration).
+    body (and its sub-folder's name as the `#` group), with the whole tree as the document (its
+    dominant domain counts, as in a migration).
     Candidates: leaves in `general` (or every leaf with `all_leaves`), minus the paths in `keep`
     (placed by a `move`).  A leaf stays when the rules give its own domain, `general` or a
-    single-file domain, or only the tree's dominant domain (no word of its own points there).  A target name taken (case-insensitively) gets `-2`, `-3`, ... (its bytes
-    are untouched either way).  Pure; deterministic (leaf path order).
+    single-file domain, or only the tree's dominant domain (no word of its own points there).
+    A target name taken (case-insensitively) gets `-2`, `-3`, ... (its bytes are untouched either way);
+    a leaf keeps its group sub-folder as `_group_folders_kept` says.  Pure; deterministic (leaf path order).
     """
     from .classify import SectionInput, body_of, classify_document
     from .sections import split_sections
@@ -239,25 +244,71 @@ def regroup_moves(leaves: Sequence[Leaf], config: Config, *, all_leaves: bool = 
     for leaf in movable:
         doc = split_sections(leaf.text)
         first = doc.sections[0] if doc.sections else None
-        inputs.append(SectionInput(first.heading, body_of(first.text)) if first else SectionInput("", leaf.text))
+        # A group sub-folder stands for the `#` group heading migrate classified the section under.
+        group = _folder_of(leaf.name).replace("/", " ").replace("-", " ")
+        inputs.append(SectionInput(first.heading, body_of(first.text), group) if first else
+                      SectionInput("", leaf.text, group))
     decisions = classify_document(inputs, config)
     kept = set(keep)
-    taken = {leaf.path.casefold() for leaf in leaves}
-    out: dict[str, tuple[str, Classification]] = {}
+    chosen: list[tuple[Leaf, Classification]] = []
     for leaf, decision in zip(movable, decisions):
         new = decision.domain
         if leaf.path in kept or (not all_leaves and leaf.domain != FALLBACK_DOMAIN):
             continue
         if new in (leaf.domain, FALLBACK_DOMAIN) or new in SINGLE_FILE_DOMAINS or decision.decided_by == "document":
             continue
-        name = PurePosixPath(leaf.name).name[: -len(".md")]
-        target, n = f"{DOMAINS_DIR}/{new}/{name}.md", 1
-        while target.casefold() in taken:
-            n += 1
-            target = f"{DOMAINS_DIR}/{new}/{name}-{n}.md"
+        chosen.append((leaf, decision))
+    grouped = _group_folders_kept(leaves, chosen, config)
+    taken = {leaf.path.casefold() for leaf in leaves}
+    out: dict[str, tuple[str, Classification]] = {}
+    for leaf, decision in chosen:
+        folder = _folder_of(leaf.name) if (decision.domain, _folder_of(leaf.name)) in grouped else ""
+        target = _free_path(f"{DOMAINS_DIR}/{decision.domain}/" + (f"{folder}/" if folder else ""),
+                            PurePosixPath(leaf.name).name[: -len(".md")], taken)
         taken.add(target.casefold())
         out[leaf.path] = (target, decision)
     return out
+
+
+def _group_folders_kept(leaves: Sequence[Leaf], chosen: Sequence[tuple[Leaf, Classification]], config: Config
+                        ) -> set[tuple[str, str]]:
+    """(target domain, sub-folder) pairs whose incoming leaves keep their group folder.
+
+    A moved leaf in a sub-folder (a `#` group's, as migrate nests them) keeps it when its target
+    domain, with every incoming leaf, would be too large for one index (`indexes.domain_fits_one_index`)
+    and 2+ leaves (there already, or incoming) would share the folder there; else it lands flat.
+    """
+    incoming: dict[str, list[Leaf]] = {}
+    for leaf, decision in chosen:
+        incoming.setdefault(decision.domain, []).append(leaf)
+    kept: set[tuple[str, str]] = set()
+    for domain, movers in sorted(incoming.items()):
+        there = [leaf for leaf in leaves if leaf.domain == domain]
+        counts: dict[str, int] = {}
+        for leaf in [*there, *movers]:
+            counts[_folder_of(leaf.name)] = counts.get(_folder_of(leaf.name), 0) + 1
+        folders = {f for f in map(_folder_of, (m.name for m in movers)) if f and counts[f] >= 2}
+        if not folders:
+            continue
+        after = there + [Leaf(domain, PurePosixPath(m.name).name, m.text) for m in movers]
+        if not domain_fits_one_index(domain_stats(after, config.estimator)[0], config):
+            kept |= {(domain, f) for f in folders}
+    return kept
+
+
+def _folder_of(name: str) -> str:
+    """The sub-folder part of a leaf's name in its domain ("" when flat)."""
+    return name.rsplit("/", 1)[0] if "/" in name else ""
+
+
+def _free_path(where: str, stem: str, taken: Iterable[str]) -> str:
+    """`<where><stem>.md`, or with `-2`, `-3`, ... while that path is in `taken` (casefolded paths)."""
+    folded = taken if isinstance(taken, set) else set(taken)
+    target, n = f"{where}{stem}.md", 1
+    while target.casefold() in folded:
+        n += 1
+        target = f"{where}{stem}-{n}.md"
+    return target
 
 
 def regroup_message(moves: Mapping[str, tuple[str, Classification]], all_leaves: bool) -> str:

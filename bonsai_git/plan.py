@@ -16,6 +16,11 @@ Placement rules:
   (`classify.classify_document`: heading, body, `#` group, then the document's dominant domain),
   named by `slugs.unique_leaf_names`; sections of a single-file domain (`dates`) are appended, in
   document order, to that one file (`memory/dates.md`);
+- in a domain whose leaves, listed flat, would not fit one branch index (`branch_tokens`), the
+  leaves of a shared `#` group heading (2 or more) go to a sub-folder named after the group
+  (`memory/domains/business/seo/keyword-research.md`, as the seed nests them): the group becomes
+  a sub-branch an agent recognises.  A domain that fits stays flat.  Leaf names stay unique in
+  the domain whatever their folder;
 - an edited plan (`choices`, one SectionChoice per `##` section: see planfile.py) replaces the
   classifier: each section goes where its entry says (`pinned` keeps it in the trunk), under the
   leaf name the entry gives.  Names must be safe and unique per domain (BadInput otherwise).
@@ -27,14 +32,18 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from .branches import group_folder_room
 from .classify import Classification, SectionInput, body_of, classify_document, is_pinned
 from .config import FALLBACK_DOMAIN, SINGLE_FILE_DOMAINS, Config
 from .errors import BadInput, Failed
-from .indexes import DomainStats, config_scopes, domain_stats, render_block, render_index_files, render_root_index
+from .indexes import (
+    DomainStats, config_scopes, domain_fits_one_index, domain_stats, render_block, render_index_files,
+    render_root_index,
+)
 from .sections import BOM, Section, split_sections
-from .slugs import leaf_name, unique_leaf_names
+from .slugs import is_leaf_path_name, leaf_name, unique_leaf_names
 from .tokens import estimate_tokens
-from .tree import ROOT_INDEX, TRUNK, Leaf, parse_trunk
+from .tree import DOMAINS_DIR, ROOT_INDEX, TRUNK, Leaf, parse_trunk
 
 PREAMBLE_LEAF = "preamble"
 PINNED = "pinned"  # the plan's domain for a section kept verbatim in the trunk
@@ -57,7 +66,8 @@ class Placement:
 @dataclass(frozen=True, slots=True)
 class SectionChoice:
     """An edited plan's entry for one `##` section: its domain (`pinned`: stays in the trunk) and
-    leaf name (without `.md`; ignored for pinned sections and single-file domains)."""
+    leaf name (without `.md`, after its sub-folder if any: `seo/audit`; ignored for pinned
+    sections and single-file domains)."""
 
     domain: str
     leaf: str = ""
@@ -66,8 +76,9 @@ class SectionChoice:
 @dataclass(frozen=True, slots=True)
 class PlannedSection:
     """Where one `##` section goes and why: heading, 1-based line, domain (`pinned` for the trunk),
-    file path, leaf name (no `.md`; "" in the trunk), decided_by (classify's steps, `pin` for a pin
-    rule, `plan` for an edited plan's entry) and the classifier's record (None when pinned or planned)."""
+    file path, leaf name (no `.md`, after its sub-folder in the domain if any; "" in the trunk),
+    decided_by (classify's steps, `pin` for a pin rule, `plan` for an edited plan's entry) and the
+    classifier's record (None when pinned or planned)."""
 
     heading: str
     line: int
@@ -85,13 +96,14 @@ class PlannedSection:
 
 @dataclass(frozen=True, slots=True)
 class _Part:
-    """One piece headed for a leaf: domain, heading, text, why, and a fixed leaf name (or None)."""
+    """One piece headed for a leaf: domain, heading, text, why, a fixed leaf name (or None), its `#` group."""
 
     domain: str
     heading: str
     text: str
     classification: Classification | None
     name: str | None = None
+    group: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,9 +159,11 @@ def plan_migration(original: str, config: Config, choices: Sequence[SectionChoic
             pinned_parts.append((section.heading, section.text))
         else:
             section_slots.append(("leaf", len(leaf_parts)))
-            leaf_parts.append(_Part(domain, section.heading, section.text, decision, name))
+            leaf_parts.append(_Part(domain, section.heading, section.text, decision, name, section.group))
         order.append(section_slots[-1])
     leaves, leaf_slots = _make_leaves(leaf_parts, preamble_leaf)
+    if choices is None:  # an edited plan's leaf names already say their folders
+        leaves, leaf_slots = _nest_groups(leaves, leaf_slots, leaf_parts, config)
     pinned_text = "".join(text for _, text in pinned_parts)
     stats = domain_stats(leaves, config.estimator)
     newline = "\r\n" if 2 * original.count("\r\n") > original.count("\n") else "\n"
@@ -204,7 +218,8 @@ def _placed(
                                       "plan" if planned else "pin", None))
             continue
         path = leaf_slots[i][0]
-        leaf = "" if leaf_parts[i].domain in SINGLE_FILE_DOMAINS else path.rsplit("/", 1)[-1][: -len(".md")]
+        in_domain = path[len(f"{DOMAINS_DIR}/{leaf_parts[i].domain}/"):]  # the name, after its sub-folder if any
+        leaf = "" if leaf_parts[i].domain in SINGLE_FILE_DOMAINS else in_domain[: -len(".md")]
         by = "plan" if planned else (decision.decided_by if decision is not None else "")
         out.append(PlannedSection(section.heading, section.line, domain, path, leaf, by, decision))
     return tuple(out)
@@ -297,14 +312,51 @@ def _make_leaves(
     return tuple(sorted(leaves, key=lambda leaf: leaf.path)), slots
 
 
+def _nest_groups(
+    leaves: tuple[Leaf, ...], slots: list[tuple[str, int]], parts: list[_Part], config: Config,
+) -> tuple[tuple[Leaf, ...], list[tuple[str, int]]]:
+    """Move the leaves of a shared `#` group into a sub-folder named after it, in domains too large for one index.
+
+    Per folder domain, the groups of 2+ leaves (at most `branches.group_folder_room`, the largest
+    first, ties in document order), unless one group would hold every leaf of the domain (a
+    folder that divides nothing) or the domain's leaves listed flat fit one index
+    (`indexes.domain_fits_one_index`).  The folder is the group heading's `leaf_name`, unique in
+    the domain (`-2`, ...); the leaf keeps its name.  Returns the leaves (sorted by path) and
+    `slots` with the moved parts' paths.  Pure and deterministic: document order decides ties.
+    """
+    by_domain: dict[str, dict[str, list[int]]] = {}  # domain -> group heading -> part indices, document order
+    for i, part in enumerate(parts):
+        if part.group and part.domain not in SINGLE_FILE_DOMAINS:
+            by_domain.setdefault(part.domain, {}).setdefault(part.group, []).append(i)
+    moved: dict[str, str] = {}  # old leaf path -> new leaf name in its domain
+    for domain, groups in sorted(by_domain.items()):
+        shared = sorted(((g, idx) for g, idx in groups.items() if len(idx) >= 2),
+                        key=lambda gi: (-len(gi[1]), gi[1][0]))
+        chosen = sorted(shared[: group_folder_room(config.branch_tokens)], key=lambda gi: gi[1][0])
+        in_domain = [leaf for leaf in leaves if leaf.domain == domain]
+        if not chosen or (len(chosen) == 1 and len(chosen[0][1]) == len(in_domain)):
+            continue
+        if domain_fits_one_index(domain_stats(in_domain, config.estimator)[0], config):
+            continue
+        for folder, (_group, indices) in zip(unique_leaf_names(g for g, _ in chosen), chosen):
+            for i in indices:
+                old = slots[i][0]
+                moved[old] = f"{folder}/{old.rsplit('/', 1)[-1]}"
+    if not moved:
+        return leaves, slots
+    nested = [Leaf(leaf.domain, moved.get(leaf.path, leaf.name), leaf.text) for leaf in leaves]
+    new_path = {leaf.path: nest.path for leaf, nest in zip(leaves, nested)}
+    return tuple(sorted(nested, key=lambda leaf: leaf.path)), [(new_path.get(p, p), off) for p, off in slots]
+
+
 def _fixed_names(domain: str, entries: list[tuple[str, str]], has_preamble: bool) -> list[str]:
     """Check an edited plan's leaf names in one domain; return them.  BadInput naming the heading of
     the first name that is unsafe (not what slugs.leaf_name keeps as is) or taken twice."""
     used = {PREAMBLE_LEAF} if has_preamble else set()
     for heading, name in entries:
-        if not name or leaf_name(name) != name:
+        if not is_leaf_path_name(name):
             raise BadInput(f"plan: section {heading!r}: unsafe leaf name {name!r} (use lowercase letters, digits "
-                           f"and '-', e.g. {leaf_name(name or heading)!r})")
+                           f"and '-', a sub-folder before a '/', e.g. {leaf_name(name or heading)!r})")
         if name.casefold() in used:
             raise BadInput(f"plan: section {heading!r}: leaf name {name!r} is used twice in {domain}")
         used.add(name.casefold())

@@ -3,7 +3,8 @@
 One `[[section]]` entry per `##` section of MEMORY.md, in document order: `heading` and `line`
 (which section: both must still match MEMORY.md), `domain` (where it goes: a domain of the table,
 `pinned` to keep it verbatim in the trunk, or a new domain defined under `[domains]` in the plan
-or in `.bonsai.toml`), `leaf` (the file name without `.md`), and, for the reader, `decided_by` and
+or in `.bonsai.toml`), `leaf` (the file name without `.md`, after its sub-folder in the domain
+if it has one: `seo/keyword-research`, see plan.py), and, for the reader, `decided_by` and
 `score` (ignored when read back).  `[domains]` in the plan defines new domains: `name = "scope"`.
 
 Written by hand, deterministically (same plan, same bytes; TOML basic strings escaped per the
@@ -21,7 +22,7 @@ from .config import FALLBACK_DOMAIN, MAX_DOMAIN_NAME, SINGLE_FILE_DOMAINS, Confi
 from .errors import BadInput
 from .plan import PINNED, PREAMBLE_LEAF, MigrationPlan, SectionChoice
 from .sections import Section
-from .slugs import leaf_name
+from .slugs import is_leaf_path_name, leaf_name
 
 PLAN_VERSION = 1
 _ENTRY_KEYS = frozenset({"heading", "line", "domain", "leaf", "decided_by", "score"})
@@ -57,7 +58,8 @@ def render_plan(plan: MigrationPlan, config: Config, source: str = "MEMORY.md") 
         names.append(FALLBACK_DOMAIN)
     lines = [
         f"# bonsai-git migration plan for {source}: one [[section]] per `##` section, in order.",
-        "# Edit `domain` (or `pinned` to keep a section in the trunk) and `leaf` (file name without .md),",
+        "# Edit `domain` (or `pinned` to keep a section in the trunk) and `leaf` (file name without .md,",
+        "# after its sub-folder in the domain if any: `seo/keyword-research`),",
         "# then run: bonsai-git migrate --plan <this file>.  Keep `heading` and `line` as they are: they",
         "# say which section an entry is, and a plan that no longer matches MEMORY.md is refused.",
         "# Review first: entries in general, and those with a low score (1.0 or less) or decided_by",
@@ -136,10 +138,10 @@ def _choice(entry: dict[str, object], section: Section, n: int, known: set[str],
     if domain == PINNED or domain in SINGLE_FILE_DOMAINS:
         return SectionChoice(domain, "")
     leaf = entry.get("leaf")
-    if not isinstance(leaf, str) or not leaf or leaf_name(leaf) != leaf or leaf == PREAMBLE_LEAF:
+    if not isinstance(leaf, str) or not is_leaf_path_name(leaf) or leaf == PREAMBLE_LEAF:
         suggestion = leaf_name(leaf if isinstance(leaf, str) and leaf else section.heading)
-        raise BadInput(f"{where}: unsafe leaf name {leaf!r}; use lowercase letters, digits and '-' "
-                       f"(e.g. {suggestion!r}), not {PREAMBLE_LEAF!r}")
+        raise BadInput(f"{where}: unsafe leaf name {leaf!r}; use lowercase letters, digits and '-', a "
+                       f"sub-folder before a '/' (e.g. {suggestion!r}), not {PREAMBLE_LEAF!r}")
     key = (domain, leaf.casefold())
     if key in used:
         raise BadInput(f"{where}: leaf {leaf!r} is already used in {domain} by entry {used[key]}")

@@ -53,6 +53,12 @@ def leaf_name(heading: str) -> str:
     return name
 
 
+def is_leaf_path_name(name: str) -> bool:
+    """True when `name` (a leaf's name in its domain, without `.md`) is safe as given: `/`-separated
+    parts (a sub-folder such as `seo/keyword-research`), each one that leaf_name keeps as it is."""
+    return all(part and leaf_name(part) == part for part in name.split("/"))
+
+
 def unique_leaf_names(headings: Iterable[str], taken: Iterable[str] = ()) -> tuple[str, ...]:
     """Name each heading (document order) uniquely within one domain, case-insensitively.
 
