@@ -337,8 +337,9 @@ def _index_findings(survey: Survey) -> Iterable[Finding]:
     for index_path, entries in sorted(listed.items()):
         folder = index_path.rsplit("/", 1)[0]
         for line, name in entries:
-            listed_paths.add(masked(f"{folder}/{name}"))
-            if masked(f"{folder}/{name}") not in on_disk:
+            shown = masked(f"{folder}/{name}")
+            listed_paths.add(shown)
+            if shown not in on_disk:
                 yield Finding("orphan_entry", index_path, line, f"lists {name}, which is gone; run bonsai-git reindex")
     for facts in survey.leaves:
         location = leaf_location(facts.path)

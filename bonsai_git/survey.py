@@ -107,6 +107,7 @@ class _MemoryFiles:
         self.root = os.fspath(workspace)
         self.paths: list[str] = []
         self._data: dict[str, bytes | None] = {}
+        self._text: dict[str, str | None] = {}
         self._walk(os.path.join(self.root, MEMORY_DIR), MEMORY_DIR)
         self.paths.sort()
         self._found = set(self.paths)
@@ -158,12 +159,17 @@ class _MemoryFiles:
         return self._data[path]
 
     def text(self, path: str) -> str | None:
-        """The file as UTF-8 text, or None when unreadable or not UTF-8."""
+        """The file as UTF-8 text, or None when unreadable or not UTF-8 (decoded once: leaves and the
+        secret scan share it)."""
+        if path in self._text:
+            return self._text[path]
         data = self.data(path)
         try:
-            return None if data is None else data.decode("utf-8")
+            text = None if data is None else data.decode("utf-8")
         except UnicodeDecodeError:
-            return None
+            text = None
+        self._text[path] = text
+        return text
 
 
 def _check_work_tree(workspace: Path) -> tuple[Path, Path]:
