@@ -266,7 +266,8 @@ def memory_listing(workspace: Path) -> tuple[list[str], list[str]]:
     return tracked, untracked
 
 
-def indexed_leaf_paths(root: Path, tracked: Iterable[str], untracked: Iterable[str] = ()) -> tuple[list[str], list[str]]:
+def indexed_leaf_paths(root: Path, tracked: Iterable[str], untracked: Iterable[str] = (),
+                       sizes: dict[str, int] | None = None) -> tuple[list[str], list[str]]:
     """(leaf paths to index, warnings): the one rule for which leaves are indexed, in every command.
 
     A leaf is indexed when git tracks it (it is in git's index: committed or staged) and it
@@ -274,7 +275,8 @@ def indexed_leaf_paths(root: Path, tracked: Iterable[str], untracked: Iterable[s
     `memory/domains/` (`git add` it: the hook indexes only what a commit can hold, so
     indexing it elsewhere would be undone at the next commit), a tracked leaf deleted from disk
     (`git rm` it), one that is not a regular file (a symlink is never followed out of the tree).
-    Paths are relative to `root` (the workspace), sorted.
+    Paths are relative to `root` (the workspace), sorted.  `sizes`, when given, receives each
+    indexed leaf's size in bytes from the same lstat (the hook's facts cache checks it).
     """
     from .tree import DOMAINS_DIR, leaf_location  # light; not at import time (tree imports config)
 
@@ -285,12 +287,14 @@ def indexed_leaf_paths(root: Path, tracked: Iterable[str], untracked: Iterable[s
         if leaf_location(path) is None:
             continue
         try:
-            mode = os.lstat(os.path.join(root_str, path)).st_mode
+            st = os.lstat(os.path.join(root_str, path))
         except (FileNotFoundError, NotADirectoryError):
             warnings.append(f"{path}: deleted but not staged, so left out of the indexes; git rm it")
             continue
-        if stat.S_ISREG(mode):
+        if stat.S_ISREG(st.st_mode):
             leaves.append(path)
+            if sizes is not None:
+                sizes[path] = st.st_size
         else:
             warnings.append(f"{path}: not a regular file (a symlink?), so not indexed")
     for path in sorted(set(untracked)):

@@ -60,6 +60,7 @@ class Workspace:
     tracked: list[str] = field(default_factory=list)
     untracked: list[str] = field(default_factory=list)
     unstaged: list[str] = field(default_factory=list)  # tracked, and the work tree differs from git's index
+    stage: dict[str, str] = field(default_factory=dict)  # tracked path -> "mode blob-id" in git's index
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -99,6 +100,7 @@ def run_hook(directory: Path, *, check: bool = False) -> int:
     for ws in workspaces:
         info = {path[len(ws.prefix) :]: value for path, value in stage_info.items() if path.startswith(ws.prefix)} \
             if ws.prefix else stage_info
+        ws.stage = info
         digest = workspace_digest(top / ws.prefix, ws.tracked, ws.untracked, ws.unstaged, info,
                                   _setting_files(top, ws.prefix, common_dir))
         if not memo.holds(digest):  # else: the same input a full run found fresh, warning-free: nothing to read
@@ -106,13 +108,13 @@ def run_hook(directory: Path, *, check: bool = False) -> int:
     if not pending:
         return 0
     if check:
-        return _run_workspaces(top, common_dir, pending, check, memo)
+        return _run_workspaces(top, common_dir, pending, check, memo, len(pending) == len(workspaces))
     with _holding_lock(journal):  # the lock `absorb` and every writing command take: one writer at a time
-        return _run_workspaces(top, common_dir, pending, check, memo)
+        return _run_workspaces(top, common_dir, pending, check, memo, len(pending) == len(workspaces))
 
 
 def _run_workspaces(top: Path, common_dir: Path, pending: list[tuple[Workspace, str | None]], check: bool,
-                    memo: FreshMemo) -> int:
+                    memo: FreshMemo, every: bool = True) -> int:
     caches: list[FactsCache] = []
     if not check and os.environ.get("GIT_INDEX_FILE"):  # inside a commit (git sets it for its hooks)
         for ws, _digest in pending:  # before any workspace is written: all or nothing
@@ -129,8 +131,8 @@ def _run_workspaces(top: Path, common_dir: Path, pending: list[tuple[Workspace, 
             memo.remember(digest)
     memo.save()
     if not check:
-        for cache in caches:
-            cache.save()
+        for cache in caches:  # workspaces the memo skipped used no entry: keep theirs
+            cache.save(compact=every)
         _warn_provenance(top, [ws for ws in touched if f"{ws.prefix}{TRUNK}" in changed])
     if not changed:
         return 0
@@ -346,16 +348,19 @@ def _run_workspace(top: Path, ws: Workspace, check: bool, cache: FactsCache) -> 
     root = top / ws.prefix
     root_str = os.fspath(root)
     check_attributes(top, ws.prefix, memory_probe_paths(ws.prefix, ws.tracked))  # e.g. git-crypt on MEMORY.md only
-    leaves, warnings = indexed_leaf_paths(root, ws.tracked, ws.untracked)  # the one rule, as reindex and status
+    sizes: dict[str, int] = {}
+    leaves, warnings = indexed_leaf_paths(root, ws.tracked, ws.untracked, sizes)  # the one rule, as reindex and status
     for warning in warnings:
         _warn(ws.prefix + warning)
     _warn_layout(ws, leaves)
     _warn_secret_names(ws, leaves)
     try:
         config = load_config(root)
+        clean = _clean_blobs(ws)
+        unread = cache.known_blobs(config.estimator, {p: (clean[p], sizes[p]) for p in leaves if p in clean})
         result = reindex_workspace(root, check=check, leaf_paths=leaves, config=config, absorb=config.absorb,
-                                   facts=cache.facts_of(config.estimator), branches=cache.branches_of(root),
-                                   known=cache.on_disk)
+                                   facts=cache.facts_of(config.estimator, unread), branches=cache.branches_of(root, clean),
+                                   unread=unread, clean=clean)
     except BonsaiError as exc:
         if ws.prefix:  # name the file from the repository's top, where the user commits
             exc.message = ws.prefix + exc.message
@@ -376,6 +381,14 @@ def _run_workspace(top: Path, ws: Workspace, check: bool, cache: FactsCache) -> 
         _warn(f"{ws.prefix}{TRUNK}: {result.inbox_sections} new section(s) after the end marker are not absorbed "
               "(absorb = false); run bonsai-git absorb")
     return [ws.prefix + p for p in result.changed]
+
+
+def _clean_blobs(ws: Workspace) -> dict[str, str]:
+    """{path: blob id} of the workspace's regular files that git reports unchanged against its index
+    (`git ls-files -t --modified` did not tag them `C`, after git's own stat and racy checks)."""
+    dirty = set(ws.unstaged)
+    return {path: info[7:] for path, info in ws.stage.items()
+            if path not in dirty and info.startswith(("100644 ", "100755 "))}
 
 
 def _warn_layout(ws: Workspace, leaves: list[str]) -> None:

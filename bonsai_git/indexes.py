@@ -51,14 +51,16 @@ WRITE_LINE = "New memories: a `## Heading` section below the end marker."
 class LeafFacts:
     """What the indexes say about one leaf, all derived from its text alone.
 
-    `tokens` (estimated, for the configured estimator), `summary` (branch index, <= 120 chars)
-    and `root_summary` (root index, <= 80 chars).  The renderers compute them from the leaf's
-    text unless a caller passes a `facts` function (the hook's cache of unchanged leaves).
+    `tokens` (estimated, for the configured estimator), `summary` (branch index, <= 120 chars),
+    `root_summary` (root index, <= 80 chars) and `heading` (branches.heading_text).  The
+    renderers compute them from the leaf's text unless a caller passes a `facts` function (the
+    hook's cache of unchanged leaves, which then need not be read: their Leaf text is empty).
     """
 
     tokens: int
     summary: str
     root_summary: str
+    heading: str
 
 
 FactsOf = Callable[[Leaf], LeafFacts]
@@ -69,7 +71,8 @@ BranchesOf = Callable[["DomainStats", Config, "FactsOf | None"], dict[str, str]]
 
 def leaf_facts(text: str, estimator: str) -> LeafFacts:
     """The LeafFacts of a leaf's text (str) for `estimator` ("script-aware" or "chars4")."""
-    return LeafFacts(estimate_tokens(text, estimator), summarize(text), summarize(text, ROOT_SUMMARY_CHARS))
+    return LeafFacts(estimate_tokens(text, estimator), summarize(text), summarize(text, ROOT_SUMMARY_CHARS),
+                     heading_text(text))
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,8 +119,8 @@ def render_branch_indexes(
     with `leaf_facts`).
     """
     leaves = [
-        BranchLeaf(leaf.name, heading_text(leaf.text), tokens,
-                   summarize(leaf.text) if facts is None else facts(leaf).summary)
+        BranchLeaf(leaf.name, heading_text(leaf.text), tokens, summarize(leaf.text)) if facts is None
+        else BranchLeaf(leaf.name, (found := facts(leaf)).heading, tokens, found.summary)
         for leaf, tokens in stats.leaves
     ]
     return render_domain_indexes(stats.name, mask_name(_title(stats.name)), leaves, branch_tokens,
@@ -238,8 +241,12 @@ def branch_inputs(stats: DomainStats, config: Config, facts: FactsOf | None = No
     """Everything a domain's index files depend on, as one string (a cache key's source)."""
     rows = [f"{stats.name}\0{config.branch_tokens}\0{config.estimator}"]
     for leaf, tokens in stats.leaves:
-        summary = summarize(leaf.text) if facts is None else facts(leaf).summary
-        rows.append(f"{leaf.name}\0{tokens}\0{summary}\0{heading_text(leaf.text)}")
+        if facts is None:
+            summary, heading = summarize(leaf.text), heading_text(leaf.text)
+        else:
+            found = facts(leaf)
+            summary, heading = found.summary, found.heading
+        rows.append(f"{leaf.name}\0{tokens}\0{summary}\0{heading}")
     return "\n".join(rows)
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,9 +31,9 @@ from .branches import is_index_name
 from .gitsettings import stored_alike
 from .indexes import BranchesOf, FactsOf, foreign_block_line, render_tree
 from .tree import (
-    DOMAINS_DIR, END, INDEX_NAME, CheckedWriter, TRUNK, Leaf, TrunkParts, decode_utf8, find_conflict_marker,
+    DOMAINS_DIR, END, INDEX_NAME, CheckedWriter, OnDisk, TRUNK, Leaf, TrunkParts, decode_utf8, find_conflict_marker,
     has_symlink_between, _read_bytes, leaf_location, markers_missing, parse_trunk, read_leaves, read_regular,
-    remove_empty_folders, walk_leaf_paths, write_durably,
+    remove_empty_folders, git_blob_id, unread_leaves, walk_leaf_paths, write_durably,
 )
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms per hook run)
@@ -65,6 +65,8 @@ def reindex_workspace(
     facts: FactsOf | None = None,
     branches: BranchesOf | None = None,
     known: Mapping[str, bytes] | None = None,
+    unread: Collection[str] = (),
+    clean: Mapping[str, str] | None = None,
 ) -> ReindexResult:
     """Regenerate every branch index, `memory/_index.md` and the trunk block of `workspace`.
 
@@ -72,24 +74,32 @@ def reindex_workspace(
     leaves git tracks.  `absorb=True` first moves the inbox's `##` sections into leaves.
     `check=True` writes nothing and only reports.  `facts` (the hook's cache) supplies leaf
     facts and `branches` each domain's index files, without changing a byte of the output;
-    `known` ({absolute path: bytes}) holds index files `branches` has just read from disk.  Raises BadInput (exit 3) when MEMORY.md is
+    `known` ({absolute path: bytes}) holds files just read from disk.  `unread`: leaf paths
+    not to read, whose facts `facts` holds (the hook's cache by git blob id); all are read when
+    an inbox is absorbed.  `clean` ({workspace-relative path: blob id}): files git reports
+    unchanged against its index: a rendered file with that blob id is fresh without being read.
+    Raises BadInput (exit 3) when MEMORY.md is
     missing, not UTF-8, has no bonsai markers or a merge-conflict marker outside its block, or
     a leaf is unreadable; Failed (exit 1) when MEMORY.md changed while absorbing.
     """
     config = config or load_config(workspace)
     trunk_bytes, parts = read_trunk(workspace)
     paths = walk_leaf_paths(workspace) if leaf_paths is None else tuple(leaf_paths)
-    leaves = read_leaves(workspace, paths)
+    absorbing = absorb and bool(parts.inbox.strip())
+    skip = set(unread) if unread and facts is not None and not absorbing else set()  # absorb reads every leaf
+    leaves = read_leaves(workspace, [p for p in paths if p not in skip])
+    if skip:
+        leaves = tuple(sorted(leaves + unread_leaves(p for p in paths if p in skip), key=lambda leaf: leaf.path))
     singles: dict[str, bytes | None] = {}
-    plan = _plan_absorb(workspace, parts, config, singles, leaves) if absorb and parts.inbox.strip() else None
+    plan = _plan_absorb(workspace, parts, config, singles, leaves) if absorbing else None
     if plan is None or not plan.sections:
         pending = _count_inbox_sections(parts.inbox) if not absorb and parts.inbox.strip() else 0
         rendered = render_tree(leaves, parts, config, existing_index_paths(workspace), facts, branches)
         if check:
-            return ReindexResult(_sync(workspace, rendered, trunk_bytes, None, known), (), pending)
+            return ReindexResult(_sync(workspace, rendered, trunk_bytes, None, known, clean), (), pending)
         writer = CheckedWriter(workspace)
         try:
-            changed = _sync(workspace, rendered, trunk_bytes, writer, known)
+            changed = _sync(workspace, rendered, trunk_bytes, writer, known, clean)
             writer.finish()
         except BaseException:
             writer.drain()  # late appends to what was replaced are carried, never left behind
@@ -274,18 +284,27 @@ def _file_is(path: Path, data: bytes) -> bool:
 
 
 def _sync(workspace: Path, rendered: Mapping[str, str | None], trunk_bytes: bytes,
-          writer: CheckedWriter | None, known: Mapping[str, bytes] | None = None) -> tuple[str, ...]:
+          writer: CheckedWriter | None, known: Mapping[str, bytes] | None = None,
+          clean: Mapping[str, str] | None = None) -> tuple[str, ...]:
     """Write (or with no `writer`, only list) the rendered files whose bytes differ; the trunk first.
 
     Each file is replaced only while it holds the bytes compared here (MEMORY.md: the bytes the
     run parsed), else ConcurrentWrite (exit 1) and the other write stays (tree.CheckedWriter).
     `known`: {absolute path: bytes} just read from disk (never the trunk), not read again.
+    `clean`: {path: blob id} of files git reports unchanged against its index: one whose blob id
+    is the rendered text's is equal as git stores it, and is not read (~300 files per 1,000 leaves).
     """
     changed = []
     base = os.fspath(workspace)
+    folders: dict[str, str | None] = {}  # folder -> the symlink on its way, checked once per folder
+    made: set[str] = set()
     for path in sorted(rendered, key=lambda p: (p != TRUNK, p)):
-        target = workspace / path
         text = rendered[path]
+        if isinstance(text, OnDisk):
+            continue  # the file on disk is this rendering (git reports it unchanged, with its blob id)
+        blob = None if clean is None or text is None or path == TRUNK else clean.get(path)
+        if blob is not None and text is not None and blob == git_blob_id(text.encode("utf-8")):
+            continue
         full = os.path.join(base, path)
         current: bytes | None = None if known is None or path == TRUNK else known.get(full)
         if current is None:
@@ -300,24 +319,40 @@ def _sync(workspace: Path, rendered: Mapping[str, str | None], trunk_bytes: byte
         changed.append(path)
         if writer is None:
             continue
-        _refuse_symlinked(workspace, path)
+        target = workspace / path
+        _refuse_symlinked(workspace, path, folders)
         expected = trunk_bytes if path == TRUNK else current
         if wanted is None:
             if expected is not None:
                 writer.delete(path, expected)
             remove_empty_folders(target.parent, workspace / DOMAINS_DIR)
+            folders.clear()  # a folder may be gone now
         else:
-            target.parent.mkdir(parents=True, exist_ok=True)
+            folder = os.path.dirname(full)
+            if folder not in made:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                made.add(folder)
             # fsync only the trunk (it holds the user's text); an index is regenerated from the
             # leaves at any time, and an fsync per index cost more than the rest of a hook run.
             writer.write(path, wanted, expected, sync=path == TRUNK)
     return tuple(sorted(changed))
 
 
-def _refuse_symlinked(workspace: Path, path: str) -> None:
-    """BadInput when writing `path` would go through a symlink (out of the repository, or unaddable)."""
+def _refuse_symlinked(workspace: Path, path: str, folders: dict[str, str | None] | None = None) -> None:
+    """BadInput when writing `path` would go through a symlink (out of the repository, or unaddable).
+
+    `folders` memoizes the check of each parent folder ({workspace-relative folder: symlink or
+    None}) across the files of one run: 300 index files sit in a few dozen folders."""
     if path == TRUNK:
         return  # MEMORY.md itself: parse_trunk read it; a symlinked trunk is the user's own layout
-    link = has_symlink_between(workspace, path)
+    if folders is None:
+        link = has_symlink_between(workspace, path)
+    else:
+        folder, _, _name = path.rpartition("/")
+        if folder not in folders:
+            folders[folder] = has_symlink_between(workspace, folder) if folder else None
+        link = folders[folder]
+        if link is None and os.path.islink(os.path.join(os.fspath(workspace), path)):
+            link = path
     if link is not None:
         raise BadInput(f"{link}: is a symlink; bonsai-git will not write {path} through it. Replace it with a folder")

@@ -24,6 +24,11 @@ from pathlib import Path, PurePosixPath
 from .config import SINGLE_FILE_DOMAINS
 from .errors import BadInput, ConcurrentWrite
 
+try:  # the sha1 module itself (git_blob_id): importing hashlib would load OpenSSL (~3 ms per hook run)
+    from _sha1 import sha1 as _sha1  # type: ignore[import-not-found,unused-ignore]
+except ImportError:  # pragma: no cover - other Python implementations
+    from hashlib import sha1 as _sha1
+
 TRUNK = "MEMORY.md"
 MEMORY_DIR = "memory"
 DOMAINS_DIR = "memory/domains"
@@ -359,6 +364,39 @@ def leaves_from_bytes(files: Iterable[tuple[str, bytes]]) -> tuple[Leaf, ...]:
     return tuple(leaves)
 
 
+def git_blob_id(data: bytes) -> str:
+    """git's object id (SHA-1, hex) of `data` stored as a blob, as `git hash-object --no-filters` gives it
+    (a repository in SHA-256 object format names blobs otherwise: its ids then never match, and
+    the callers read the files)."""
+    h = _sha1(b"blob %d\0" % len(data))
+    h.update(data)
+    digest: str = h.hexdigest()
+    return digest
+
+
+class OnDisk(str):
+    """A rendered file's text that was not loaded: the file at its path is that text, as git
+    stores it (git reports the file unchanged, with the blob id the rendering has).  Empty as a
+    str; only the hook's writer is given these (factcache.branches_of with `clean`), and skips them."""
+
+    __slots__ = ()
+
+
+def unread_leaves(paths: Iterable[str]) -> tuple[Leaf, ...]:
+    """Leaf records with empty text for leaf paths whose facts a caller already holds (the hook's
+    facts cache, by git blob id): rendered through a `facts` function, never by their text.
+
+    Raises BadInput for a name that could not be written into an index (check_file_name).
+    """
+    leaves = []
+    for path in paths:
+        location = leaf_location(path)
+        if location is not None:
+            check_file_name(path)
+            leaves.append(Leaf(location[0], location[1], ""))
+    return tuple(leaves)
+
+
 class NotRegularFile(BadInput):
     """A path to read is a FIFO, a device, a socket or a folder (exit 3): reading it could hang or never end."""
 
@@ -435,9 +473,7 @@ def write_durably(path: Path, data: bytes, *, sync: bool = True, exclusive: bool
                 fh.flush()
                 os.fsync(fh.fileno())
         return
-    import tempfile  # not at import time: a no-op pre-commit hook run never writes
-
-    fd, tmp = tempfile.mkstemp(prefix=".bonsai-", dir=path.parent)
+    fd, tmp = _temp_beside(path)
     try:
         os.fchmod(fd, _mode_for(path))  # mkstemp makes 0600: MEMORY.md must keep its own mode
         with os.fdopen(fd, "wb") as fh:
@@ -533,9 +569,10 @@ class CheckedWriter:
         in a tight loop would otherwise make every attempt fail).
         """
         path = self.root / rel
-        import tempfile
-
-        fd, tmp = tempfile.mkstemp(prefix=".bonsai-", dir=path.parent)
+        if expected is None and not sync:
+            self._create(path, rel, data)
+            return
+        fd, tmp = _temp_beside(path)
         try:
             os.fchmod(fd, _mode_for(path))
             with os.fdopen(fd, "wb") as fh:
@@ -555,6 +592,28 @@ class CheckedWriter:
                 os.unlink(tmp)
         if sync:
             fsync_folder(path.parent)
+
+    def _create(self, path: Path, rel: str, data: bytes) -> None:
+        """A new file that needs no durability (a generated index: rebuilt from the leaves at any
+        time), created in place: O_CREAT|O_EXCL is as exclusive as the temp file + link (a file
+        someone just made, or a symlink, is never written through: ConcurrentWrite), at one open
+        instead of a temp file, a link and an unlink.  A crash mid-write leaves a short index,
+        which the next run finds stale and rewrites."""
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+        try:
+            fd = os.open(path, flags, 0o666)  # the umask applies, as open() gives a new file
+        except FileExistsError:
+            raise self._changed(rel, "was created") from None
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+        except BaseException:
+            os.close(fd)
+            with contextlib.suppress(OSError):
+                os.unlink(path)  # ours alone: created exclusively a moment ago
+            raise
+        os.close(fd)
 
     def _replace(self, path: Path, rel: str, tmp: str, expected: bytes, data: bytes, carry_appends: bool) -> None:
         old = self._open_if_same(path, rel, expected, carry_appends)
@@ -669,6 +728,23 @@ class CheckedWriter:
                                f"and the run was undone. Run the command again")
 
 
+def _temp_beside(path: Path) -> tuple[int, str]:
+    """A new temp file (fd, path) in `path`'s folder, mode 0600, named `.bonsai-` + 8 of [a-z0-9]
+    as tempfile.mkstemp names them (journal.py's recovery knows the shape), without importing
+    tempfile (random, shutil: ~5 ms of a hook run)."""
+    folder = os.fspath(path.parent)
+    flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    for _ in range(100):
+        _TEMP_COUNTER[0] += 1
+        name = os.path.join(folder, f".bonsai-{(os.getpid() * 7919 + _TEMP_COUNTER[0] * 104729) & 0xFFFFFFFF:08x}")
+        try:
+            return os.open(name, flags, 0o600), name
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"{folder}: no free temp file name")
+
+
+_TEMP_COUNTER = [int.from_bytes(os.urandom(2), "big")]
 _RENAME_EXCHANGE = 2  # linux/fs.h
 _renameat2: list[Callable[..., int] | None] = []  # [libc's renameat2] once looked up, [None] when unavailable
 

@@ -194,7 +194,7 @@ def test_hook_cache_gives_the_same_bytes_as_no_cache(make_repo: MakeRepo, tmp_pa
     assert run([str(HOOK_SCRIPT)], repo).returncode == 1  # most facts now come from the cache
     assert run([str(HOOK_SCRIPT)], twin, {"BONSAI_GIT_NO_CACHE": "1"}).returncode == 1
     assert tree_files(repo) == tree_files(twin) == rebuilt_from_scratch(repo, tmp_path)
-    assert (repo / ".git/bonsai-git/leaf-facts.json").is_file()
+    assert (repo / ".git/bonsai-git/leaf-facts.jsonl").is_file()
 
 
 def test_hook_script_and_cli_command_behave_the_same(make_repo: MakeRepo, tmp_path: Path) -> None:
