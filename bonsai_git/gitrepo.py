@@ -1,9 +1,13 @@
 """Open the git repository that holds a workspace, and run the real git CLI in it.
 
-GitPython opens and reads the repository (HEAD, status); every write (add, commit, revert,
-update-ref) runs the real `git` CLI with list arguments and paths after `--`, so the user's
-identity, signing, hooks and configuration apply (GitPython's own `index.commit` skips signing
-and invents an identity).  This module is never imported on the hook's path.
+Every write (add, commit, revert, update-ref) runs the real `git` CLI with list arguments and
+paths after `--`, so the user's identity, signing, hooks and configuration apply (GitPython's
+own `index.commit` skips signing and invents an identity).  Reads a run needs (HEAD, status)
+come from the same CLI, folded into as few calls as possible: each costs ~4 ms.  GitPython
+stays the repository object (`RepoContext.repo`) for code that wants one, opened on first use:
+importing it costs 40-70 ms and opening it starts `git version` twice and `git cat-file`
+twice, more than a whole migration of a small memory otherwise spends.  This module is never
+imported on the hook's path.
 """
 
 from __future__ import annotations
@@ -15,8 +19,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import filelock
-import git
+from typing import TYPE_CHECKING, Any
 
 from .errors import BonsaiError, LockHeld, NotARepository, Refused
 from .gitsettings import check_repository_env, git_env
@@ -24,7 +27,8 @@ from .gitsettings import check_repository_env, git_env
 from .gitexe import git_exe
 from .journal import LOCK_NAME  # one name for the lock, next to the journal folder
 
-git.Git.GIT_PYTHON_GIT_EXECUTABLE = git_exe()  # GitPython's own commands: no PATH search per call either
+if TYPE_CHECKING:
+    import git
 # The git paths a run asks for, fetched in open_workspace's single rev-parse.
 _GIT_PATHS = (LOCK_NAME, "bonsai", "index.lock", "info/sparse-checkout")
 
@@ -37,7 +41,6 @@ class RepoContext:
     workspace's path from `top` ("" or "sub/dir/"), `git_dir` this worktree's git dir.
     """
 
-    repo: git.Repo
     top: Path
     workspace: Path
     prefix: str
@@ -45,6 +48,21 @@ class RepoContext:
     git_paths: Mapping[str, Path] = field(default_factory=dict)
     object_format: str = "sha1"
     superproject: Path | None = None
+    _repo: list[Any] = field(default_factory=list, repr=False, compare=False)
+
+    @property
+    def repo(self) -> "git.Repo":
+        """The GitPython repository object, opened (and GitPython imported) on first use."""
+        if not self._repo:
+            import git
+
+            git.Git.GIT_PYTHON_GIT_EXECUTABLE = git_exe()  # GitPython's own commands: no PATH search per call
+            try:
+                self._repo.append(git.Repo(self.top))
+            except (git.InvalidGitRepositoryError, git.NoSuchPathError) as exc:  # pragma: no cover - probed
+                raise NotARepository(f"{self.top.name}: not a git repository ({exc})") from None
+        repo: git.Repo = self._repo[0]
+        return repo
 
     def repo_path(self, ws_path: str) -> str:
         """A workspace-relative posix path as a path relative to the work tree root."""
@@ -87,6 +105,26 @@ def open_workspace(workspace: Path) -> RepoContext:
     if not workspace.is_dir():
         raise NotARepository(f"{workspace.name}: no such directory")
     check_repository_env(workspace)
+    # One rev-parse for every fact a run needs (each git call costs ~4 ms); the superproject
+    # line comes last because git prints nothing for it outside a submodule.  When it fails (no
+    # repository, a bare one, a git dir, safe.directory), the probe below says why.
+    facts_proc = run_git(workspace, "rev-parse", "--is-bare-repository", "--is-inside-work-tree", "--absolute-git-dir",
+                         "--show-toplevel", "--show-object-format",
+                         *(arg for name in _GIT_PATHS for arg in ("--git-path", name)),
+                         "--show-superproject-working-tree", check=False)
+    facts = facts_proc.stdout.decode("utf-8", "surrogateescape").splitlines()
+    if facts_proc.returncode != 0 or len(facts) < 5 + len(_GIT_PATHS) or facts[0] == "true" or facts[1] != "true":
+        _refuse_without_work_tree(workspace)
+    git_dir, top = Path(facts[2]), Path(facts[3]).resolve()
+    git_paths = {name: (workspace / out).resolve() for name, out in zip(_GIT_PATHS, facts[5:])}
+    superproject = Path(facts[5 + len(_GIT_PATHS)]) if len(facts) > 5 + len(_GIT_PATHS) else None
+    rel = workspace.relative_to(top).as_posix()
+    prefix = "" if rel == "." else rel + "/"
+    return RepoContext(top, workspace, prefix, git_dir, git_paths, facts[4] or "sha1", superproject)
+
+
+def _refuse_without_work_tree(workspace: Path) -> None:
+    """Raise NotARepository saying why `workspace` is not in a usable work tree (git's hint included)."""
     probe = run_git(workspace, "rev-parse", "--is-bare-repository", "--is-inside-work-tree", "--absolute-git-dir",
                     check=False)
     err = probe.stderr.decode("utf-8", "replace")
@@ -95,25 +133,7 @@ def open_workspace(workspace: Path) -> RepoContext:
             hint = next((ln.strip() for ln in err.splitlines() if "safe.directory" in ln), "")
             raise NotARepository(f"git refuses this repository (dubious ownership); to trust it run: {hint}")
         raise NotARepository(f"{workspace.name}: not inside a git work tree; run `git init` and commit MEMORY.md first")
-    lines = probe.stdout.decode().splitlines()
-    if lines[0] == "true" or lines[1] != "true":
-        raise NotARepository(f"{workspace.name}: a bare repository or git dir has no work tree; run bonsai-git in a checkout")
-    # One rev-parse for every fact a run needs (each git call costs ~4 ms); the superproject
-    # line comes last because git prints nothing for it outside a submodule.
-    facts = run_git(workspace, "rev-parse", "--show-toplevel", "--show-object-format",
-                    *(arg for name in _GIT_PATHS for arg in ("--git-path", name)),
-                    "--show-superproject-working-tree").stdout.decode("utf-8", "surrogateescape").splitlines()
-    git_paths = {name: (workspace / out).resolve() for name, out in zip(_GIT_PATHS, facts[2:])}
-    superproject = Path(facts[2 + len(_GIT_PATHS)]) if len(facts) > 2 + len(_GIT_PATHS) else None
-    lines = [*lines[:2], facts[0], lines[2]]
-    top = Path(lines[2]).resolve()
-    try:
-        repo = git.Repo(top)
-    except (git.InvalidGitRepositoryError, git.NoSuchPathError) as exc:  # pragma: no cover - probed above
-        raise NotARepository(f"{workspace.name}: not a git repository ({exc})") from None
-    rel = workspace.relative_to(top).as_posix()
-    prefix = "" if rel == "." else rel + "/"
-    return RepoContext(repo, top, workspace, prefix, Path(lines[3]), git_paths, facts[1] or "sha1", superproject)
+    raise NotARepository(f"{workspace.name}: a bare repository or git dir has no work tree; run bonsai-git in a checkout")
 
 
 def git_path(ctx: RepoContext, name: str) -> Path:
@@ -131,23 +151,63 @@ def workspace_lock(ctx: RepoContext) -> Iterator[Path]:
     Raises LockHeld naming the lock file when another run holds it.
     """
     path = git_path(ctx, LOCK_NAME)
-    lock = filelock.FileLock(str(path), timeout=0)
+    if os.name != "posix":  # pragma: no cover - filelock knows each platform's lock
+        import filelock
+
+        lock = filelock.FileLock(str(path), timeout=0)
+        try:
+            lock.acquire()
+        except filelock.Timeout:
+            raise LockHeld(f"{_show(ctx, path)}: another bonsai-git run holds this lock; wait for it to finish") from None
+        try:
+            yield path
+        finally:
+            lock.release()
+        return
+    # On POSIX the flock filelock's UnixFileLock takes (and journal.py, hook.py take on this
+    # file), taken with fcntl directly: importing filelock cost 15-35 ms of every run.
+    import fcntl
+
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o644)
     try:
-        lock.acquire()
-    except filelock.Timeout:
-        raise LockHeld(f"{_show(ctx, path)}: another bonsai-git run holds this lock; wait for it to finish") from None
-    try:
-        yield path
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise LockHeld(f"{_show(ctx, path)}: another bonsai-git run holds this lock; wait for it to finish") from None
+        try:
+            yield path
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
     finally:
-        lock.release()
+        os.close(fd)
 
 
 def head_sha(ctx: RepoContext) -> str | None:
-    """The commit HEAD points to, or None when HEAD is unborn."""
+    """The commit HEAD points to, or None when HEAD is unborn (`git rev-parse --verify`)."""
+    proc = run_git(ctx.top, "rev-parse", "-q", "--verify", "HEAD^{commit}", check=False)
+    out = proc.stdout.decode().strip()
+    return out if proc.returncode == 0 and out else None
+
+
+def head_blob(ctx: RepoContext, repo_path: str) -> tuple[str | None, str | None]:
+    """(the commit HEAD points to, the blob id of `repo_path` in it): one `git rev-parse`.
+
+    (None, None) when HEAD is unborn; (sha, None) when the commit does not hold the path.
+    """
+    proc = run_git(ctx.top, "rev-parse", "HEAD^{commit}", f"HEAD:{repo_path}", check=False)
+    shas = proc.stdout.decode().split()
+    if proc.returncode == 0 and len(shas) == 2:
+        return shas[0], shas[1]
+    return head_sha(ctx), None
+
+
+def head_is_detached(ctx: RepoContext) -> bool:
+    """True when HEAD names a commit rather than a branch: the worktree's HEAD file, read as GitPython
+    reads it (`ref: refs/heads/…` is a branch, an unborn one included)."""
     try:
-        return ctx.repo.head.commit.hexsha
-    except ValueError:
-        return None
+        return not (ctx.git_dir / "HEAD").read_bytes().startswith(b"ref:")
+    except OSError:
+        return False
 
 
 def check_identity(ctx: RepoContext) -> None:

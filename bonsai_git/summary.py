@@ -46,6 +46,8 @@ _COMMENT = re.compile(r"<!--.*?(?:-->|$)")
 _ATX_H2 = re.compile(r" {0,3}##(?:[ \t]|$)")
 _SETEXT_H2 = re.compile(r" {0,3}-+[ \t]*$")
 _BLANK = re.compile(r"[ \t]*$")
+_TAG = re.compile(r"<[^>]{0,200}>")
+_RULE_ENDS = "|:-*_="
 
 
 def summarize(text: str, max_chars: int = MAX_SUMMARY_CHARS) -> str:
@@ -79,8 +81,9 @@ def _pick(lines: list[str], *, front_matter: bool) -> tuple[int, str] | None:
     prefix = ""
     first: tuple[int, str] | None = None
     for index, line in _candidate_lines(lines, front_matter=front_matter):
-        heading = _SUBHEADING.match(line)
-        bold = None if heading else _BOLD_LINE.match(line)
+        # (each pattern needs its marker: `#`, `**`/`__`; plain lines skip the regex)
+        heading = _SUBHEADING.match(line) if "#" in line else None
+        bold = None if heading or ("**" not in line and "__" not in line) else _BOLD_LINE.match(line)
         if bold is not None and (len(bold.group(2)) > 60 or bold.group(2).rstrip("*_ ").endswith((".", "!", "?", "。"))):
             bold = None  # a bold sentence is prose, not a pseudo-heading
         if heading or bold:
@@ -145,7 +148,7 @@ def _summary_of_headingless(text: str) -> str | None:
 
 def _no_heading_through(lines: list[str], index: int) -> bool:
     """True when no level-2 heading can start at or before line `index` (see above)."""
-    if any(_ATX_H2.match(line) for line in lines[: index + 1]):
+    if any("##" in line and _ATX_H2.match(line) for line in lines[: index + 1]):
         return False
     end = next((i for i in range(index + 1, len(lines)) if _BLANK.match(lines[i])), len(lines))
     return not _could_underline(lines, end)
@@ -153,7 +156,8 @@ def _no_heading_through(lines: list[str], index: int) -> bool:
 
 def _could_underline(lines: list[str], end: int) -> bool:
     """True when one of `lines[:end]` could be a setext `---` underline (a non-blank line above it)."""
-    return any(_SETEXT_H2.match(lines[i]) and not _BLANK.match(lines[i - 1]) for i in range(1, min(end, len(lines))))
+    return any("-" in lines[i] and _SETEXT_H2.match(lines[i]) and not _BLANK.match(lines[i - 1])
+               for i in range(1, min(end, len(lines))))
 
 
 def _lines(body: str) -> list[str]:
@@ -175,7 +179,9 @@ def _candidate_lines(lines: list[str], *, front_matter: bool) -> Iterator[tuple[
     in_comment = False
     for index in range(start, len(lines)):
         line = lines[index] if index else lines[0].lstrip("\ufeff")
-        m = _FENCE.match(line)
+        if not line or line.isspace():
+            continue  # a blank line opens and closes nothing, and holds no summary
+        m = _FENCE.match(line) if "`" in line or "~" in line else None
         if fence is not None:
             if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
                 fence = None
@@ -189,7 +195,9 @@ def _candidate_lines(lines: list[str], *, front_matter: bool) -> Iterator[tuple[
         if line.lstrip().startswith("<!--") and "-->" not in line:
             in_comment = True
             continue
-        if _TABLE_RULE.match(line) or _THEMATIC.match(line) or _SETEXT.match(line):
+        # Each rule starts and ends (blanks aside) with one of `|:-*_=`: prose lines skip the regexes.
+        if (line.lstrip()[:1] in _RULE_ENDS and line.rstrip()[-1:] in _RULE_ENDS) and (
+                _TABLE_RULE.match(line) or _THEMATIC.match(line) or _SETEXT.match(line)):
             continue
         if "|" in line and index + 1 < len(lines) and "-" in lines[index + 1] and _TABLE_RULE.match(lines[index + 1]):
             continue  # a table's header row: the first data row says more
@@ -197,14 +205,21 @@ def _candidate_lines(lines: list[str], *, front_matter: bool) -> Iterator[tuple[
 
 
 def _clean(line: str) -> str:
-    text = _COMMENT.sub(" ", line)
+    # Each substitution runs only when the text holds the literal its pattern cannot match
+    # without (`<!--`, `[[`, `](`, a marker char, `<`): the leaves the hook summarizes are mostly
+    # plain prose, and skipping a sub that cannot match changes nothing.
+    text = _COMMENT.sub(" ", line) if "<!--" in line else line
     text = _LEAD.sub("", text)
-    text = _WIKI.sub(lambda m: m.group(2) or m.group(1), text)
-    text = _LINK.sub(r"\1", text)
-    text = _EMPHASIS.sub("", text)
+    if "[[" in text:
+        text = _WIKI.sub(lambda m: m.group(2) or m.group(1), text)
+    if "](" in text:
+        text = _LINK.sub(r"\1", text)
+    if "*" in text or "_" in text or "`" in text or "~" in text:
+        text = _EMPHASIS.sub("", text)
     if "*" in text or "_" in text:
         text = _UNDERSCORE.sub(r"\1", _STAR.sub(r"\1", text))
-    text = re.sub(r"<[^>]{0,200}>", " ", text)
+    if "<" in text:
+        text = _TAG.sub(" ", text)
     if "|" in text:
         text = " · ".join(cell.strip() for cell in text.strip().strip("|").split("|") if cell.strip())
     text = text.replace("<!--", "").replace("-->", "→")

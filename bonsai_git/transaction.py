@@ -26,8 +26,8 @@ from .config import Config, load_config
 from . import journal
 from .errors import BadInput, BonsaiError, ConcurrentWrite, Failed, IndexLocked, Interrupted, RecoveryRefused, Refused
 from .gitrepo import (
-    GitFailed, RepoContext, check_identity, git_path, head_sha, ignored_paths, in_progress_operation, is_tracked,
-    open_workspace, run_git, staged_paths, status_paths, workspace_lock,
+    GitFailed, RepoContext, check_identity, git_path, head_blob, head_is_detached, head_sha, ignored_paths,
+    in_progress_operation, is_tracked, open_workspace, run_git, status_paths, workspace_lock,
 )
 from .gitsettings import check_attributes
 from .journal import Journal, JournalEntry, crash_point
@@ -40,6 +40,9 @@ from .tree import (
 )
 
 PLANNED_AREAS = (DOMAINS_DIR, ROOT_INDEX, "memory/dates.md")
+# Up to this many changed paths are staged by one `update-index --add` (loose objects): one git
+# process where the pack path takes five (config, check-attr, fast-import, two update-index).
+_LOOSE_BATCH = 256
 
 
 @dataclass
@@ -156,7 +159,7 @@ def migrate(
     journal.refuse_if_journaled(ctx.top)
     with workspace_lock(ctx):
         config = load_config(ctx.workspace)
-        original, notes = _check_preconditions(ctx, allow_detached=allow_detached)
+        original, notes, source_blob = _check_preconditions(ctx, allow_detached=allow_detached)
         if is_migrated(original):
             return MigrationResult(None, already_migrated=True, notes=notes)
         tokens = estimate_tokens(original, config.estimator)
@@ -174,7 +177,7 @@ def migrate(
             edited = read_plan(plan_text, split_sections(original).sections, config, plan_source)
             config, choices = edited.config, edited.choices
         plan = plan_migration(original, config, choices)
-        message = commit_message(plan, config, ctx.repo.head.commit.tree[ctx.repo_path(TRUNK)].hexsha)
+        message = commit_message(plan, config, source_blob)
         warnings = _secret_warnings(ctx, original, plan, config.secret_allow)
         _check_planned_paths(ctx, plan)  # a dry run refuses what the real run would refuse
         if dry_run:
@@ -210,17 +213,24 @@ def commit_message(plan: MigrationPlan, config: Config, source_blob: str) -> str
     return "\n".join([subject, "", *body, "", *trailers]) + "\n"
 
 
-def _check_preconditions(ctx: RepoContext, *, allow_detached: bool) -> tuple[str, list[str]]:
-    """Every refusal of DESIGN.md §5 step 2; returns MEMORY.md's text and notes."""
+def _check_preconditions(ctx: RepoContext, *, allow_detached: bool) -> tuple[str, list[str], str]:
+    """Every refusal of DESIGN.md §5 step 2; returns MEMORY.md's text, notes, and its blob id in HEAD.
+
+    Four git calls: HEAD and MEMORY.md's blob in it (one rev-parse), one `git status` of the whole
+    work tree (staged paths are those whose index column is set, as `git diff --cached` lists
+    them; MEMORY.md's own changes; the unrelated paths), whether MEMORY.md is tracked.
+    """
     trunk = ctx.repo_path(TRUNK)
-    if head_sha(ctx) is None:
+    head, source_blob = head_blob(ctx, trunk)
+    if head is None:
         raise Refused("HEAD has no commit yet; commit MEMORY.md first (git add MEMORY.md && git commit)")
     operation = in_progress_operation(ctx)  # before "detached": a rebase detaches HEAD
     if operation:
         raise Refused(f"a {operation} is in progress; finish or abort it first")
-    if ctx.repo.head.is_detached and not allow_detached:
+    if head_is_detached(ctx) and not allow_detached:
         raise Refused("HEAD is detached; check out a branch first (or pass --allow-detached)")
-    staged = staged_paths(ctx)
+    status = status_paths(ctx)
+    staged = [p for xy, p in status if xy[0] not in " ?!"]
     if staged:
         raise Refused(f"{staged[0]}: staged changes ({len(staged)} path(s)); commit or unstage them first")
     path = ctx.abs_path(TRUNK)
@@ -232,7 +242,7 @@ def _check_preconditions(ctx: RepoContext, *, allow_detached: bool) -> tuple[str
         raise BadInput(f"{trunk}: not a regular file")
     if not is_tracked(ctx, trunk):
         raise BadInput(f"{trunk}: not tracked by git; commit it first (git add MEMORY.md && git commit)")
-    if status_paths(ctx, trunk):
+    if any(p == trunk for _xy, p in status):
         raise BadInput(f"{trunk}: has uncommitted changes; commit or discard them first")
     original = _memory_text(read_regular(path, trunk), trunk)
     superproject = ctx.superproject
@@ -241,9 +251,11 @@ def _check_preconditions(ctx: RepoContext, *, allow_detached: bool) -> tuple[str
             f"{trunk}: lives in a git submodule of {superproject.name}; a migration commit there would leave the "
             f"superproject pointing at the old one. Migrate it in a clone of the submodule's own repository"
         )
-    others = [p for _xy, p in status_paths(ctx)]
+    if source_blob is None:  # tracked and unchanged, yet not in HEAD: cannot happen, but never guess
+        raise Failed(f"{trunk}: not found in HEAD's tree; nothing was written")
+    others = [p for _xy, p in status]
     notes = [f"{len(others)} unrelated uncommitted path(s) left alone, e.g. {others[0]}"] if others else []
-    return original, notes
+    return original, notes, source_blob
 
 
 def _secret_warnings(ctx: RepoContext, original: str, plan: MigrationPlan, allow: Collection[str]) -> list[str]:
@@ -518,15 +530,16 @@ def _apply_one(ctx: RepoContext, writer: CheckedWriter, path: str, data: bytes |
 def _stage(ctx: RepoContext, changes: Mapping[str, bytes | None], modes: Mapping[str, str | None]) -> None:
     """Stage exactly the changed paths (deleted ones leave the index), as `git add` would.
 
-    When no git filter or line-ending conversion applies to them (the usual case), the blobs go
-    into one pack through `git fast-import` and the index gets their ids (hashed here) through
+    Up to _LOOSE_BATCH paths, or when a git filter or line-ending conversion applies to them,
+    one `git update-index --add --remove --stdin` stages them as `git add` would (filters
+    applied, loose objects, stat data).  A larger batch without conversions goes into one pack
+    through `git fast-import` and the index gets their ids (hashed here) through
     `update-index --index-info`: a 10,000-leaf migration then writes one pack instead of
-    10,000 loose objects (0.5 s instead of 1-3.5 s, and no `gc --auto` storm afterwards).
-    Otherwise `git update-index --add --remove --stdin` lets git apply its filters.  `modes`:
+    10,000 loose objects (0.5 s instead of 1-3.5 s, and no `gc --auto` storm afterwards).  `modes`:
     each path's index entry before the run ("mode sha stage", None: untracked), from the journal.
     """
     repo_paths = {ctx.repo_path(p): p for p in sorted(changes)}
-    if _git_converts(ctx, list(repo_paths)):
+    if len(repo_paths) <= _LOOSE_BATCH or _git_converts(ctx, list(repo_paths)):
         listed = "\0".join(repo_paths) + "\0"
         _stage_step(ctx, "update-index", "--add", "--remove", "-z", "--stdin",
                     input=listed.encode("utf-8", "surrogateescape"))

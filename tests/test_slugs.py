@@ -3,7 +3,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from bonsai_git.slugs import MAX_LEAF_NAME, leaf_name, unique_leaf_names
@@ -71,3 +71,35 @@ def test_unique_leaf_names_are_safe_and_unique(headings: list[str]) -> None:
         assert "/" not in n and "\\" not in n and not n.startswith((".", "_"))
         assert not re.match(r"^\d{4}-\d{2}-\d{2}", n)
         assert len(n.encode("utf-8")) < 255
+
+
+# Words of ASCII letters and digits around the fast path's edges: single and double spaces, 59-61
+# chars, `1,000`, quotes, entities, an underscore, a tab, non-ASCII letters.
+SLUG_PIECES = st.sampled_from(["Business", "notes", "12", "A", "z9", " ", "  ", "\t", "1,000", "it's", "&amp;",
+                               "_", "-", "Café", "ﬁ", "x" * 20, "Y" * 29, "重要"])
+
+
+@given(st.lists(SLUG_PIECES, max_size=12).map("".join) | st.lists(SLUG_PIECES, max_size=8).map(" ".join)
+       | st.text(max_size=70))
+@example("1,000 notes")
+@example("Its Acme " + "x" * 50)
+@example("a" * 30 + " " + "b" * 30)  # 61 chars: slugify cuts it
+@settings(max_examples=600)
+def test_the_plain_slug_path_equals_python_slugify(text: str) -> None:
+    from slugify import slugify
+
+    from bonsai_git.slugs import _plain_slug
+
+    fast = _plain_slug(text)
+    if fast is not None:
+        assert fast == slugify(text, allow_unicode=True, max_length=MAX_LEAF_NAME, word_boundary=True,
+                               separator="-", lowercase=True)
+
+
+def test_the_plain_slug_path_takes_plain_headings_only() -> None:
+    from bonsai_git.slugs import _plain_slug
+
+    assert _plain_slug("Business notes 12") == "business-notes-12"
+    assert _plain_slug("x" * 59) == "x" * 59
+    assert _plain_slug("x" * 60) is None  # slugify may cut it
+    assert _plain_slug("Café") is None and _plain_slug("a  b") is None and _plain_slug("1,000") is None

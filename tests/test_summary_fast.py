@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
-from hypothesis import example, given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from bonsai_git import summary as _s
 from bonsai_git.config import Config
 from bonsai_git.plan import plan_migration
 from bonsai_git.summary import _summary_without_parser, summarize, summarize_parsed
@@ -56,3 +59,106 @@ def test_summary_without_parser_takes_the_common_leaf() -> None:
     assert _summary_without_parser("# Title\nA fact.\n") == "A fact."  # all preamble: no line can be a `##`
     assert _summary_without_parser("# Title\n") == "Title"  # a title and nothing else
     assert _summary_without_parser("# Title\n\n## First\n") is None
+
+
+# --- the regex guards (issue 15): `_pick`, `_candidate_lines` and `_clean` skip a pattern when the
+# line lacks the char it needs; the reference below is the unguarded code they replaced.
+
+
+
+def _clean_reference(line: str) -> str:
+    text = _s._COMMENT.sub(" ", line)
+    text = _s._LEAD.sub("", text)
+    text = _s._WIKI.sub(lambda m: m.group(2) or m.group(1), text)
+    text = _s._LINK.sub(r"\1", text)
+    text = _s._EMPHASIS.sub("", text)
+    if "*" in text or "_" in text:
+        text = _s._UNDERSCORE.sub(r"\1", _s._STAR.sub(r"\1", text))
+    text = re.sub(r"<[^>]{0,200}>", " ", text)
+    if "|" in text:
+        text = " · ".join(cell.strip() for cell in text.strip().strip("|").split("|") if cell.strip())
+    text = text.replace("<!--", "").replace("-->", "→")
+    return " ".join(text.split())
+
+
+def _candidates_reference(lines: list[str], front_matter: bool) -> list[tuple[int, str]]:
+    out, start = [], 0
+    if front_matter and lines and lines[0].lstrip("\ufeff").strip() == "---":
+        end = next((i for i, ln in enumerate(lines[1:], 1) if ln.strip() in ("---", "...")), None)
+        if end is not None:
+            start = end + 1
+    fence, in_comment = None, False
+    for index in range(start, len(lines)):
+        line = lines[index] if index else lines[0].lstrip("\ufeff")
+        m = _s._FENCE.match(line)
+        if fence is not None:
+            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
+                fence = None
+            continue
+        if m:
+            fence = m.group(1)
+            continue
+        if in_comment:
+            in_comment = "-->" not in line
+            continue
+        if line.lstrip().startswith("<!--") and "-->" not in line:
+            in_comment = True
+            continue
+        if _s._TABLE_RULE.match(line) or _s._THEMATIC.match(line) or _s._SETEXT.match(line):
+            continue
+        if "|" in line and index + 1 < len(lines) and "-" in lines[index + 1] and _s._TABLE_RULE.match(lines[index + 1]):
+            continue
+        out.append((index, line))
+    return out
+
+
+def _pick_reference(lines: list[str], front_matter: bool) -> tuple[int, str] | None:
+    prefix, first = "", None
+    for index, line in _candidates_reference(lines, front_matter):
+        heading = _s._SUBHEADING.match(line)
+        bold = None if heading else _s._BOLD_LINE.match(line)
+        if bold is not None and (len(bold.group(2)) > 60 or bold.group(2).rstrip("*_ ").endswith((".", "!", "?", "。"))):
+            bold = None
+        if heading or bold:
+            title = _clean_reference(line[heading.end():] if heading else bold.group(2) if bold else line)
+            title = title.rstrip(":").rstrip()
+            if title and first is None:
+                first = (index, title)
+            if title and (bold or len(heading.group(1) if heading else "") >= 3):
+                prefix = title
+            continue
+        cleaned = _clean_reference(line)
+        if cleaned:
+            if prefix and not cleaned.casefold().startswith(prefix.casefold()):
+                cleaned = f"{prefix}: {cleaned}"
+            return index, cleaned
+    return None if first is None else first
+
+
+MARKUP = st.sampled_from(["<!-- c -->", "<!--", "-->", "[[a|b]]", "[[w]]", "|---|", "| --- |", ":--:", "[x](y)", "![i](p)", "**", "__", "`", "~~", "*",
+                          "_", "<b>", "<", ">", "|", "#", "## ", "###", "---", "-", "***", "___", "===", "=", ":",
+                          " ", "\t", "\u00a0", "\u2028", "\x0c", "\x1c", "word", "snake_case", "1.", "> ", "- [x] ",
+                          "```", "~~~", "   ", "é"])
+LINE = st.lists(MARKUP, max_size=7).map("".join)
+
+
+@given(LINE)
+@example("   \x1c")
+@settings(max_examples=400)
+def test_clean_with_guards_equals_the_unguarded_clean(line: str) -> None:
+    assert _s._clean(line) == _clean_reference(line)
+
+
+@given(st.lists(LINE, max_size=8), st.booleans())
+@example(["\x1c", "**Wins**", "- a"], False)
+@example(["---", "x: y", "---", "- body"], True)
+@example(["|---|---|", "x"], False)
+@settings(max_examples=400)
+def test_pick_with_guards_equals_the_unguarded_pick(lines: list[str], front_matter: bool) -> None:
+    assert _s._pick(lines, front_matter=front_matter) == _pick_reference(lines, front_matter)
+    cut = len(lines) - 1
+    assert _s._no_heading_through(lines, cut) == (
+        not any(_s._ATX_H2.match(line) for line in lines[: cut + 1])
+        and not any(_s._SETEXT_H2.match(lines[i]) and not _s._BLANK.match(lines[i - 1])
+                    for i in range(1, min(next((i for i in range(cut + 1, len(lines)) if _s._BLANK.match(lines[i])),
+                                                    len(lines)), len(lines)))))
