@@ -22,10 +22,10 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from bonsai_git.classify import SectionInput, body_of, classify_document
-from bonsai_git.config import Config
+from bonsai_git.core.classify import SectionInput, body_of, classify_document
+from bonsai_git.core.config import Config
 from bonsai_git.plan import plan_migration
-from bonsai_git.sections import split_sections
+from bonsai_git.core.sections import split_sections
 
 ROOT = Path(__file__).resolve().parent.parent
 

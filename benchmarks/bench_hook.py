@@ -33,9 +33,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from bonsai_git.lookup import lookup_cost
+from bonsai_git.core.lookup import lookup_cost
 from bonsai_git.reindex import reindex_workspace
-from bonsai_git.tokens import estimate_tokens
+from bonsai_git.core.tokens import estimate_tokens
 from bonsai_git.tree import BEGIN, END
 
 HOOK = shutil.which("bonsai-git-hook", path=str(Path(sys.executable).parent)) or "bonsai-git-hook"

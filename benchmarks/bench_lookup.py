@@ -2,7 +2,7 @@
 """Lookup-cost benchmark (issue 11): prints figures against the targets; not a test.
 
 Lookup cost = tokens of MEMORY.md + every index file read on the way to a leaf's entry
-(bonsai_git.lookup).  Measured on the planned migration (pure, no git) of:
+(bonsai_git.core.lookup).  Measured on the planned migration (pure, no git) of:
 - every shared corpus file (../shared/corpus, or tests/corpus): median <= 700, max <= 1,000;
 - a generated memory of 1,000 sections: median <= 700, max <= 1,000;
 - a generated memory of 10,000 sections: max <= 1,500;
@@ -27,10 +27,10 @@ import random
 import time
 from pathlib import Path
 
-from bonsai_git.config import Config, parse_config
-from bonsai_git.lookup import lookup_cost
+from bonsai_git.core.config import Config, parse_config
+from bonsai_git.core.lookup import lookup_cost
 from bonsai_git.plan import plan_migration
-from bonsai_git.tokens import estimate_tokens
+from bonsai_git.core.tokens import estimate_tokens
 from bonsai_git.tree import parse_trunk
 
 ROOT = Path(__file__).resolve().parent.parent

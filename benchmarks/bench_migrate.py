@@ -21,9 +21,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from bonsai_git.config import Config
+from bonsai_git.core.config import Config
 from bonsai_git.plan import plan_migration
-from bonsai_git.tokens import estimate_tokens
+from bonsai_git.core.tokens import estimate_tokens
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "corpus"

@@ -35,7 +35,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from bonsai_git.config import Config
+from bonsai_git.core.config import Config
 from bonsai_git.plan import plan_migration
 from bonsai_git.reindex import reindex_workspace
 from bonsai_git.tree import BEGIN, END

@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from bonsai_git.secretscan import find_secrets, mask_secrets  # noqa: E402
+from bonsai_git.core.secretscan import find_secrets, mask_secrets  # noqa: E402
 from secret_cases import NEGATIVES, POSITIVES, SCRIPTS, variants  # noqa: E402
 
 SIZE = 5_000_000

@@ -16,7 +16,7 @@ from typing import Any
 import click
 
 from . import __version__
-from .errors import BonsaiError, os_error_message
+from .core.errors import BonsaiError, os_error_message
 
 WORKSPACE = click.option(
     "-C", "workspace", type=click.Path(file_okay=False, path_type=Path), default=Path("."),
@@ -165,7 +165,7 @@ def demo(directory: Path | None) -> None:
 
 # --- memory health and lifecycle (status.py, lifecycle.py) -----------------------------------
 
-from .boot import DEFAULT_PROFILE, PROFILES  # noqa: E402 - a small pure table, needed by the option below
+from .core.boot import DEFAULT_PROFILE, PROFILES  # noqa: E402 - a small pure table, needed by the option below
 
 DRY_RUN = click.option("--dry-run", is_flag=True, help="Print what would change; write nothing.")
 NO_COMMIT = click.option("--no-commit", is_flag=True, help="Write the changes but do not stage or commit them.")

@@ -10,7 +10,7 @@ import tempfile
 from importlib import resources
 from pathlib import Path
 
-from .errors import Refused
+from .core.errors import Refused
 from .gitrepo import run_git
 from .gitsettings import check_no_repository_env
 from .transaction import migrate

@@ -45,14 +45,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from .config import SINGLE_FILE_DOMAINS
-from .errors import BonsaiError
+from .core.config import SINGLE_FILE_DOMAINS
+from .core.errors import BonsaiError
 from .indexes import BranchesOf, DomainStats, FactsOf, LeafFacts, branch_inputs, domain_index_files, leaf_facts
 from .tree import DOMAINS_DIR, Leaf, OnDisk, _read_bytes, git_blob_id, leaf_location, write_durably
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from .config import Config
+    from .core.config import Config
 
 try:  # hashlib's own blake2 backend: importing hashlib would load OpenSSL (~3 ms per hook run)
     from _blake2 import blake2b
@@ -256,7 +256,7 @@ class FactsCache:
                 return
             blobs.append(blob)
         top = stats.leaves[0][0] if stats.leaves else None
-        from .secretscan import name_secret_kinds  # loaded by the indexes already
+        from .core.secretscan import name_secret_kinds  # loaded by the indexes already
 
         quiet = not name_secret_kinds("/".join(leaf.path for leaf, _ in stats.leaves))  # as hook._warn_secret_names
         entry = [[t for *_, t in items], "" if top is None else top.name,

@@ -29,9 +29,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from .config import SINGLE_FILE_DOMAINS
-from .errors import Failed
-from .sections import BOM, split_sections
+from .core.config import SINGLE_FILE_DOMAINS
+from .core.errors import Failed
+from .core.sections import BOM, split_sections
 from .tree import TRUNK, Leaf, leaf_location, parse_trunk
 
 PINNED = "MEMORY.md (pinned text)"

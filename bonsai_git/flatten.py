@@ -24,8 +24,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .branches import is_index_name
-from .errors import BadInput, Failed, NothingToDo
+from .core.branches import is_index_name
+from .core.errors import BadInput, Failed, NothingToDo
 from .flatplan import PINNED, FlatPlan, Slot, original_slots, plan_flatten, strip_separator, verify_flat
 from .gitrepo import RepoContext, check_identity, open_workspace, run_git, workspace_lock
 from .journal import refuse_if_journaled

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .boot import BootProfile
+from .core.boot import BootProfile
 from .status import KINDS, StatusReport, assess
 
 SCHEMA_VERSION = 1
@@ -39,7 +39,7 @@ def survey_fleet(directory: Path, profile: BootProfile) -> tuple[FleetRow, ...]:
     Raises NotARepository outside a git work tree, BadInput for a workspace's broken
     `.bonsai.toml` (the message names the workspace).
     """
-    from .errors import BonsaiError
+    from .core.errors import BonsaiError
     from .survey import FreshPrefixes, survey_workspace, workspace_folders
 
     top, prefixes = workspace_folders(directory)

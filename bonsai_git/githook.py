@@ -24,7 +24,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import FrameworkHookFound, NotARepository, Refused
+from .core.errors import FrameworkHookFound, NotARepository, Refused
 from .gitexe import git_exe
 from .gitsettings import check_repository_env
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from typing import TYPE_CHECKING, Any
 
-from .errors import BonsaiError, LockHeld, NotARepository, Refused
+from .core.errors import BonsaiError, LockHeld, NotARepository, Refused
 from .gitsettings import check_repository_env, git_env
 
 from .gitexe import git_exe

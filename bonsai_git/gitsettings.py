@@ -32,7 +32,7 @@ import subprocess
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-from .errors import Refused
+from .core.errors import Refused
 from .gitexe import git_exe
 
 # git subcommands that run the user's hooks: they get the user's environment as it is.

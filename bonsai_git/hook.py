@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import __version__
-from .errors import BonsaiError, NotARepository, Refused, run_entry
+from .core.errors import BonsaiError, NotARepository, Refused, run_entry
 from .gitsettings import check_attributes, check_repository_env, git_env, indexed_leaf_paths, memory_probe_paths
 from .gitexe import git_exe
 from .tree import DOMAINS_DIR, MEMORY_DIR, TRUNK, is_migrated, leaf_location, markers_missing, read_regular
@@ -178,7 +178,7 @@ def _addable(paths: Sequence[str]) -> str:
     `mask_name` would change is given as its nearest ancestor folder that shows none."""
     import shlex
 
-    from .secretscan import mask_name  # loaded already whenever something was written
+    from .core.secretscan import mask_name  # loaded already whenever something was written
 
     out: list[str] = []
     for path in sorted(set(paths)):
@@ -207,7 +207,7 @@ def _refuse_unstaged(top: Path, ws: Workspace, cache: FactsCache) -> None:
     if not leaves and TRUNK in ws.unstaged and _would_rewrite_trunk(top, ws, cache):
         leaves = [TRUNK]
     indexes = sorted(p for p in set(ws.unstaged) if p.startswith(MEMORY_DIR + "/") and p.endswith("/_index.md"))
-    from .secretscan import mask_name  # names are shown masked, as everywhere (issue 13)
+    from .core.secretscan import mask_name  # names are shown masked, as everywhere (issue 13)
 
     if not leaves and indexes:  # rewritten by an earlier run and not staged: the commit would hold the old one
         more = f" (and {len(indexes) - 1} more)" if len(indexes) > 1 else ""
@@ -223,7 +223,7 @@ def _refuse_unstaged(top: Path, ws: Workspace, cache: FactsCache) -> None:
 
 
 def _would_rewrite_trunk(top: Path, ws: Workspace, cache: FactsCache) -> bool:
-    from .config import load_config
+    from .core.config import load_config
     from .reindex import reindex_workspace
 
     root = top / ws.prefix
@@ -268,7 +268,7 @@ class _holding_lock:
             except BlockingIOError:
                 if time.monotonic() >= deadline:
                     os.close(fd)
-                    from .errors import LockHeld
+                    from .core.errors import LockHeld
 
                     raise LockHeld(f"{lock}: another bonsai-git run holds this lock; wait for it to finish, "
                                    f"then commit again") from None
@@ -348,7 +348,7 @@ def _has_domains(tracked: set[str], prefix: str) -> bool:
 
 
 def _run_workspace(top: Path, ws: Workspace, check: bool, cache: FactsCache) -> list[str]:
-    from .config import load_config
+    from .core.config import load_config
     from .reindex import reindex_workspace
 
     root = top / ws.prefix
@@ -381,14 +381,14 @@ def _run_workspace(top: Path, ws: Workspace, check: bool, cache: FactsCache) -> 
             exc.message = ws.prefix + exc.message
         raise
     if result.absorbed:
-        from .secretscan import mask_secrets  # only when something was absorbed: keeps start-up light
+        from .core.secretscan import mask_secrets  # only when something was absorbed: keeps start-up light
 
         for s in result.absorbed:
             verb = "would absorb" if check else "absorbed"
             extends = " (same topic: extends that leaf)" if s.extends and s.path.startswith(DOMAINS_DIR + "/") else ""
             print(f"bonsai-git: {verb} {mask_secrets(s.heading)!r} from {ws.prefix}{TRUNK} into {ws.prefix}{s.path}{extends}")
     if result.changed:  # a sub-folder's index sits inside that folder: never echo a key in its name
-        from .secretscan import mask_name
+        from .core.secretscan import mask_name
     for path in result.changed:
         verb = "stale" if check else "wrote" if os.path.lexists(os.path.join(root_str, path)) else "removed"
         print(f"bonsai-git: {verb} {ws.prefix}{mask_name(path)}")
@@ -408,7 +408,7 @@ def _clean_blobs(ws: Workspace) -> dict[str, str]:
 
 def _warn_layout(ws: Workspace, leaves: list[str]) -> None:
     """Warn about a `.md` file directly in memory/domains/ and a domain folder name `move` would refuse."""
-    from .config import SINGLE_FILE_DOMAINS, is_domain_name
+    from .core.config import SINGLE_FILE_DOMAINS, is_domain_name
     from .tree import domain_name_message, misplaced_leaf, misplaced_message
 
     for path in sorted({*ws.tracked, *ws.untracked}):
@@ -426,7 +426,7 @@ def _warn_secret_names(ws: Workspace, leaves: Sequence[str], quiet: Collection[s
 
     `quiet`: domains whose leaf names the facts cache found free of such runs (the same names,
     by its content key): not scanned again."""
-    from .secretscan import mask_name, name_secret_kinds  # already loaded by the indexes: no start-up cost
+    from .core.secretscan import mask_name, name_secret_kinds  # already loaded by the indexes: no start-up cost
 
     if quiet:
         leaves = [p for p in leaves if (location := leaf_location(p)) is None or location[0] not in quiet]

@@ -41,7 +41,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from .errors import ConcurrentWrite, JournalPresent, LockHeld
+from .core.errors import ConcurrentWrite, JournalPresent, LockHeld
 from .gitsettings import git_env
 from .gitexe import git_exe
 from .tree import CheckedWriter, fsync_folder, write_durably

@@ -40,9 +40,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from .classify import Classification
-from .config import FALLBACK_DOMAIN, MAX_DOMAIN_NAME, SINGLE_FILE_DOMAINS, Config, is_domain_name, load_config
-from .errors import BadInput, Failed, NothingToDo, Refused
+from .core.classify import Classification
+from .core.config import FALLBACK_DOMAIN, MAX_DOMAIN_NAME, SINGLE_FILE_DOMAINS, Config, is_domain_name, load_config
+from .core.errors import BadInput, Failed, NothingToDo, Refused
 from .gitrepo import (
     RepoContext, check_identity, head_sha, ignored_paths, in_progress_operation, open_workspace, run_git,
     staged_paths, status_paths, workspace_lock,
@@ -236,8 +236,8 @@ def regroup_moves(leaves: Sequence[Leaf], config: Config, *, all_leaves: bool = 
     A target name taken (case-insensitively) gets `-2`, `-3`, ... (its bytes are untouched either way);
     a leaf keeps its group sub-folder as `_group_folders_kept` says.  Pure; deterministic (leaf path order).
     """
-    from .classify import SectionInput, body_of, classify_document
-    from .sections import split_sections
+    from .core.classify import SectionInput, body_of, classify_document
+    from .core.sections import split_sections
 
     movable = sorted((leaf for leaf in leaves if leaf.domain not in SINGLE_FILE_DOMAINS), key=lambda leaf: leaf.path)
     inputs = []

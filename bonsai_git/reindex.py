@@ -25,9 +25,9 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from .config import SINGLE_FILE_DOMAINS, Config, load_config
-from .errors import BadInput, ConcurrentWrite
-from .branches import is_index_name
+from .core.config import SINGLE_FILE_DOMAINS, Config, load_config
+from .core.errors import BadInput, ConcurrentWrite
+from .core.branches import is_index_name
 from .gitsettings import stored_alike
 from .indexes import BranchesOf, FactsOf, foreign_block_line, render_tree
 from .tree import (
@@ -216,7 +216,7 @@ def _plan_absorb(workspace: Path, parts: TrunkParts, config: Config, singles: di
 
 
 def _count_inbox_sections(inbox: str) -> int:
-    from .sections import split_sections
+    from .core.sections import split_sections
 
     return len(split_sections(inbox).sections)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .lookup import lookup_cost
+from .core.lookup import lookup_cost
 
 if TYPE_CHECKING:  # typing only: this module stays free of git and I/O
     from .plan import MigrationPlan

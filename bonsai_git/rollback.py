@@ -17,7 +17,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import NothingToDo, Refused
+from .core.errors import NothingToDo, Refused
 from .gitrepo import RepoContext, check_identity, in_progress_operation, open_workspace, run_git, staged_paths, status_paths, workspace_lock
 from .tree import TRUNK
 from .gitexe import git_exe

@@ -28,9 +28,9 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from .config import CONFIG_FILE, load_config
-from .errors import Failed, run_entry
-from .secretscan import finding_fingerprint, mask_name, name_secret_kinds, new_secret_findings
+from .core.config import CONFIG_FILE, load_config
+from .core.errors import Failed, run_entry
+from .core.secretscan import finding_fingerprint, mask_name, name_secret_kinds, new_secret_findings
 from .gitexe import git_exe
 
 # `git cat-file --batch` with this format answers `<sha> <type> <size>` for an object it finds, and

@@ -71,14 +71,14 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from .boot import CLAUDE_CODE_MAX_BYTES, CLAUDE_CODE_MAX_LINES, BootBudget, BootProfile, boot_budget
-from .config import FALLBACK_DOMAIN, SINGLE_FILE_DOMAINS, Config, is_domain_name
+from .core.boot import CLAUDE_CODE_MAX_BYTES, CLAUDE_CODE_MAX_LINES, BootBudget, BootProfile, boot_budget
+from .core.config import FALLBACK_DOMAIN, SINGLE_FILE_DOMAINS, Config, is_domain_name
 from .indexes import DomainStats, domain_stats
-from .lookup import LookupCost, leaf_costs, summarize_costs
-from .secretscan import find_secrets, finding_fingerprint, mask_name, name_secret_kinds
-from .sections import split_sections, unclosed_comment_warning
+from .core.lookup import LookupCost, leaf_costs, summarize_costs
+from .core.secretscan import find_secrets, finding_fingerprint, mask_name, name_secret_kinds
+from .core.sections import split_sections, unclosed_comment_warning
 from .provenance import provenance_warning
-from .tokens import estimate_tokens
+from .core.tokens import estimate_tokens
 from .tree import (
     TRUNK, Leaf, domain_name_message, find_conflict_marker, leaf_location, misplaced_leaf, misplaced_message,
     parse_trunk,
@@ -284,7 +284,7 @@ def absorbable_sections(inbox: str, config: Config) -> int:
     """How many `##` sections after the end marker absorb would move (pinned ones stay in the trunk)."""
     if not inbox.strip():
         return 0
-    from .classify import is_pinned  # its keyword tables cost ~5 ms to import; an empty inbox never needs them
+    from .core.classify import is_pinned  # its keyword tables cost ~5 ms to import; an empty inbox never needs them
 
     return sum(1 for section in split_sections(inbox).sections if not is_pinned(section.heading, config))
 

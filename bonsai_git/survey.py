@@ -23,10 +23,10 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .boot import CODEX_FILES, PROFILES
-from .branches import is_index_name
-from .config import Config, load_config
-from .errors import BadInput, BonsaiError, NotARepository
+from .core.boot import CODEX_FILES, PROFILES
+from .core.branches import is_index_name
+from .core.config import Config, load_config
+from .core.errors import BadInput, BonsaiError, NotARepository
 from .gitexe import git_exe
 from .gitsettings import (
     check_repository_env, git_env, indexed_leaf_paths, memory_listing, stored_alike, workspace_attribute_problem,

@@ -22,9 +22,9 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .config import Config, load_config
+from .core.config import Config, load_config
 from . import journal
-from .errors import BadInput, BonsaiError, ConcurrentWrite, Failed, IndexLocked, Interrupted, RecoveryRefused, Refused
+from .core.errors import BadInput, BonsaiError, ConcurrentWrite, Failed, IndexLocked, Interrupted, RecoveryRefused, Refused
 from .gitrepo import (
     GitFailed, RepoContext, check_identity, git_path, head_blob, head_is_detached, head_sha, ignored_paths,
     in_progress_operation, is_tracked, open_workspace, run_git, status_paths, workspace_lock,
@@ -32,9 +32,9 @@ from .gitrepo import (
 from .gitsettings import check_attributes
 from .journal import Journal, JournalEntry, crash_point
 from .plan import MigrationPlan, plan_migration, verify_placements
-from .secretscan import has_secret, secret_warnings
-from .sections import unclosed_comment_warning
-from .tokens import estimate_tokens
+from .core.secretscan import has_secret, secret_warnings
+from .core.sections import unclosed_comment_warning
+from .core.tokens import estimate_tokens
 from .tree import (
     DOMAINS_DIR, ROOT_INDEX, TRUNK, CheckedWriter, decode_utf8, is_migrated, read_regular, sync_barrier, write_durably,
 )
@@ -169,7 +169,7 @@ def migrate(
         choices = None
         if plan_text is not None:
             from .planfile import read_plan
-            from .sections import split_sections
+            from .core.sections import split_sections
 
             edited = read_plan(plan_text, split_sections(original).sections, config, plan_source)
             config, choices = edited.config, edited.choices

@@ -21,8 +21,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from .config import SINGLE_FILE_DOMAINS
-from .errors import BadInput, ConcurrentWrite
+from .core.config import SINGLE_FILE_DOMAINS
+from .core.errors import BadInput, ConcurrentWrite
 
 try:  # the sha1 module itself (git_blob_id): importing hashlib would load OpenSSL (~3 ms per hook run)
     from _sha1 import sha1 as _sha1  # type: ignore[import-not-found,unused-ignore]

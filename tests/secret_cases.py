@@ -1,5 +1,5 @@
 """The secrets table (issue 13, Measure): lines that hold a secret, lines that must not be reported,
-and the scripts every case is tried next to.  Shared by tests/test_secret_table.py and
+and the scripts every case is tried next to.  Shared by tests/core/test_secret_table.py and
 benchmarks/bench_secrets.py.
 
 Every value is invented here, from a seeded generator (no real key, and no key-shaped literal in

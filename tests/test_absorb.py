@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from bonsai_git import reindex as reindex_module
 from bonsai_git.absorb import AbsorbPlan, may_hold_sections, plan_absorb, verify_absorbed
 from bonsai_git.cli import main
-from bonsai_git.config import Config, parse_config
-from bonsai_git.errors import Failed
+from bonsai_git.core.config import Config, parse_config
+from bonsai_git.core.errors import Failed
 from bonsai_git.reindex import reindex_workspace
 from living_tree import DATES, MakeRepo, migrated, rebuilt_from_scratch, tree_files, write
 from support import git

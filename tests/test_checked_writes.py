@@ -14,7 +14,7 @@ from click.testing import CliRunner, Result
 from bonsai_git import hook as hook_module
 from bonsai_git import transaction, tree
 from bonsai_git.cli import main
-from bonsai_git.errors import ConcurrentWrite
+from bonsai_git.core.errors import ConcurrentWrite
 from bonsai_git.hook import main as hook_main
 from bonsai_git.tree import CheckedWriter
 from living_tree import DATES, PRICING, MakeRepo, migrated, write

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from bonsai_git.cli import main
-from bonsai_git.tokens import estimate_tokens
+from bonsai_git.core.tokens import estimate_tokens
 from support import CORPUS_FILES, EXPECTED, corpus_bytes, git
 
 MakeRepo = Callable[..., Path]

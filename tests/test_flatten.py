@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bonsai_git.config import Config
+from bonsai_git.core.config import Config
 from bonsai_git.flatplan import PINNED, original_slots, plan_flatten, strip_separator
 from bonsai_git.plan import plan_migration
 from bonsai_git.tree import Leaf, leaf_location, parse_trunk

@@ -19,10 +19,10 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from bonsai_git.cli import main
-from bonsai_git.config import Config
-from bonsai_git.errors import BadInput
+from bonsai_git.core.config import Config
+from bonsai_git.core.errors import BadInput
 from bonsai_git.plan import plan_migration, verify_placements
-from bonsai_git.secretscan import find_secrets
+from bonsai_git.core.secretscan import find_secrets
 from bonsai_git.transaction import _memory_text
 from bonsai_git.tree import TRUNK, parse_trunk
 from support import git, snapshot

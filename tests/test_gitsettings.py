@@ -377,7 +377,7 @@ def test_crlf_and_lf_checkouts_agree_on_the_figures(make_repo: MakeRepo, tmp_pat
     assert cli("reindex", "--check", "-C", str(_crlf_clone(origin, tmp_path, "crlf2")))[:2] == (0, "")
     index = (origin / "memory/domains/business/_index.md").read_text()
     lf_leaf = (origin / PRICING).read_text()
-    from bonsai_git.tokens import estimate_tokens
+    from bonsai_git.core.tokens import estimate_tokens
 
     assert f"pricing.md (~{estimate_tokens(lf_leaf)} tokens)" in index
 

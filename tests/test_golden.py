@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bonsai_git.config import Config
+from bonsai_git.core.config import Config
 from bonsai_git.plan import plan_migration
 
 GOLDEN = Path(__file__).parent / "golden"

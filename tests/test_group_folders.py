@@ -10,12 +10,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bonsai_git.config import Config, parse_config
+from bonsai_git.core.config import Config, parse_config
 from bonsai_git.hook import run_hook
-from bonsai_git.lookup import is_index_path, leaf_costs, lookup_cost
+from bonsai_git.core.lookup import is_index_path, leaf_costs, lookup_cost
 from bonsai_git.plan import plan_migration
 from bonsai_git.reindex import reindex_workspace
-from bonsai_git.tokens import estimate_tokens
+from bonsai_git.core.tokens import estimate_tokens
 from bonsai_git.tree import TRUNK, walk_leaf_paths
 from living_tree import HOOK_SCRIPT, tree_files
 from memory_samples import MakeRepo, commit_all, run

@@ -22,8 +22,8 @@ from click.testing import CliRunner, Result
 
 from bonsai_git import journal
 from bonsai_git.cli import main
-from bonsai_git.config import Config
-from bonsai_git.errors import JournalPresent
+from bonsai_git.core.config import Config
+from bonsai_git.core.errors import JournalPresent
 from bonsai_git.plan import plan_migration
 from support import corpus_bytes, git, snapshot
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bonsai_git.errors import BadInput, NothingToDo, Refused
+from bonsai_git.core.errors import BadInput, NothingToDo, Refused
 from bonsai_git.lifecycle import archive_target, due_for_purge, is_domain_name, parse_duration, resolve_leaf
 from support import git, snapshot
 from memory_samples import CRON, PRICING, READING, TRAVEL, MakeRepo, at, commit_all, migrated, run

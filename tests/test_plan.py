@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from bonsai_git.config import Config, parse_config
-from bonsai_git.errors import Failed
+from bonsai_git.core.config import Config, parse_config
+from bonsai_git.core.errors import Failed
 from bonsai_git.plan import Placement, plan_migration, verify_placements
 from bonsai_git.tree import BEGIN, END, parse_trunk
 from support import CORPUS_FILES, EXPECTED, corpus_bytes
@@ -117,7 +117,7 @@ def test_plan_migration_keeps_a_marker_pair_quoted_in_a_fence_as_text() -> None:
 
 
 def test_plan_migration_refuses_a_bare_marker_pair_in_pinned_text() -> None:
-    from bonsai_git.errors import BadInput
+    from bonsai_git.core.errors import BadInput
 
     pinned = "## 📌 Rules\n<!-- bonsai:begin example -->\n<!-- bonsai:end -->\n"
     with pytest.raises(BadInput, match="holds lines like bonsai's markers") as info:

@@ -11,11 +11,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bonsai_git.config import Config
-from bonsai_git.errors import BadInput
+from bonsai_git.core.config import Config
+from bonsai_git.core.errors import BadInput
 from bonsai_git.plan import plan_migration
 from bonsai_git.planfile import read_plan, render_plan, toml_string
-from bonsai_git.sections import split_sections
+from bonsai_git.core.sections import split_sections
 from support import BONSAI, MakeRepo, bonsai, commit, corpus_bytes, git, snapshot
 
 MEMORY = (

@@ -12,8 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bonsai_git.cli import main
-from bonsai_git.config import Config
-from bonsai_git.errors import BadInput
+from bonsai_git.core.config import Config
+from bonsai_git.core.errors import BadInput
 from bonsai_git.factcache import FactsCache
 from bonsai_git.indexes import render_tree
 from bonsai_git.reindex import reindex_workspace

@@ -371,7 +371,7 @@ def test_a_single_1_mb_section_is_one_leaf(make_repo: MakeRepo) -> None:
 # --- the README's Safety section matches the code ----------------------------------------------------
 
 def test_readme_safety_section_documents_exit_codes_recovery_and_the_secrets_hook() -> None:
-    from bonsai_git import errors
+    from bonsai_git.core import errors
 
     readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
     section = readme.split("\n## Safety\n", 1)[1].split("\n## ", 1)[0]

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from bonsai_git import secrethook
-from bonsai_git.secretscan import fingerprint
+from bonsai_git.core.secretscan import fingerprint
 from support import GIT_ENV, corpus_bytes, git
-from test_secretscan import KEYS
+from core.test_secretscan import KEYS
 
 MakeRepo = Callable[..., Path]
 GITHUB = KEYS["github token"]
@@ -102,7 +102,7 @@ def test_paths_are_taken_relative_to_the_current_folder(make_repo: MakeRepo, mon
 
 def test_look_alikes_new_files_and_deletions_pass(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch,
                                                   capsys: pytest.CaptureFixture[str]) -> None:
-    from test_secretscan import LOOKALIKES
+    from core.test_secretscan import LOOKALIKES
 
     repo = leaf_repo(make_repo)
     stage(repo, "memory/domains/general/look.md", "## Look\n" + LOOKALIKES)

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bonsai_git.boot import profile_named
+from bonsai_git.core.boot import profile_named
 from bonsai_git.status import KINDS, assess, status_json, status_text
 from bonsai_git.survey import parse_now, survey_workspace
 from support import git, snapshot
@@ -214,7 +214,7 @@ def test_status_and_reflect_run_as_real_processes(make_repo: MakeRepo, monkeypat
     assert proc.returncode == 0 and READING in proc.stdout
 
 
-@pytest.mark.parametrize("module", ["boot", "status"])
+@pytest.mark.parametrize("module", ["core/boot", "status"])
 def test_boot_and_status_are_pure(module: str) -> None:
     source = (Path(__file__).parent.parent / "bonsai_git" / f"{module}.py").read_text(encoding="utf-8")
     imported = set()

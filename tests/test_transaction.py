@@ -15,7 +15,7 @@ from click.testing import CliRunner, Result
 from bonsai_git import transaction
 from bonsai_git.cli import main
 from bonsai_git.plan import plan_migration
-from bonsai_git.config import Config
+from bonsai_git.core.config import Config
 from support import bonsai_untouched, commit, corpus_bytes, forget_git_identity, git, put, snapshot
 
 SOURCE = corpus_bytes("03-chief-of-staff-6k.md")
@@ -371,7 +371,7 @@ def test_migrate_as_a_subprocess(make_repo: MakeRepo) -> None:
 
 
 def test_migrate_json_lists_secret_warnings_without_values(make_repo: MakeRepo) -> None:
-    from bonsai_git.secretscan import fingerprint
+    from bonsai_git.core.secretscan import fingerprint
 
     token = "ghp_" + "a1B2c3D4e5" * 4
     repo = make_repo(SOURCE + f"\n## Deploy Keys\n\n- GitHub token: {token}\n".encode())

@@ -13,7 +13,7 @@ def run(workspace: Path, *, dry_run: bool, echo: Echo) -> int:
     each section and file on stdout, and on stderr the `git add` a new leaf needs to stay indexed."""
     from ..journal import holding_lock
     from ..reindex import reindex_workspace
-    from ..secretscan import mask_secrets
+    from ..core.secretscan import mask_secrets
 
     if not dry_run:
         warn_provenance(workspace, echo)

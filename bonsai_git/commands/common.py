@@ -17,7 +17,7 @@ class Echo(Protocol):
 def read_utf8(target: Path, missing: str, shown: Path | None = None) -> str:
     """`target`'s text, decoded strictly; BadInput (exit 3) naming `shown` (default `target`) when the
     file is missing (`missing` says what to do) or is not UTF-8 (with the byte offset)."""
-    from ..errors import BadInput
+    from ..core.errors import BadInput
 
     name = target if shown is None else shown
     try:
@@ -41,7 +41,7 @@ def indexed_leaves(workspace: Path, echo: Echo) -> list[str]:
     """The leaves `reindex` and `absorb` index: those git tracks, as the hook and status do (one rule,
     gitsettings.indexed_leaf_paths); each leaf left out is named on stderr.  Refused (exit 3) when
     MEMORY.md has git attributes the files under memory/ lack (gitsettings.attribute_problem)."""
-    from ..errors import Refused
+    from ..core.errors import Refused
     from ..gitsettings import indexed_leaf_paths, memory_listing, workspace_attribute_problem
 
     tracked, untracked = memory_listing(workspace)

@@ -12,7 +12,7 @@ def run(workspace: Path, *, uninstall: bool, shared_hooks_path: bool, echo: Echo
     """Install (or remove) the hook and print what changed.  A hook the pre-commit framework wrote is
     refused (FrameworkHookFound, exit 3) after printing the `.pre-commit-config.yaml` snippet to use
     instead; a shared core.hooksPath is refused unless `shared_hooks_path`."""
-    from ..errors import FrameworkHookFound
+    from ..core.errors import FrameworkHookFound
     from ..githook import PRE_COMMIT_SNIPPET, install_hook, uninstall_hook
 
     try:

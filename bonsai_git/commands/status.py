@@ -15,7 +15,7 @@ def run(workspace: Path, *, as_json: bool, profile: str, file_cap: int | None, t
     profile named `profile`, its caps overridden by `file_cap` / `total_cap` (chars; bytes under
     codex); print the report as text (ANSI colours when `color`) or JSON.  Returns 0 when healthy,
     1 when anything warns."""
-    from ..boot import profile_named, with_caps
+    from ..core.boot import profile_named, with_caps
 
     caps = with_caps(profile_named(profile), file_cap, total_cap)
     if every:

@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from bonsai_git.cli import main
-from bonsai_git.config import DOMAIN_SCOPES
+from bonsai_git.core.config import DOMAIN_SCOPES
 from support import bonsai, corpus_bytes
 
 BONSAI = str(Path(sys.executable).parent / "bonsai-git")

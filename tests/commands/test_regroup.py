@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from bonsai_git.config import Config
+from bonsai_git.core.config import Config
 from bonsai_git.lifecycle import regroup_moves
 from bonsai_git.tree import Leaf
 from support import BONSAI, MakeRepo, bonsai, commit, git, snapshot

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bonsai_git.classify import (
+from bonsai_git.core.classify import (
     SectionInput,
     classify_document,
     classify_heading,
@@ -14,7 +14,7 @@ from bonsai_git.classify import (
     matches_keyword,
     stem,
 )
-from bonsai_git.config import DEFAULT_DOMAINS, DOMAIN_SCOPES, Config, parse_config
+from bonsai_git.core.config import DEFAULT_DOMAINS, DOMAIN_SCOPES, Config, parse_config
 
 
 @pytest.mark.parametrize(
@@ -187,7 +187,7 @@ def test_document_dominant_domain_places_the_rest() -> None:
     ],
 )
 def test_dominant_domain_needs_half_and_three(domains: list[str], expected: str | None) -> None:
-    from bonsai_git.classify import Classification
+    from bonsai_git.core.classify import Classification
 
     decisions = [Classification(d, "heading", 1.0) for d in domains] + [Classification("log", "body", 3.0)] * 9
     assert dominant_domain(decisions) == expected

@@ -62,7 +62,7 @@ def _plain_slug(text: str) -> str | None:
 
     Such a text has nothing for slugify's steps to do (quotes, entities, NFKC, `1,000`) but
     lowercase it and join its words with `-`, and it is under MAX_LEAF_NAME, so nothing is cut.
-    Most headings are like this, and slugify costs ~7 µs a heading (tests/test_slugs.py proves
+    Most headings are like this, and slugify costs ~7 µs a heading (tests/core/test_slugs.py proves
     the two equal with hypothesis).
     """
     if len(text) >= MAX_LEAF_NAME or not _PLAIN.fullmatch(text):

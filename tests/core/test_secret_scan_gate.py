@@ -14,7 +14,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from bonsai_git.secretscan import (
+from bonsai_git.core.secretscan import (
     _KEY_NAMES, _LOWER_NEEDLES, _PASSWORD_NAMES, _may_match, _rules, _scan, find_secrets, mask_secrets,
 )
 from secret_cases import NEGATIVES, POSITIVES, SCRIPTS, fake, variants

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from bonsai_git.sections import parse_headings, scan_headings, split_sections
+from bonsai_git.core.sections import parse_headings, scan_headings, split_sections
 from support import CORPUS_FILES, corpus_bytes
 
 # Line shapes around everything that moves a level-2 boundary in CommonMark: fences (open, close,

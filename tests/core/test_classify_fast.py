@@ -7,8 +7,8 @@ from dataclasses import replace
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from bonsai_git.classify import LONG_HEADING, _WORD, is_pinned, matches_keyword
-from bonsai_git.config import Config
+from bonsai_git.core.classify import LONG_HEADING, _WORD, is_pinned, matches_keyword
+from bonsai_git.core.config import Config
 
 PIECES = st.sampled_from(["📌", "Pinned", "pinned", "pins", "always loaded", "Always  Loaded", "Core Rules",
                           "core rules", "rule", "a", "é", "'s", " ", "  ", "-", "_", "x1", "C++", "[", "(", "\\",

@@ -409,7 +409,7 @@ def is_pinned(heading: str, config: Config) -> bool:
 def _pin_matcher(rules: tuple[str, ...]) -> tuple[frozenset[str], re.Pattern[str] | None]:
     """The pin rules as (exact headings, casefolded; one regex of every rule's `_keyword_pattern`):
     a heading matches the alternation where it matches one of its parts, with two lookups a
-    heading instead of two per rule (tests/test_classify_fast.py checks them equal)."""
+    heading instead of two per rule (tests/core/test_classify_fast.py checks them equal)."""
     exact = frozenset(rule.strip().casefold() for rule in rules)
     parts = [f"(?:{_keyword_pattern(rule).pattern})" for rule in rules]
     return exact, re.compile("|".join(parts), re.IGNORECASE) if parts else None

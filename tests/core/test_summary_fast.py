@@ -8,10 +8,10 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from bonsai_git import summary as _s
-from bonsai_git.config import Config
+from bonsai_git.core import summary as _s
+from bonsai_git.core.config import Config
 from bonsai_git.plan import plan_migration
-from bonsai_git.summary import _summary_without_parser, summarize, summarize_parsed
+from bonsai_git.core.summary import _summary_without_parser, summarize, summarize_parsed
 
 from support import CORPUS_FILES, corpus_bytes
 

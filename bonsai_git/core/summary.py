@@ -17,7 +17,7 @@ Speed: the pre-commit hook summarizes every leaf at every commit, so the common 
 `## ` section, LF or CRLF endings) is summarized without markdown-it (`_summary_without_parser`,
 ~100x faster, and markdown-it stays off the hook's import path).  That path gives up, and the
 parsed path decides, whenever a level-2 heading could end the section at or before the chosen
-line; both paths give the same bytes (tests/test_summary_fast.py checks it with hypothesis).
+line; both paths give the same bytes (tests/core/test_summary_fast.py checks it with hypothesis).
 """
 
 from __future__ import annotations

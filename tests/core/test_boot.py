@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bonsai_git.boot import (
+from bonsai_git.core.boot import (
     DEFAULT_PROFILE, PROFILES, boot_budget, claude_code_fit, profile_named, utf16_len, with_caps,
 )
 
@@ -90,7 +90,7 @@ def test_codex_profile_is_32_kib_in_bytes_across_the_chain() -> None:
 
 
 def test_codex_chain_one_file_per_folder_root_first_cut_at_the_byte_budget() -> None:
-    from bonsai_git.boot import codex_chain
+    from bonsai_git.core.boot import codex_chain
 
     paths = {
         "AGENTS.md": "a" * 30_000,
@@ -110,7 +110,7 @@ def test_codex_chain_one_file_per_folder_root_first_cut_at_the_byte_budget() -> 
 
 
 def test_codex_chain_fits_without_a_cut() -> None:
-    from bonsai_git.boot import codex_chain
+    from bonsai_git.core.boot import codex_chain
 
     files = codex_chain({"AGENTS.md": "rules\n", "MEMORY.md": "ignored: AGENTS.md is this folder's file\n"}, CODEX)
     assert [(f.name, f.lost) for f in files] == [("AGENTS.md", 0)]

@@ -20,11 +20,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bonsai_git.cli import main
-from bonsai_git.secretscan import (
+from bonsai_git.core.secretscan import (
     MASK, find_secrets, fingerprint, has_secret, mask_secrets, new_secret_findings, remove_secrets, secret_warnings,
 )
-from bonsai_git.slugs import leaf_name
-from bonsai_git.summary import summarize
+from bonsai_git.core.slugs import leaf_name
+from bonsai_git.core.summary import summarize
 from bonsai_git.tree import parse_trunk
 from secret_cases import ALNUM, digits, fake
 from support import git

@@ -240,7 +240,7 @@ def _may_open_unclosed(body: str) -> bool:
     holding `-->`, the start line included.  So when every line starting (after spaces) with
     `<!--` holds `-->` after those four characters, every such block closes on its first line
     and the parser would find nothing; lines inside containers (quotes, lists) only add
-    candidates, never remove one.  tests/test_sections.py checks it equals the parse.
+    candidates, never remove one.  tests/core/test_sections.py checks it equals the parse.
     """
     for line in _LINE_END.split(body):
         stripped = line.lstrip(" ")

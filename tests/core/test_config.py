@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from bonsai_git.config import Config, is_domain_name, load_config, parse_config
-from bonsai_git.errors import BadInput
+from bonsai_git.core.config import Config, is_domain_name, load_config, parse_config
+from bonsai_git.core.errors import BadInput
 
 
 def test_load_config_defaults_without_file(tmp_path: Path) -> None:
@@ -140,7 +140,7 @@ def test_domains_table_shape_keywords_scope_and_refusals() -> None:
     assert dict(cfg.domains)["people"] == dict(Config().domains)["people"]  # a scope alone keeps the keywords
     assert cfg.scopes == {"people": "our crew", "garden": "the garden"}
     assert cfg.configured == ("marketing", "garden")
-    from bonsai_git.config import domain_scope
+    from bonsai_git.core.config import domain_scope
 
     assert domain_scope("people", cfg.scopes) == "our crew"
     assert domain_scope("log", cfg.scopes).startswith("dated entries")

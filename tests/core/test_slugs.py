@@ -6,7 +6,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from bonsai_git.slugs import MAX_LEAF_NAME, leaf_name, unique_leaf_names
+from bonsai_git.core.slugs import MAX_LEAF_NAME, leaf_name, unique_leaf_names
 
 
 @pytest.mark.parametrize(
@@ -88,7 +88,7 @@ SLUG_PIECES = st.sampled_from(["Business", "notes", "12", "A", "z9", " ", "  ", 
 def test_the_plain_slug_path_equals_python_slugify(text: str) -> None:
     from slugify import slugify
 
-    from bonsai_git.slugs import _plain_slug
+    from bonsai_git.core.slugs import _plain_slug
 
     fast = _plain_slug(text)
     if fast is not None:
@@ -97,7 +97,7 @@ def test_the_plain_slug_path_equals_python_slugify(text: str) -> None:
 
 
 def test_the_plain_slug_path_takes_plain_headings_only() -> None:
-    from bonsai_git.slugs import _plain_slug
+    from bonsai_git.core.slugs import _plain_slug
 
     assert _plain_slug("Business notes 12") == "business-notes-12"
     assert _plain_slug("x" * 59) == "x" * 59

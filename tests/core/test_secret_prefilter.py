@@ -14,7 +14,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from bonsai_git.secretscan import (
+from bonsai_git.core.secretscan import (
     _KEY_NAMES,
     _PASSWORD_NAMES,
     _name_literal,

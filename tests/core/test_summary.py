@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bonsai_git.summary import MAX_SUMMARY_CHARS, _cluster_start, summarize
+from bonsai_git.core.summary import MAX_SUMMARY_CHARS, _cluster_start, summarize
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from bonsai_git.sections import (
+from bonsai_git.core.sections import (
     heading_of, line_starts, parse_unclosed_comment, split_sections, unclosed_comment,
 )
 from support import CORPUS_FILES, EXPECTED, corpus_bytes
@@ -115,7 +115,7 @@ def test_a_migrated_trunk_is_checked_without_markdown_it() -> None:
     import subprocess
     import sys
 
-    code = ("import sys\nfrom bonsai_git.sections import unclosed_comment\n"
+    code = ("import sys\nfrom bonsai_git.core.sections import unclosed_comment\n"
             "t = '# M\\n\\n<!-- bonsai:begin #1a2b3c4d -->\\nx\\n<!-- bonsai:end -->\\n'\n"
             "assert unclosed_comment(t) is None and unclosed_comment('<!-- open\\n## A\\n') is not None\n"
             "print(sum(1 for m in sys.modules if m.startswith('markdown_it')))")

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from bonsai_git.cli import main
 from bonsai_git.config import parse_config
 from bonsai_git.errors import BadInput
-from bonsai_git.secretscan import (
+from bonsai_git.core.secretscan import (
     ALLOW_MARKER, MASK, _keep, fingerprint, find_secrets, mask_secrets, secret_warnings,
 )
 from bonsai_git.summary import summarize
@@ -259,7 +259,7 @@ def test_status_and_the_secrets_hook_name_the_file_masked(make_repo: MakeRepo) -
 
 
 def test_plain_names_are_shown_as_they_are() -> None:
-    from bonsai_git.secretscan import mask_name, name_secret_kinds
+    from bonsai_git.core.secretscan import mask_name, name_secret_kinds
 
     for name in ("infrastructure/cron-jobs.md", "log-2026-03-14.md", "q3-2026-okrs.md", "gpt4-notes.md",
                  "internationalization2024.md", "密钥轮换.md", "projects/alpha/readme.md", "s3-buckets.md"):
@@ -274,7 +274,7 @@ def test_the_hook_path_still_skips_the_rules_on_a_no_op_run(make_repo: MakeRepo)
     repo = make_repo("# Memory\n\n## Services\nThe cron runner restarts nightly.\n\n## Notes\n" + "Words. " * 900)
     assert CliRunner().invoke(main, ["migrate", "-C", str(repo)]).exit_code == 0
     subprocess.run([sys.executable, "-m", "bonsai_git.hook"], cwd=repo, check=True)  # warms the facts cache
-    probe = ("from bonsai_git.hook import main\ncode = main([])\nfrom bonsai_git import secretscan\n"
+    probe = ("from bonsai_git.hook import main\ncode = main([])\nfrom bonsai_git.core import secretscan\n"
              "print(code, secretscan._rules.cache_info().currsize)")
     out = subprocess.run([sys.executable, "-c", probe], cwd=repo, capture_output=True, text=True)
     assert out.stdout.split() == ["0", "0"], out.stderr
@@ -284,7 +284,7 @@ def test_the_hook_path_still_skips_the_rules_on_a_no_op_run(make_repo: MakeRepo)
        st.sampled_from([line for kind, line in POSITIVES if "\n" not in line and "/" not in line
                         and kind != "secret assignment"]))
 def test_mask_name_is_idempotent_and_hides_keys_in_any_case(around: str, key: str) -> None:
-    from bonsai_git.secretscan import mask_name
+    from bonsai_git.core.secretscan import mask_name
 
     for name in (f"{around}{key}{around}.md", f"{around}-{key.lower()}-{around}.md"):
         once = mask_name(name)

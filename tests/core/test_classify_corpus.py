@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from bonsai_git.config import Config
+from bonsai_git.core.config import Config
 from bonsai_git.plan import plan_migration
 
-CORPUS = Path(__file__).parent / "corpus"
+CORPUS = Path(__file__).parent.parent / "corpus"
 
 
 @pytest.fixture(scope="module")

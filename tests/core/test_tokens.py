@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from bonsai_git.tokens import estimate_tokens, format_tokens
+from bonsai_git.core.tokens import estimate_tokens, format_tokens
 from support import CORPUS_FILES, EXPECTED, corpus_bytes
 
 

@@ -1,0 +1,1 @@
+"""bonsai_git.core."""

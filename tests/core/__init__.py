@@ -1,0 +1,1 @@
+"""Tests of the pure core, one file per bonsai_git/core/ module (mirrors the package)."""
