@@ -185,6 +185,21 @@ def _name_start(text: str, m: re.Match[str]) -> bool:
     return _word_start(text, m)
 
 
+# Key prefixes short enough to end an ordinary word (`task-…`, `shelf_…`): in a file name, glued
+# to a word they count only when what follows looks random; every longer prefix (`glpat-`, `ghp_`,
+# `xoxb-`, `akia`) is a key wherever it stands, since slugs glue words to it (`notes2024glpat-…`).
+_WORDLIKE_PREFIXES = ("sk-", "hf_")
+
+
+def _name_key_start(text: str, m: re.Match[str]) -> bool:
+    """Where a key format may begin in a file name (see _WORDLIKE_PREFIXES)."""
+    value = m.group(0)
+    if not value[:3].lower().startswith(_WORDLIKE_PREFIXES) or _word_start(text, m):
+        return True
+    core = value[3:27]  # the key's own first 24 chars: a word glued after it must not dilute them
+    return _looks_random(core) or any(_looks_random_caseless(run) for run in _CASELESS_RUN.findall(core))
+
+
 def _anywhere(_text: str, _m: re.Match[str]) -> bool:
     return True
 
@@ -271,7 +286,11 @@ def _rules() -> tuple[_Rule, ...]:
 @cache
 def _name_rules() -> tuple[_Rule, ...]:
     """The rules for file names: vendor formats in any case (slugs are lowercased: `akia…`)."""
-    return tuple(replace(r, pattern=re.compile(r.pattern.pattern, r.pattern.flags | re.IGNORECASE)) if r.vendor
+    # In a name a fixed-length key may be glued to more text on both sides (`0000akia…0000`): a
+    # slug has no other separator to show where it ends.
+    return tuple(replace(r, pattern=re.compile(r.pattern.pattern.replace(_END, ""),
+                                               r.pattern.flags | re.IGNORECASE),
+                         start=_name_key_start if r.start is _word_start else r.start) if r.vendor
                  else r for r in _rules())
 
 
@@ -294,7 +313,7 @@ _Hit = tuple[int, int, str]
 # webhooks included; Telegram's is 8 digits and a colon), or the lowercased text holds one of
 # `_LOWER_NEEDLES`: a literal every ASCII spelling of a secret name holds (`pass` covers
 # `password` and `mot de passe`, `token` covers `auth_token`, `api` covers `apikey`) or `bearer`.
-# Non-ASCII text is always scanned whole.  tests/test_secret_scan_gate.py proves the findings equal.
+# Non-ASCII text is always scanned whole.  tests/core/test_secret_scan_gate.py proves the findings equal.
 _RAW_GATE = re.compile(
     r"://|sk-|k_(?:live|test)_|gh[pousr]_|github_pat_|glpat-|A(?:KIA|SIA|BIA|CCA|Iza)|xox|hf_|npm_|SG\.|eyJ|"
     r"-----BEGIN |:(?<=[0-9]{8}:)"
@@ -466,7 +485,7 @@ def new_secret_findings(old: str, new: str, allow: Collection[str] = ()) -> tupl
 # a run of 15+ `[a-z0-9+/_-]` chars (every vendor key: the shortest, a Slack token, is `xoxb-`
 # and 10 more; a Telegram token's part after `:` is 30+; random-looking tokens are 24+), or a
 # secret name before a sign `[:=：＝]` (assignments run on the lowercased text).  Lowercasing
-# maps A-Z to a-z and keeps every other char of those runs.  tests/test_secret_prefilter.py
+# maps A-Z to a-z and keeps every other char of those runs.  tests/core/test_secret_prefilter.py
 # checks with hypothesis that a text `could_hold_secret` rejects has no finding.
 # The run test in C: UTF-8 keeps ASCII chars as single bytes and puts every other char in bytes
 # >= 0x80, so the class's chars map to `a`, all else to a space, and a run is 15 `a`s (6x faster
@@ -559,7 +578,21 @@ def _name_hits(part: str) -> list[_Hit]:
     hits += [(m.start(), m.end(), RANDOM_KIND) for m in _TOKEN.finditer(part) if _looks_random(m.group(0))]
     hits += [(m.start(), m.end(), RANDOM_KIND) for m in _CASELESS_RUN.finditer(part)
              if _looks_random_caseless(m.group(0))]
-    return _resolve(hits) if hits else []
+    return _union(hits) if hits else []
+
+
+def _union(hits: list[_Hit]) -> list[_Hit]:
+    """The hits with overlapping ones joined (the first one's kind): a name masks every char any
+    hit covers, so a random-looking run that starts before a key cannot leave the key's tail."""
+    hits.sort(key=lambda h: (h[0], -h[1]))
+    kept: list[_Hit] = []
+    for start, end, kind in hits:
+        if kept and start < kept[-1][1]:
+            if end > kept[-1][1]:
+                kept[-1] = (kept[-1][0], end, kept[-1][2])
+        else:
+            kept.append((start, end, kind))
+    return kept
 
 
 def _mask_hits(text: str, hits: list[_Hit]) -> str:

@@ -21,12 +21,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bonsai_git.cli import main
-from bonsai_git.config import parse_config
-from bonsai_git.errors import BadInput
+from bonsai_git.core.config import parse_config
+from bonsai_git.core.errors import BadInput
 from bonsai_git.core.secretscan import (
     ALLOW_MARKER, MASK, _keep, fingerprint, find_secrets, mask_secrets, secret_warnings,
 )
-from bonsai_git.summary import summarize
+from bonsai_git.core.summary import summarize
 from secret_cases import MARKER, NEGATIVES, POSITIVES, SCRIPTS, variants
 from support import git
 
@@ -309,7 +309,7 @@ def test_the_secrets_hook_refuses_a_malformed_config_in_one_line(make_repo: Make
 @pytest.mark.parametrize(("kind", "line"), [(k, ln) for k, ln in POSITIVES if "\n" not in ln],
                          ids=[f"{i:02d}-{k}" for i, (k, ln) in enumerate(POSITIVES) if "\n" not in ln])
 def test_a_leaf_name_made_from_a_heading_leaves_the_key_out_in_every_script(kind: str, line: str) -> None:
-    from bonsai_git.slugs import leaf_name
+    from bonsai_git.core.slugs import leaf_name
 
     value = _value(kind, line)[_keep(kind):].lower()
     for label, text in variants(line):
@@ -329,3 +329,28 @@ def test_the_secrets_hook_stays_light(make_repo: MakeRepo) -> None:
              "print(code, ','.join(heavy))")
     out = subprocess.run([sys.executable, "-c", probe, leaf], cwd=repo, capture_output=True, text=True)
     assert out.stdout.splitlines()[-1] == "1 ", out.stderr
+
+
+@pytest.mark.parametrize("name", [
+    "00000000glpat-m6fV_Kmt_z95IOmfGNEB00000000.md",  # a key glued to a counter on both sides
+    "xxxxxxxxglpat-m6fV_Kmt_z95IOmfGNEBxxxxxxxx.md",  # and to words
+    "0000AKIAT07PHFU8QWP93TJ60000.md", "AAAAAKIAT07PHFU8QWP93TJ6AAAA.md",  # a fixed-length key, glued
+    "aaaaaaaaaaaahf_U3eDKHMoUwjyxm3o5SDWqxGMqXIbWSNHrxaaaaaaaaaaaa.md",  # a short prefix, random after it
+    ":0A0A-eyje2l8tjvfdizi6zstuwvz.eyjo1ufjg276le5xu7i9cfdsd45nk6rpc.i07-8eslttoai5kgcldnae2ski5-:0A0A.md",
+])
+def test_mask_name_hides_a_key_glued_to_other_text(name: str) -> None:
+    """Counterexamples hypothesis found: a slug has no separator to show where a key ends, so a key
+    glued to digits or words is still a key in a file name (and overlapping hits mask as one)."""
+    from bonsai_git.core.secretscan import mask_name
+
+    masked = mask_name(name)
+    assert "[masked]" in masked
+    assert not any(run in masked.lower() for run in ("z95iomfgneb", "qwp93tj6", "xgmqxibwsnhrx", "dnae2ski5"))
+
+
+@pytest.mark.parametrize("name", ["task-management-and-planning-notes-for-q3.md", "shelf_abcdefghijklmnopqrstuvwxyz.md",
+                                  "risk-assessment-for-q3-2024-vendors-and-partners.md", "slovakia-trip-notes.md"])
+def test_a_word_ending_in_a_short_key_prefix_is_not_a_key(name: str) -> None:
+    from bonsai_git.core.secretscan import mask_name
+
+    assert mask_name(name) == name
