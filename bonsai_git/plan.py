@@ -31,6 +31,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import overload
 
 from .core.branches import group_folder_room
 from .core.classify import Classification, SectionInput, body_of, classify_document, is_pinned
@@ -170,21 +171,28 @@ def plan_migration(original: str, config: Config, choices: Sequence[SectionChoic
     head = pinned_text + _separator(pinned_text, newline)
     trunk = head + render_block((s.name for s in stats), newline, config_scopes(config))
     _refuse_marker_lookalikes(trunk, head)
-    files = _files(leaves, stats, trunk, config)
+    # The placements first, then let go of the per-section records before the indexes are rendered:
+    # planning's peak memory is at its end, with everything it made still held (issue 15).
     placements = _placements(order, pinned_parts, leaf_parts, leaf_slots)
+    placed = _placed(doc.sections, decisions, section_slots, leaf_parts, leaf_slots, choices is not None)
+    section_count, pinned_sections = len(doc.sections), sum(1 for h, _ in pinned_parts if h)
+    paths = {path: path for path, _off in leaf_slots}  # one string per leaf path, shared with the placements
+    del doc, decisions, leaf_parts, pinned_parts, order, section_slots, leaf_slots
+    files = _files(leaves, stats, trunk, config, paths)
+    del paths
+    verify_placements(original, files, placements)
     plan = MigrationPlan(
         files=tuple(sorted(files.items())),
         placements=placements,
         leaves=leaves,
         domains=stats,
-        sections=len(doc.sections),
-        pinned_sections=sum(1 for h, _ in pinned_parts if h),
+        sections=section_count,
+        pinned_sections=pinned_sections,
         boot_tokens_before=estimate_tokens(original, config.estimator),
         boot_tokens_after=estimate_tokens(trunk, config.estimator),
-        placed=_placed(doc.sections, decisions, section_slots, leaf_parts, leaf_slots, choices is not None),
+        placed=placed,
         preamble_moved_tokens=moved_tokens,
     )
-    verify_placements(original, plan.file_map(), plan.placements)
     return plan
 
 
@@ -195,12 +203,34 @@ def _decide(
     if choices is not None:
         return [(c.domain, None, c.leaf if c.domain != PINNED else None) for c in choices]
     kept = [i for i, s in enumerate(sections) if not is_pinned(s.heading, config)]
-    found = classify_document([SectionInput(sections[i].heading, body_of(sections[i].text), sections[i].group)
-                               for i in kept], config)
+    found = classify_document(_ClassifierInputs(sections, kept), config)
     out: list[tuple[str, Classification | None, str | None]] = [(PINNED, None, None)] * len(sections)
     for i, decision in zip(kept, found):
         out[i] = (decision.domain, decision, None)
     return out
+
+
+class _ClassifierInputs(Sequence[SectionInput]):
+    """The classifier's inputs for `sections[i]`, i in `kept`, made as they are read: each body is a
+    copy of its section's text, and holding them all at once cost a copy of the whole memory."""
+
+    def __init__(self, sections: Sequence[Section], kept: list[int]) -> None:
+        self._sections, self._kept = sections, kept
+
+    def __len__(self) -> int:
+        return len(self._kept)
+
+    @overload
+    def __getitem__(self, i: int) -> SectionInput: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[SectionInput]: ...
+
+    def __getitem__(self, i: int | slice) -> SectionInput | Sequence[SectionInput]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        s = self._sections[self._kept[i]]
+        return SectionInput(s.heading, body_of(s.text), s.group)
 
 
 def _placed(
@@ -231,14 +261,27 @@ def verify_placements(original: str, files: Mapping[str, str], placements: tuple
     `files` maps workspace-relative paths to their text (planned, or read back from disk).
     Raises Failed naming the first piece that is missing or differs.
     """
-    pieces = []
+    # Piece by piece, without copying the pieces or joining them: a copy of the whole memory here
+    # was the top of planning's peak memory (issue 15).  Same verdicts, same order, as joining.
     for p in placements:
-        piece = piece_at(files, p.path, p.offset, p.length)
-        if piece is None:
+        text = files.get(p.path)
+        if text is None or not (0 <= p.offset and 0 <= p.length and p.offset + p.length <= len(text)) and (
+                piece_at(files, p.path, p.offset, p.length) is None):
             raise Failed(f"{p.path}: lost the section {p.heading or '(preamble)'!r}; nothing was committed")
-        pieces.append(piece)
-    if "".join(pieces) != original:
-        raise Failed(f"{TRUNK}: the planned tree does not reproduce the original bytes; nothing was committed")
+    pos = 0
+    for p in placements:
+        text = files[p.path]
+        if p.offset >= 0 and p.length >= 0:
+            same = pos + p.length <= len(original) and text.startswith(original[pos : pos + p.length], p.offset)
+        else:  # (a hand-made negative offset: slice semantics, as piece_at reads it)
+            same = original.startswith(piece_at(files, p.path, p.offset, p.length) or "", pos)
+        if not same:
+            break
+        pos += p.length
+    else:
+        if pos == len(original):
+            return
+    raise Failed(f"{TRUNK}: the planned tree does not reproduce the original bytes; nothing was committed")
 
 
 def _refuse_marker_lookalikes(trunk: str, head: str) -> None:
@@ -369,8 +412,10 @@ def _separator(pinned_text: str, newline: str) -> str:
     return newline if pinned_text.endswith(("\n", "\r")) else newline * 2
 
 
-def _files(leaves: tuple[Leaf, ...], stats: tuple[DomainStats, ...], trunk: str, config: Config) -> dict[str, str]:
-    files = {leaf.path: leaf.text for leaf in leaves}
+def _files(leaves: tuple[Leaf, ...], stats: tuple[DomainStats, ...], trunk: str, config: Config,
+           paths: Mapping[str, str]) -> dict[str, str]:
+    """{path: text} of every planned file; a leaf's path is the string in `paths` ({path: path}) when there is one."""
+    files = {paths.get(path := leaf.path, path): leaf.text for leaf in leaves}
     files.update(render_index_files(stats, config))
     files[ROOT_INDEX] = render_root_index(stats)
     files[TRUNK] = trunk

@@ -1,10 +1,12 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bonsai_git.core.config import Config, parse_config
 from bonsai_git.core.errors import Failed
-from bonsai_git.plan import Placement, plan_migration, verify_placements
+from bonsai_git.plan import Placement, piece_at, plan_migration, verify_placements
 from bonsai_git.tree import BEGIN, END, parse_trunk
 from support import CORPUS_FILES, EXPECTED, corpus_bytes
 
@@ -89,6 +91,46 @@ def test_verify_placements_detects_a_lost_section() -> None:
         verify_placements("abc## X", {"MEMORY.md": "abc"}, placements)
     with pytest.raises(Failed, match="does not reproduce"):
         verify_placements("abc## X", {"MEMORY.md": "abc", "memory/domains/a/x.md": "## Y"}, placements)
+
+
+def _verdict_by_joining(original: str, files: dict[str, str], placements: tuple[Placement, ...]) -> str:
+    """verify_placements as it was: every piece copied out, joined, compared (the reference)."""
+    pieces = []
+    for p in placements:
+        piece = piece_at(files, p.path, p.offset, p.length)
+        if piece is None:
+            return f"lost {p.heading}"
+        pieces.append(piece)
+    return "ok" if "".join(pieces) == original else "differs"
+
+
+def _verdict(original: str, files: dict[str, str], placements: tuple[Placement, ...]) -> str:
+    try:
+        verify_placements(original, files, placements)
+    except Failed as err:
+        return "differs" if "does not reproduce" in str(err) else "lost " + str(err).split("'")[1]
+    return "ok"
+
+
+_PIECE = st.tuples(st.sampled_from(["a", "b", "MEMORY.md"]), st.integers(-4, 8), st.integers(-1, 6),
+                   st.sampled_from(["h1", "h2", "h3"]))
+
+
+@given(st.text("xy\n", max_size=12), st.dictionaries(st.sampled_from(["a", "b", "MEMORY.md"]), st.text("xy\n", max_size=10)),
+       st.lists(_PIECE, max_size=5))
+def test_verify_placements_piece_by_piece_equals_joining(original: str, files: dict[str, str],
+                                                         pieces: list[tuple[str, int, int, str]]) -> None:
+    placements = tuple(Placement(path, offset, length, heading) for path, offset, length, heading in pieces)
+    assert _verdict(original, files, placements) == _verdict_by_joining(original, files, placements)
+
+
+@given(st.text("xy\n", min_size=1, max_size=12), st.data())
+def test_verify_placements_accepts_every_true_cut(original: str, data: st.DataObject) -> None:
+    cuts = sorted(data.draw(st.sets(st.integers(1, len(original) - 1) if len(original) > 1 else st.nothing())))
+    bounds = [0, *cuts, len(original)]
+    files = {f"f{i}": "pad" + original[a:b] for i, (a, b) in enumerate(zip(bounds, bounds[1:]))}
+    placements = tuple(Placement(f"f{i}", 3, b - a, f"h{i}") for i, (a, b) in enumerate(zip(bounds, bounds[1:])))
+    assert _verdict(original, files, placements) == _verdict_by_joining(original, files, placements) == "ok"
 
 
 def test_plan_migration_moves_a_large_preamble_that_only_starts_with_a_rule() -> None:

@@ -32,6 +32,7 @@ _WINDOWS_RESERVED = frozenset(
     | {f"lpt{i}" for i in range(10)}
 )
 _DAILY_NOTE = re.compile(r"^\d{4}-\d{2}-\d{2}(?:-|$)")
+_DASHES = re.compile(r"-{2,}")
 _PLAIN = re.compile(r"[A-Za-z0-9]+(?: [A-Za-z0-9]+)*")
 
 
@@ -46,7 +47,7 @@ def leaf_name(heading: str) -> str:
         name = slugify(text, allow_unicode=True, max_length=MAX_LEAF_NAME, word_boundary=True,
                        separator="-", lowercase=True)
     name = unicodedata.normalize("NFC", name).replace("_", "-")
-    name = re.sub(r"-{2,}", "-", name).strip("-.")
+    name = (_DASHES.sub("-", name) if "--" in name else name).strip("-.")  # (no `--`: nothing to join)
     if not name:
         return FALLBACK_NAME
     if name in _WINDOWS_RESERVED or name.split(".")[0] in _WINDOWS_RESERVED:
