@@ -184,7 +184,7 @@ def _warn_provenance(workspace: Path) -> None:
 
 
 def _recover(workspace: Path) -> None:
-    from .transaction import recover_workspace
+    from .recovery import recover_workspace
 
     result = recover_workspace(workspace)
     texts = {
@@ -224,11 +224,9 @@ def reindex(workspace: Path, check: bool) -> None:
 
 def _git_common_dir(workspace: Path) -> Path | None:
     """`git rev-parse --git-common-dir` as a path (None outside a repository: reindex then reports that)."""
-    import subprocess
+    from .gitrun import run
 
-    from .gitexe import git_exe
-
-    proc = subprocess.run([git_exe(), "rev-parse", "--git-common-dir"], cwd=workspace, capture_output=True)
+    proc = run(workspace, "rev-parse", "--git-common-dir")
     if proc.returncode != 0 or not workspace.is_dir():
         return None
     return workspace / proc.stdout.decode("utf-8", "surrogateescape").strip()
