@@ -166,7 +166,8 @@ def _files_at(ctx: RepoContext, commit: str) -> dict[str, str]:
             if meta.split()[1] == "blob":
                 entries.append((meta.split()[2], path[len(ctx.prefix):]))
     # One `git cat-file --batch` for every blob (a subprocess per leaf costs ~2 ms, 20 s for 10,000 leaves).
-    stream = gitrun.run(ctx.top, "cat-file", "--batch", input="".join(f"{sha}\n" for sha, _ in entries).encode(), check=True).stdout
+    batch = "".join(f"{sha}\n" for sha, _ in entries).encode()
+    stream = gitrun.run(ctx.top, "cat-file", "--batch", input=batch, check=True).stdout
     out, at = {}, 0
     for _sha, path in entries:
         header_end = stream.index(b"\n", at)
@@ -183,7 +184,7 @@ def _files_at(ctx: RepoContext, commit: str) -> dict[str, str]:
 def _renames(ctx: RepoContext, migration: str) -> dict[str, str]:
     """{path at the migration: path today} for files under memory/ that git sees as moved since."""
     out = gitrun.run(ctx.top, "diff", "-z", "--name-status", "-M", "--no-color", migration, "HEAD", "--",
-                  ctx.repo_path(MEMORY_DIR), check=True).stdout.decode("utf-8", "surrogateescape")
+                     ctx.repo_path(MEMORY_DIR), check=True).stdout.decode("utf-8", "surrogateescape")
     fields = out.split("\0")
     renames: dict[str, str] = {}
     i = 0

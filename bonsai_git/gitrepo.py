@@ -93,9 +93,9 @@ def open_workspace(workspace: Path) -> RepoContext:
     # line comes last because git prints nothing for it outside a submodule.  When it fails (no
     # repository, a bare one, a git dir, safe.directory), the probe below says why.
     facts_proc = gitrun.run(workspace, "rev-parse", "--is-bare-repository", "--is-inside-work-tree", "--absolute-git-dir",
-                         "--show-toplevel", "--show-object-format",
-                         *(arg for name in _GIT_PATHS for arg in ("--git-path", name)),
-                         "--show-superproject-working-tree")
+                            "--show-toplevel", "--show-object-format",
+                            *(arg for name in _GIT_PATHS for arg in ("--git-path", name)),
+                            "--show-superproject-working-tree")
     facts = facts_proc.stdout.decode("utf-8", "surrogateescape").splitlines()
     if facts_proc.returncode != 0 or len(facts) < 5 + len(_GIT_PATHS) or facts[0] == "true" or facts[1] != "true":
         _refuse_without_work_tree(workspace)
@@ -207,7 +207,7 @@ def status_paths(ctx: RepoContext, *pathspecs: str) -> list[tuple[str, str]]:
 
 def staged_paths(ctx: RepoContext) -> list[str]:
     """Paths with staged changes (index differs from HEAD)."""
-    out = gitrun.run(ctx.top, "diff", "--cached", "--name-only", "-z", check=True).stdout.decode("utf-8", "surrogateescape")
+    out = gitrun.output(ctx.top, "diff", "--cached", "--name-only", "-z")
     return [p for p in out.split("\0") if p]
 
 

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -353,18 +353,32 @@ def move_leaves(workspace: Path, refs: Sequence[str], domain: str, *, dry_run: b
     after a restore.
     """
     check_domain_name(domain)  # first: a bad name never reaches the file system (ENAMETOOLONG)
+    return _relocate_leaves(
+        workspace, refs, "move",
+        taken=lambda ctx, paths: [*paths, *_files_under(ctx, f"{DOMAINS_DIR}/{domain}")],
+        target=lambda old, taken: move_target(old, domain, [p for p in taken if p != old]),
+        message=lambda moves: moves_message(sorted(moves.items()), domain),
+        dry_run=dry_run, no_commit=no_commit, no_verify=no_verify)
+
+
+def _relocate_leaves(workspace: Path, refs: Sequence[str], op: str, *,
+                     taken: Callable[[RepoContext, Sequence[str]], list[str]], target: Callable[[str, list[str]], str],
+                     message: Callable[[dict[str, str]], str], dry_run: bool, no_commit: bool,
+                     no_verify: bool) -> LifecycleResult:
+    """Move and archive: resolve `refs` to leaves, give each its `target(old, taken paths)` (a path
+    it takes is taken for the next), and commit the relocation with `message(moves)`."""
     ctx = open_workspace(workspace)
     with workspace_lock(ctx):
         check_clean_for_commit(ctx, MEMORY_AREAS)
         _trunk_bytes, trunk = read_trunk(ctx.workspace)  # the checks reindex makes (text typed in the block, ...)
         paths = walk_leaf_paths(ctx.workspace)
         olds = list(dict.fromkeys(resolve_leaf(_workspace_ref(ctx, r), paths) for r in refs))
-        taken = [*paths, *_files_under(ctx, f"{DOMAINS_DIR}/{domain}")]
+        in_use = taken(ctx, paths)
         moves: dict[str, str] = {}
         for old in olds:
-            moves[old] = move_target(old, domain, [p for p in taken if p != old])
-            taken.append(moves[old])
-        plan = _relocation_plan(ctx, trunk, moves, "move", moves_message(sorted(moves.items()), domain))
+            moves[old] = target(old, in_use)
+            in_use.append(moves[old])
+        plan = _relocation_plan(ctx, trunk, moves, op, message(moves))
         return _apply(ctx, plan, dry_run=dry_run, no_commit=no_commit, no_verify=no_verify)
 
 
@@ -392,7 +406,7 @@ def regroup_workspace(workspace: Path, *, all_leaves: bool = False, dry_run: boo
 def _placed_by_move(ctx: RepoContext) -> set[str]:
     """Workspace-relative leaf paths that a commit with the trailer `Bonsai-Op: move` added."""
     proc = gitrun.run(ctx.workspace, "log", "-z", "--relative", "--no-renames", "--format=", "--name-only",
-                   "--diff-filter=A", f"--grep=^{TRAILER}: move$", "--", DOMAINS_DIR + "/")
+                      "--diff-filter=A", f"--grep=^{TRAILER}: move$", "--", DOMAINS_DIR + "/")
     if proc.returncode != 0:
         return set()
     return {p for p in proc.stdout.decode("utf-8", "surrogateescape").split("\0") if p.strip()}
@@ -404,19 +418,10 @@ def archive_leaves(workspace: Path, refs: Sequence[str], reason: str | None = No
 
     Raises Refused/BadInput (exit 3, nothing written), Failed or Interrupted after a restore.
     """
-    ctx = open_workspace(workspace)
-    with workspace_lock(ctx):
-        check_clean_for_commit(ctx, MEMORY_AREAS)
-        _trunk_bytes, trunk = read_trunk(ctx.workspace)  # the checks reindex makes (text typed in the block, ...)
-        paths = walk_leaf_paths(ctx.workspace)
-        olds = list(dict.fromkeys(resolve_leaf(_workspace_ref(ctx, r), paths) for r in refs))
-        taken = list(_files_under(ctx, ARCHIVE_DIR))
-        moves: dict[str, str] = {}
-        for old in olds:
-            moves[old] = archive_target(old, taken)
-            taken.append(moves[old])
-        plan = _relocation_plan(ctx, trunk, moves, "archive", archive_message(list(moves.items()), reason))
-        return _apply(ctx, plan, dry_run=dry_run, no_commit=no_commit, no_verify=no_verify)
+    return _relocate_leaves(
+        workspace, refs, "archive", taken=lambda ctx, _paths: list(_files_under(ctx, ARCHIVE_DIR)),
+        target=archive_target, message=lambda moves: archive_message(list(moves.items()), reason),
+        dry_run=dry_run, no_commit=no_commit, no_verify=no_verify)
 
 
 def purge_archive(workspace: Path, grace_days: int = 180, *, dry_run: bool = False, no_commit: bool = False,

@@ -21,8 +21,8 @@ from collections.abc import Iterable, Sequence
 from . import gitrun
 from .errors import BadInput, Failed, Refused
 from .gitrepo import (
-    RepoContext, git_path, head_blob, head_is_detached, head_sha, ignored_paths, in_progress_operation, is_tracked, status_paths,
-    staged_paths,
+    RepoContext, git_path, head_blob, head_is_detached, head_sha, ignored_paths, in_progress_operation, is_tracked,
+    staged_paths, status_paths,
 )
 from .gitsettings import check_attributes
 from .plan import MigrationPlan
@@ -208,6 +208,6 @@ def _outside_sparse_checkout(ctx: RepoContext, repo_paths: list[str]) -> list[st
         return sorted(p for p in repo_paths if not included(p))
     patterns = git_path(ctx, "info/sparse-checkout")
     proc = gitrun.run(ctx.top, "-c", f"core.excludesFile={patterns}", "check-ignore", "--no-index", "--stdin", "-z",
-                   input="\0".join(repo_paths).encode())
+                      input="\0".join(repo_paths).encode())
     matched = set(filter(None, proc.stdout.decode("utf-8", "surrogateescape").split("\0")))
     return sorted(p for p in repo_paths if p not in matched)

@@ -48,7 +48,7 @@ def find_migration_commit(ctx: RepoContext, commit: str | None = None) -> str:
             raise NothingToDo(f"{sha[:12]}: not a bonsai-git migration commit (no {TRAILER} trailer)")
         return sha
     out = gitrun.run(ctx.top, "log", "-1", "--format=%H", "-E", f"--grep=^{TRAILER}:", "HEAD", "--",
-                  ctx.repo_path(TRUNK)).stdout.decode().strip()
+                     ctx.repo_path(TRUNK)).stdout.decode().strip()
     if not out:
         raise NothingToDo(f"{ctx.repo_path(TRUNK)}: no migration commit to revert (no {TRAILER} trailer in history)")
     return out
@@ -83,7 +83,7 @@ def rollback(workspace: Path, commit: str | None = None) -> RollbackResult:
 
 
 def _touched_paths(ctx: RepoContext, sha: str) -> list[str]:
-    out = gitrun.run(ctx.top, "diff-tree", "--no-commit-id", "-r", "-z", "--name-only", f"{sha}^", sha, check=True).stdout.decode()
+    out = gitrun.output(ctx.top, "diff-tree", "--no-commit-id", "-r", "-z", "--name-only", f"{sha}^", sha)
     return [p for p in out.split("\0") if p]
 
 
@@ -97,7 +97,7 @@ def revert_chain(ctx: RepoContext, sha: str) -> list[str]:
     current = sha
     for _ in range(100):  # a chain this long is not real; stop rather than loop
         out = gitrun.run(ctx.top, "log", "-1", "--format=%H", "-F", f"--grep=This reverts commit {current}",
-                      f"{current}..HEAD").stdout.decode().strip()
+                         f"{current}..HEAD").stdout.decode().strip()
         if not out:
             break
         chain.append(out)
@@ -130,7 +130,7 @@ def _refuse_conflicting_revert(ctx: RepoContext, sha: str, touched: list[str], c
     is stricter, so a refusal may be over-cautious but a clean answer is always right.)
     """
     patch = gitrun.run(ctx.top, "diff-tree", "-p", "--binary", "--full-index", "--no-color", "--no-ext-diff",
-                    "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/", f"{sha}^", sha, check=True).stdout
+                       "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/", f"{sha}^", sha, check=True).stdout
     with tempfile.TemporaryDirectory(prefix="bonsai-revert-") as tmp:
         scratch = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
         gitrun.run(ctx.top, "read-tree", "HEAD", extra_env=scratch, check=True)

@@ -299,7 +299,8 @@ def workspace_folders(directory: Path) -> tuple[Path, tuple[str, ...]]:
     """
     directory = directory.resolve()
     _check_work_tree(directory)
-    top = Path(run(directory, "rev-parse", "--show-toplevel", extra_env=_READ_ONLY).stdout.decode("utf-8", "surrogateescape").strip())
+    shown = run(directory, "rev-parse", "--show-toplevel", extra_env=_READ_ONLY).stdout
+    top = Path(shown.decode("utf-8", "surrogateescape").strip())
     args = ("ls-files", "-z", "--", f":(glob)**/{TRUNK}")  # a glob pathspec: not under literal pathspecs
     proc = run(top, *args, extra_env=_READ_ONLY, literal=False)
     trunks = [p for p in proc.stdout.decode("utf-8", "surrogateescape").split("\0") if p] if proc.returncode == 0 else []

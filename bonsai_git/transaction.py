@@ -236,7 +236,7 @@ def _verify_committed(ctx: RepoContext, changes: Mapping[str, bytes | None]) -> 
 
 def _filtered_blob_id(ctx: RepoContext, repo_path: str, data: bytes) -> str:
     """The blob id git makes of `data` at `repo_path` after its filters (core.autocrlf, eol attributes)."""
-    return gitrun.run(ctx.top, "hash-object", f"--path={repo_path}", "--stdin", input=data, check=True).stdout.decode().strip()
+    return gitrun.output(ctx.top, "hash-object", f"--path={repo_path}", "--stdin", input=data).strip()
 
 
 # --- apply_changes' steps ----------------------------------------------------------------------
@@ -381,7 +381,7 @@ def _git_converts(ctx: RepoContext, repo_paths: list[str]) -> bool:
     # --all lists only the attributes a path has: asking for the six by name printed six lines per
     # path (100,000 leaves: ~40 MB of output, split into millions of strings, the migration's peak).
     proc = gitrun.run(ctx.top, "check-attr", "-z", "--stdin", "--all",
-                   input="\0".join(repo_paths).encode("utf-8", "surrogateescape"))
+                      input="\0".join(repo_paths).encode("utf-8", "surrogateescape"))
     fields = proc.stdout.split(b"\0")
     pairs = zip(fields[1::3], fields[2::3])
     return proc.returncode != 0 or any(a in names and v not in (b"unspecified", b"unset") for a, v in pairs)
