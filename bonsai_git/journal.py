@@ -414,6 +414,11 @@ def _remove_temp_files(workspace: Path, journal: Journal) -> None:
 
 # --- test-only crash points ---------------------------------------------------------------------
 
+def crash_points_armed() -> bool:
+    """TEST ONLY: True when BONSAI_TEST_CRASH_AT names a crash point (a loop then asks once, not per file)."""
+    return bool(os.environ.get("BONSAI_TEST_CRASH_AT"))
+
+
 def crash_point(name: str) -> None:
     """TEST ONLY: die (SIGKILL) or pause at the named point when BONSAI_TEST_CRASH_AT names it.
 
