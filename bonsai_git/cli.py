@@ -1,4 +1,5 @@
-"""The `bonsai-git` command line: a thin click layer over the library (DESIGN.md §6).
+"""The `bonsai-git` command line: click wiring only (DESIGN.md §6); each command's body is
+`bonsai_git.commands.<command>.run`, imported when the command runs (so `--help` stays light).
 
 Errors are converted to exit codes in one place (`BonsaiGroup.invoke`): a BonsaiError prints
 one line on stderr and exits with its code (1 failed and restored, 3 refused); Ctrl-C exits
@@ -7,7 +8,6 @@ one line on stderr and exits with its code (1 failed and restored, 3 refused); C
 
 from __future__ import annotations
 
-import json
 import sys
 import traceback
 from pathlib import Path
@@ -85,6 +85,12 @@ def main() -> None:
     """Restructure an agent's flat MEMORY.md into a memory tree, as one reviewable git commit."""
 
 
+def _done(code: int) -> None:
+    """Exit with a command's non-zero code (commands return theirs; 0 lets click finish normally)."""
+    if code:
+        sys.exit(code)
+
+
 @main.command()
 @WORKSPACE
 @click.option("--dry-run", is_flag=True, help="Print the plan; write nothing.")
@@ -102,98 +108,16 @@ def main() -> None:
 def migrate(workspace: Path, dry_run: bool, no_commit: bool, force: bool, as_json: bool,
             allow_detached: bool, no_verify: bool, recover: bool, plan_out: Path | None, plan_in: Path | None) -> None:
     """Migrate MEMORY.md into a memory tree in one commit (exit 0 done, 3 refused, 1 restored)."""
-    from .report import migration_json, migration_text
-    from .transaction import migrate as run_migration
+    from .commands import migrate as command
 
     if recover:
-        _recover(workspace)
+        _done(command.recover(workspace, click.echo))
         return
     if plan_out is not None and not dry_run:
         raise click.UsageError("--plan-out needs --dry-run (write the plan, edit it, then migrate --plan)")
-    plan_text = _read_plan_file(plan_in) if plan_in is not None else None
-    if not dry_run:
-        _warn_provenance(workspace)
-    result = run_migration(workspace, dry_run=dry_run, no_commit=no_commit, force=force,
-                           allow_detached=allow_detached, no_verify=no_verify, plan_text=plan_text,
-                           plan_source=str(plan_in) if plan_in is not None else "plan.toml")
-    if plan_out is not None and result.plan is not None:
-        from .planfile import render_plan
-
-        plan_out.write_bytes(render_plan(result.plan, result.config).encode("utf-8"))
-        click.echo(f"note: wrote the plan to {plan_out}; edit it, then run bonsai-git migrate --plan {plan_out}",
-                   err=True)
-    for note in result.notes:
-        click.echo(f"note: {note}", err=True)
-    for warning in result.text_warnings:
-        click.echo(f"warning: {warning}", err=True)
-    for warning in result.warnings:
-        click.echo(f"warning: {warning}", err=True)
-    if result.warnings:
-        click.echo(f"note: {len(result.warnings)} secret-looking value(s) (kinds shown, never values): the leaves keep "
-                   "your text verbatim, the indexes and MEMORY.md's block mask them; a false alarm? list its "
-                   "sha256:… in .bonsai.toml [secrets] allow", err=True)
-    if as_json:
-        click.echo(json.dumps(migration_json(result), indent=2, ensure_ascii=False))
-    else:
-        click.echo(migration_text(result))
-
-
-def _indexed_leaves(workspace: Path) -> list[str]:
-    """The leaves `reindex` and `absorb` index: those git tracks, as the hook and status do (one rule,
-    gitsettings.indexed_leaf_paths); each leaf left out is named on stderr.  Refused (exit 3) when
-    MEMORY.md has git attributes the files under memory/ lack (gitsettings.attribute_problem)."""
-    from .errors import Refused
-    from .gitsettings import indexed_leaf_paths, memory_listing, workspace_attribute_problem
-
-    tracked, untracked = memory_listing(workspace)
-    problem = workspace_attribute_problem(workspace, tracked)  # refused before anything is written
-    if problem is not None:
-        raise Refused(problem)
-    leaves, warnings = indexed_leaf_paths(workspace, tracked, untracked)
-    for warning in warnings:
-        click.echo(f"warning: {warning}", err=True)
-    return leaves
-
-
-def _read_plan_file(path: Path) -> str:
-    """The plan file's text; BadInput (exit 3) naming it when it cannot be read or is not UTF-8."""
-    return _read_utf8(path, f"no such plan file; write one with bonsai-git migrate --dry-run --plan-out {path}")
-
-
-def _read_utf8(target: Path, missing: str, shown: Path | None = None) -> str:
-    """`target`'s text, decoded strictly; BadInput (exit 3) naming `shown` (default `target`) when the
-    file is missing (`missing` says what to do) or is not UTF-8 (with the byte offset)."""
-    from .errors import BadInput
-
-    name = target if shown is None else shown
-    try:
-        return target.read_bytes().decode("utf-8")
-    except FileNotFoundError:
-        raise BadInput(f"{name}: {missing}") from None
-    except UnicodeDecodeError as exc:
-        raise BadInput(f"{name}: not UTF-8 (byte {exc.start})") from None
-
-
-def _warn_provenance(workspace: Path) -> None:
-    """Warn (stderr) when OpenClaw's provenance record makes a MEMORY.md rewrite harmful (provenance.py)."""
-    from .provenance import provenance_warning, read_provenance
-
-    warning = provenance_warning(read_provenance(workspace))
-    if warning:
-        click.echo(f"warning: {warning}", err=True)
-
-
-def _recover(workspace: Path) -> None:
-    from .recovery import recover_workspace
-
-    result = recover_workspace(workspace)
-    texts = {
-        "nothing": "No interrupted run to recover; nothing changed.",
-        "restored": f"Restored {result.paths} path(s) to their state before the interrupted run; the journal is removed.",
-        "completed": "The interrupted run had finished its commit; kept it and removed the journal.",
-        "undone": f"Undid the interrupted run's commit and restored {result.paths} path(s); the journal is removed.",
-    }
-    click.echo(texts[result.outcome])
+    _done(command.run(workspace, dry_run=dry_run, no_commit=no_commit, force=force, as_json=as_json,
+                      allow_detached=allow_detached, no_verify=no_verify, plan_out=plan_out, plan_in=plan_in,
+                      echo=click.echo))
 
 
 @main.command()
@@ -201,35 +125,9 @@ def _recover(workspace: Path) -> None:
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 and list the stale files.")
 def reindex(workspace: Path, check: bool) -> None:
     """Regenerate stale branch indexes, memory/_index.md and the trunk block (exit 1: stale under --check)."""
-    from .config import load_config
-    from .factcache import open_cache
-    from .journal import holding_lock
-    from .reindex import reindex_workspace
+    from .commands import reindex as command
 
-    config = load_config(workspace)
-    cache = open_cache(_git_common_dir(workspace))  # the hook's cache: an unchanged leaf is not summarized again
-    with holding_lock(workspace):
-        result = reindex_workspace(workspace, check=check, leaf_paths=_indexed_leaves(workspace), config=config,
-                                   facts=cache.facts_of(config.estimator), branches=cache.branches_of(workspace))
-        if not check:
-            cache.save()
-    for path in result.changed:
-        click.echo(f"{'stale' if check else 'wrote'} {path}")
-    if "MEMORY.md" in result.changed and not check:
-        _warn_provenance(workspace)
-    if check and result.changed:
-        click.echo(f"bonsai-git: {len(result.changed)} generated file(s) stale; run bonsai-git reindex", err=True)
-        sys.exit(1)
-
-
-def _git_common_dir(workspace: Path) -> Path | None:
-    """`git rev-parse --git-common-dir` as a path (None outside a repository: reindex then reports that)."""
-    from .gitrun import run
-
-    proc = run(workspace, "rev-parse", "--git-common-dir")
-    if proc.returncode != 0 or not workspace.is_dir():
-        return None
-    return workspace / proc.stdout.decode("utf-8", "surrogateescape").strip()
+    _done(command.run(workspace, check=check, echo=click.echo))
 
 
 @main.command()
@@ -237,12 +135,9 @@ def _git_common_dir(workspace: Path) -> Path | None:
 @click.argument("commit", required=False)
 def rollback(workspace: Path, commit: str | None) -> None:
     """Revert the migration commit with git revert (exit 3: nothing to revert or it would conflict)."""
-    from .rollback import rollback as run_rollback
+    from .commands import rollback as command
 
-    _warn_provenance(workspace)
-    result = run_rollback(workspace, commit)
-    click.echo(f"Reverted {result.migration[:12]} ({result.subject}) in commit {result.revert[:12]}.")
-    click.echo("MEMORY.md is back as it was; undo the rollback with: git revert HEAD")
+    _done(command.run(workspace, commit, echo=click.echo))
 
 
 @main.command()
@@ -254,38 +149,23 @@ def rollback(workspace: Path, commit: str | None) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def explain(workspace: Path, headings: tuple[str, ...], body: str, memory_file: Path | None, as_json: bool) -> None:
     """Say where each HEADING (or every section of --file) goes: domain, deciding step, words, runner-up."""
-    from .explain import explain_file, explain_headings, render_explain, scope_table
-    from .config import load_config
+    from .commands import explain as command
 
-    config = load_config(workspace)
-    if memory_file is not None:
-        entries = explain_file(_read_memory_file(workspace, memory_file), config)
-    else:
-        entries = explain_headings(headings, body, config)
-    if as_json:
-        click.echo(json.dumps({"sections": entries, "domains": scope_table(config)}, indent=2, ensure_ascii=False))
-    else:
-        click.echo(render_explain(entries, config))
-
-
-def _read_memory_file(workspace: Path, path: Path) -> str:
-    """Read `path` (relative to the workspace when it exists there), strict UTF-8; BadInput when not."""
-    target = path if path.is_absolute() or not (workspace / path).is_file() else workspace / path
-    return _read_utf8(target, "no such file", shown=path)
+    _done(command.run(workspace, headings, body=body, memory_file=memory_file, as_json=as_json, echo=click.echo))
 
 
 @main.command()
 @click.argument("directory", required=False, type=click.Path(file_okay=False, path_type=Path))
 def demo(directory: Path | None) -> None:
     """Make a git workspace from the bundled sample MEMORY.md, migrate it, show before/after."""
-    from .demo import run_demo
+    from .commands import demo as command
 
-    click.echo(run_demo(directory))
+    _done(command.run(directory, echo=click.echo))
 
 
 # --- memory health and lifecycle (status.py, lifecycle.py) -----------------------------------
 
-from .boot import DEFAULT_PROFILE, PROFILES, BootProfile  # noqa: E402 - a small pure table, needed by the option below
+from .boot import DEFAULT_PROFILE, PROFILES  # noqa: E402 - a small pure table, needed by the option below
 
 DRY_RUN = click.option("--dry-run", is_flag=True, help="Print what would change; write nothing.")
 NO_COMMIT = click.option("--no-commit", is_flag=True, help="Write the changes but do not stage or commit them.")
@@ -311,32 +191,11 @@ def status(workspace: Path, as_json: bool, profile: str, file_cap: int | None, t
     """Boot budget, domains, stale indexes and warnings; writes nothing (exit 0 healthy, 1 warnings)."""
     import os
 
-    from .boot import profile_named, with_caps
-    from .status import assess, status_json, status_text
-    from .survey import survey_workspace
+    from .commands import status as command
 
-    if every:
-        _status_all(workspace, with_caps(profile_named(profile), file_cap, total_cap), as_json)
-        return
-    report = assess(survey_workspace(workspace), with_caps(profile_named(profile), file_cap, total_cap))
-    if as_json:
-        click.echo(json.dumps(status_json(report), indent=2, ensure_ascii=False))
-    else:
-        color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-        click.echo(status_text(report, color=color), color=color)
-    sys.exit(0 if report.healthy else 1)
-
-
-def _status_all(directory: Path, profile: BootProfile, as_json: bool) -> None:
-    """`status --all`: the fleet table (fleet.py) or its JSON list; exit 1 when any workspace has warnings."""
-    from .fleet import fleet_json, fleet_text, survey_fleet
-
-    rows = survey_fleet(directory, profile)
-    if as_json:
-        click.echo(json.dumps(fleet_json(rows), indent=2, ensure_ascii=False))
-    else:
-        click.echo(fleet_text(rows))
-    sys.exit(0 if all(row.report.healthy for row in rows) else 1)
+    color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    _done(command.run(workspace, as_json=as_json, profile=profile, file_cap=file_cap, total_cap=total_cap,
+                      every=every, color=color, echo=click.echo))
 
 
 @main.command()
@@ -344,15 +203,9 @@ def _status_all(directory: Path, profile: BootProfile, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the candidates as JSON.")
 def reflect(workspace: Path, as_json: bool) -> None:
     """List leaves and domains worth reviewing (old general/ leaves, oversized leaves and domains), with reasons."""
-    from .status import reflect_json, reflect_text, reflection_candidates
-    from .survey import survey_workspace
+    from .commands import reflect as command
 
-    survey = survey_workspace(workspace)
-    candidates = reflection_candidates(survey)
-    if as_json:
-        click.echo(json.dumps(reflect_json(candidates, survey.now), indent=2, ensure_ascii=False))
-    else:
-        click.echo(reflect_text(candidates))
+    _done(command.run(workspace, as_json=as_json, echo=click.echo))
 
 
 @main.command()
@@ -364,10 +217,10 @@ def reflect(workspace: Path, as_json: bool) -> None:
 @NO_VERIFY
 def move(workspace: Path, leaves: tuple[str, ...], domain: str, dry_run: bool, no_commit: bool, no_verify: bool) -> None:
     """Move LEAVES (paths or unique names) to DOMAIN, reindex, one commit (exit 3: refused, nothing written)."""
-    from .lifecycle import lifecycle_text, move_leaves
+    from .commands import move as command
 
-    click.echo(lifecycle_text(move_leaves(workspace, leaves, domain, dry_run=dry_run, no_commit=no_commit,
-                                          no_verify=no_verify)))
+    _done(command.run(workspace, leaves, domain, dry_run=dry_run, no_commit=no_commit, no_verify=no_verify,
+                      echo=click.echo))
 
 
 @main.command()
@@ -379,10 +232,10 @@ def move(workspace: Path, leaves: tuple[str, ...], domain: str, dry_run: bool, n
 @NO_VERIFY
 def regroup(workspace: Path, all_leaves: bool, dry_run: bool, no_commit: bool, no_verify: bool) -> None:
     """Re-apply the current rules and .bonsai.toml to a migrated tree, as one commit (Bonsai-Op: regroup)."""
-    from .lifecycle import lifecycle_text, regroup_workspace
+    from .commands import regroup as command
 
-    click.echo(lifecycle_text(regroup_workspace(workspace, all_leaves=all_leaves, dry_run=dry_run,
-                                                no_commit=no_commit, no_verify=no_verify)))
+    _done(command.run(workspace, all_leaves=all_leaves, dry_run=dry_run, no_commit=no_commit, no_verify=no_verify,
+                      echo=click.echo))
 
 
 @main.command()
@@ -395,10 +248,10 @@ def regroup(workspace: Path, all_leaves: bool, dry_run: bool, no_commit: bool, n
 def archive(workspace: Path, leaves: tuple[str, ...], reason: str | None, dry_run: bool, no_commit: bool,
             no_verify: bool) -> None:
     """Move LEAVES to memory/archive/<domain>/ (out of the indexes, still searchable), reindex, commit."""
-    from .lifecycle import archive_leaves, lifecycle_text
+    from .commands import archive as command
 
-    click.echo(lifecycle_text(archive_leaves(workspace, leaves, reason, dry_run=dry_run, no_commit=no_commit,
-                                             no_verify=no_verify)))
+    _done(command.run(workspace, leaves, reason=reason, dry_run=dry_run, no_commit=no_commit, no_verify=no_verify,
+                      echo=click.echo))
 
 
 @main.command()
@@ -410,14 +263,15 @@ def archive(workspace: Path, leaves: tuple[str, ...], reason: str | None, dry_ru
 @NO_VERIFY
 def purge(workspace: Path, older_than: str, dry_run: bool, no_commit: bool, no_verify: bool) -> None:
     """git rm archived files archived longer ago than --older-than, in one commit (history keeps them)."""
-    from .lifecycle import lifecycle_text, parse_duration, purge_archive
+    from .commands import purge as command
+    from .lifecycle import parse_duration
 
     try:
         days = parse_duration(older_than)
     except BonsaiError as exc:
         raise click.BadParameter(exc.message, param_hint="--older-than") from None
-    click.echo(lifecycle_text(purge_archive(workspace, days, dry_run=dry_run, no_commit=no_commit,
-                                            no_verify=no_verify)))
+    _done(command.run(workspace, days=days, dry_run=dry_run, no_commit=no_commit, no_verify=no_verify,
+                      echo=click.echo))
 
 
 @main.command()
@@ -427,11 +281,9 @@ def purge(workspace: Path, older_than: str, dry_run: bool, no_commit: bool, no_v
 @NO_VERIFY
 def flatten(workspace: Path, dry_run: bool, no_commit: bool, no_verify: bool) -> None:
     """Rebuild one flat MEMORY.md from today's tree (every later edit kept) and remove the tree, as one commit."""
-    from .flatten import flatten as run_flatten, flatten_text
+    from .commands import flatten as command
 
-    if not dry_run:
-        _warn_provenance(workspace)
-    click.echo(flatten_text(run_flatten(workspace, dry_run=dry_run, no_commit=no_commit, no_verify=no_verify)))
+    _done(command.run(workspace, dry_run=dry_run, no_commit=no_commit, no_verify=no_verify, echo=click.echo))
 
 
 # --- the living tree: absorb, the pre-commit hook, the plain git hook (absorb.py, hook.py, githook.py) ---
@@ -441,30 +293,9 @@ def flatten(workspace: Path, dry_run: bool, no_commit: bool, no_verify: bool) ->
 @click.option("--dry-run", is_flag=True, help="Print where each new section would go; write nothing.")
 def absorb(workspace: Path, dry_run: bool) -> None:
     """Move the ## sections appended after MEMORY.md's end marker into leaves (a same-topic leaf is extended), then reindex."""
-    from .reindex import reindex_workspace
+    from .commands import absorb as command
 
-    if not dry_run:
-        _warn_provenance(workspace)
-    from .secretscan import mask_secrets
-
-    from .journal import holding_lock
-
-    with holding_lock(workspace):
-        leaves = _indexed_leaves(workspace)
-        tracked = set(leaves)
-        result = reindex_workspace(workspace, check=dry_run, absorb=True, leaf_paths=leaves)
-    for s in result.absorbed:
-        extends = " (same topic: extends that leaf)" if s.extends and s.path.startswith("memory/domains/") else ""
-        click.echo(f"{'would absorb' if dry_run else 'absorbed'} {mask_secrets(s.heading)!r} -> {s.path}{extends}")
-    if not result.absorbed:
-        click.echo("MEMORY.md: nothing to absorb (no ## section after the end marker that is not pinned; "
-                   "pinned sections and loose text there stay in the trunk)")
-    for path in result.changed:
-        click.echo(f"{'would write' if dry_run else 'wrote'} {path}")
-    new = [s.path for s in result.absorbed if not dry_run and s.path not in tracked]
-    if new:  # the one rule: a leaf stays indexed once git tracks it (the hook indexes only tracked leaves)
-        click.echo(f"note: git add the new leaves so they stay indexed: git add -- {' '.join(sorted(set(new)))}",
-                   err=True)
+    _done(command.run(workspace, dry_run=dry_run, echo=click.echo))
 
 
 @main.command(context_settings={"ignore_unknown_options": True})
@@ -477,9 +308,9 @@ def hook(files: tuple[str, ...], check: bool, directory: Path) -> None:
 
     FILES are accepted and ignored: the whole tree is checked.  Same as the bonsai-git-hook script.
     """
-    from .hook import run_hook
+    from .commands import hook as command
 
-    sys.exit(run_hook(directory, check=check))
+    sys.exit(command.run(directory, check=check))
 
 
 @main.command("install-hook")
@@ -490,18 +321,9 @@ def hook(files: tuple[str, ...], check: bool, directory: Path) -> None:
                    "repositories too).")
 def install_hook(workspace: Path, uninstall: bool, shared_hooks_path: bool) -> None:
     """Install the plain git pre-commit hook (hooks/pre-commit), chaining any existing hook (exit 3: refused)."""
-    from .errors import FrameworkHookFound
-    from .githook import PRE_COMMIT_SNIPPET, install_hook as install, uninstall_hook
+    from .commands import install_hook as command
 
-    try:
-        change = (uninstall_hook(workspace, shared_ok=shared_hooks_path) if uninstall
-                  else install(workspace, shared_ok=shared_hooks_path))
-    except FrameworkHookFound:
-        click.echo(PRE_COMMIT_SNIPPET, nl=False)
-        raise
-    click.echo(f"{change.action}: {change.hook}")
-    if change.chained is not None:
-        click.echo(f"chained: {change.chained} runs first")
+    _done(command.run(workspace, uninstall=uninstall, shared_hooks_path=shared_hooks_path, echo=click.echo))
 
 
 if __name__ == "__main__":  # pragma: no cover

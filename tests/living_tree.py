@@ -125,7 +125,7 @@ SCENARIOS: list[Callable[[Path], None]] = [edit_leaf, add_leaf, delete_leaf, mov
 def assert_commit_stops_once_then_passes(repo: Path) -> None:
     """The first commit fails with the indexes rewritten; re-adding passes; the tree is then fresh."""
     first = commit_all(repo, "memory change")
-    assert first.returncode != 0, first.stdout + first.stderr
+    assert first.returncode == 1, first.stdout + first.stderr
     assert "bonsai-git: wrote" in first.stdout + first.stderr
     assert "stage them and commit again: git add -A -- " in first.stdout + first.stderr
     second = commit_all(repo, "memory change")

@@ -15,7 +15,7 @@ from bonsai_git.flatplan import PINNED, original_slots, plan_flatten, strip_sepa
 from bonsai_git.plan import plan_migration
 from bonsai_git.tree import Leaf, leaf_location, parse_trunk
 from memory_samples import CRON, PRICING, READING, SAMPLE, TRAVEL, MakeRepo, commit_all, migrated, run
-from support import CORPUS_FILES, corpus_bytes, git, snapshot
+from support import CORPUS_FILES, bonsai_untouched, corpus_bytes, git, snapshot
 from test_properties import markdown
 
 BONSAI = str(Path(sys.executable).with_name("bonsai-git"))
@@ -134,19 +134,15 @@ def test_flatten_dry_run_writes_nothing_and_lists_the_added_leaves(make_repo: Ma
 def test_flatten_refuses_uncommitted_leaf_changes_and_touches_nothing(make_repo: MakeRepo) -> None:
     repo = migrated(make_repo)
     (repo / PRICING).write_text("## Pricing\n\nchanged, not committed\n")
-    before = snapshot(repo)
-    result = run("flatten", "-C", str(repo))
+    result = bonsai_untouched(repo, "flatten", "-C", str(repo))
     assert result.exit_code == 3
     assert f"{PRICING}: has uncommitted changes" in result.stderr and result.stderr.count("\n") == 1
-    assert snapshot(repo) == before
 
 
 def test_flatten_refuses_an_unmigrated_workspace(make_repo: MakeRepo) -> None:
     repo = make_repo(SAMPLE)
-    before = snapshot(repo)
-    result = run("flatten", "-C", str(repo))
+    result = bonsai_untouched(repo, "flatten", "-C", str(repo))
     assert result.exit_code == 3 and "no bonsai markers" in result.stderr
-    assert snapshot(repo) == before
 
 
 def test_flatten_restores_the_tree_when_a_commit_hook_rejects(make_repo: MakeRepo) -> None:
@@ -154,10 +150,8 @@ def test_flatten_restores_the_tree_when_a_commit_hook_rejects(make_repo: MakeRep
     hook = repo / ".git/hooks/pre-commit"
     hook.write_text("#!/bin/sh\necho no >&2\nexit 1\n")
     hook.chmod(0o755)
-    before = snapshot(repo)
-    result = run("flatten", "-C", str(repo))
+    result = bonsai_untouched(repo, "flatten", "-C", str(repo))
     assert result.exit_code == 1 and "git commit failed" in result.stderr
-    assert snapshot(repo) == before
 
 
 def test_flatten_from_a_subprocess_and_rollback_advice(make_repo: MakeRepo) -> None:

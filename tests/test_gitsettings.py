@@ -14,7 +14,9 @@ import pytest
 from click.testing import CliRunner
 
 from bonsai_git.cli import main
-from living_tree import LIVING, PRICING, MakeRepo, env, migrated, run, tree_files, write
+from living_tree import (
+    LIVING, PRICING, MakeRepo, assert_commit_stops_once_then_passes, env, migrated, run, tree_files, write,
+)
 from support import git
 
 
@@ -104,11 +106,7 @@ def test_git_dir_set_by_git_for_a_linked_worktree_hook_is_accepted(make_repo: Ma
     git(repo, "worktree", "add", "-q", "-b", "side", str(linked))
     assert cli("install-hook", "-C", str(linked))[0] == 0
     write(linked, PRICING, "## Pricing\n\nWholesale mugs $20 from April.\n")
-    git(linked, "add", "-A")
-    first = run(["git", "commit", "-q", "-m", "edit"], linked)
-    assert first.returncode == 1 and "bonsai-git: wrote" in first.stderr, first.stderr
-    git(linked, "add", "-A")
-    assert run(["git", "commit", "-q", "-m", "edit"], linked).returncode == 0
+    assert_commit_stops_once_then_passes(linked)
 
 
 def test_matching_git_dir_and_work_tree_are_accepted(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -372,11 +370,7 @@ def test_crlf_and_lf_checkouts_agree_on_the_figures(make_repo: MakeRepo, tmp_pat
     clone = _crlf_clone(origin, tmp_path)
     assert cli("install-hook", "-C", str(clone))[0] == 0
     write(clone, PRICING, "## Pricing\r\n\r\nWholesale mugs are $20 from April; retail stays $32.\r\n")
-    git(clone, "add", "-A")
-    first = run(["git", "commit", "-q", "-m", "new price"], clone)
-    assert first.returncode == 1 and "bonsai-git: wrote" in first.stderr, first.stderr
-    git(clone, "add", "-A")
-    assert run(["git", "commit", "-q", "-m", "new price"], clone).returncode == 0
+    assert_commit_stops_once_then_passes(clone)
     git(clone, "push", "-q", "origin", "main")
     # the LF checkout finds nothing to rewrite, and neither does a second CRLF clone
     assert cli("reindex", "--check", "-C", str(origin))[:2] == (0, "")
@@ -414,9 +408,30 @@ def _clean_clone_is_fresh(repo: Path, tmp_path: Path) -> bool:
     return cli("reindex", "--check", "-C", str(clone))[0] == 0
 
 
-def test_plain_hook_refuses_a_partly_staged_leaf_and_keeps_head_true(make_repo: MakeRepo, tmp_path: Path) -> None:
+def _with_plain_hook(make_repo: MakeRepo) -> Path:
+    """A migrated workspace with bonsai-git's plain git pre-commit hook installed."""
     repo = migrated(make_repo)
     assert cli("install-hook", "-C", str(repo))[0] == 0
+    return repo
+
+
+def _commit_unrelated(repo: Path) -> subprocess.CompletedProcess[str]:
+    """Stage a file outside the memory tree alone and `git commit` it (the hook runs)."""
+    write(repo, "notes/todo.txt", "buy clay\n")
+    git(repo, "add", "notes/todo.txt")
+    return run(["git", "commit", "-q", "-m", "todo"], repo)
+
+
+def _assert_commit_refused_untouched(repo: Path, message: str) -> None:
+    """The hook stops `_commit_unrelated` with `message` on stderr, and the tree is as it was."""
+    before = tree_files(repo)
+    proc = _commit_unrelated(repo)
+    assert proc.returncode != 0 and message in proc.stderr, proc.stderr
+    assert tree_files(repo) == before
+
+
+def test_plain_hook_refuses_a_partly_staged_leaf_and_keeps_head_true(make_repo: MakeRepo, tmp_path: Path) -> None:
+    repo = _with_plain_hook(make_repo)
     write(repo, PRICING, "## Pricing\n\nWholesale mugs $20 from April.\n")
     git(repo, "add", PRICING)
     write(repo, PRICING, "## Pricing\n\nWholesale mugs $20 from April.\n\nDraft: maybe $22 in the autumn, with a long note.\n")
@@ -438,41 +453,26 @@ def test_plain_hook_refuses_a_partly_staged_leaf_and_keeps_head_true(make_repo: 
 
 @pytest.mark.parametrize("unstaged", ["edit", "delete"])
 def test_plain_hook_refuses_an_unstaged_leaf_in_an_unrelated_commit(make_repo: MakeRepo, unstaged: str) -> None:
-    repo = migrated(make_repo)
-    assert cli("install-hook", "-C", str(repo))[0] == 0
+    repo = _with_plain_hook(make_repo)
     if unstaged == "edit":
         write(repo, PRICING, "## Pricing\n\nAn agent's unstaged note about a much higher price.\n")
     else:
         (repo / PRICING).unlink()
-    write(repo, "notes/todo.txt", "buy clay\n")
-    git(repo, "add", "notes/todo.txt")
-    before = tree_files(repo)
-    proc = run(["git", "commit", "-q", "-m", "todo"], repo)
-    assert proc.returncode != 0 and "has changes that are not staged" in proc.stderr, proc.stderr
-    assert tree_files(repo) == before
+    _assert_commit_refused_untouched(repo, "has changes that are not staged")
 
 
 def test_plain_hook_refuses_to_rewrite_a_trunk_with_unstaged_changes(make_repo: MakeRepo) -> None:
-    repo = migrated(make_repo)
-    assert cli("install-hook", "-C", str(repo))[0] == 0
+    repo = _with_plain_hook(make_repo)
     with (repo / "MEMORY.md").open("a", encoding="utf-8") as fh:
         fh.write("\n## Kiln config\n\nCone 6, hold 10 minutes.\n")  # the agent's append, not staged
-    write(repo, "notes/todo.txt", "buy clay\n")
-    git(repo, "add", "notes/todo.txt")
-    before = tree_files(repo)
-    proc = run(["git", "commit", "-q", "-m", "todo"], repo)
-    assert proc.returncode != 0 and "MEMORY.md: has changes that are not staged" in proc.stderr, proc.stderr
-    assert tree_files(repo) == before
+    _assert_commit_refused_untouched(repo, "MEMORY.md: has changes that are not staged")
 
 
 def test_a_trunk_with_unstaged_changes_the_run_would_not_touch_passes(make_repo: MakeRepo) -> None:
-    repo = migrated(make_repo)
-    assert cli("install-hook", "-C", str(repo))[0] == 0
+    repo = _with_plain_hook(make_repo)
     trunk = (repo / "MEMORY.md").read_text()
     (repo / "MEMORY.md").write_text(trunk.replace("Pinned: answer briefly", "Pinned: answer very briefly"))
-    write(repo, "notes/todo.txt", "buy clay\n")
-    git(repo, "add", "notes/todo.txt")
-    assert run(["git", "commit", "-q", "-m", "todo"], repo).returncode == 0
+    assert _commit_unrelated(repo).returncode == 0
 
 
 # --- untracked leaves: one rule everywhere --------------------------------------------------------
@@ -533,8 +533,7 @@ def test_migrating_a_crlf_checkout_gives_the_tree_an_lf_checkout_finds_fresh(mak
 
 def test_plain_hook_refuses_a_commit_that_leaves_the_rewritten_indexes_unstaged(make_repo: MakeRepo,
                                                                                tmp_path: Path) -> None:
-    repo = migrated(make_repo)
-    assert cli("install-hook", "-C", str(repo))[0] == 0
+    repo = _with_plain_hook(make_repo)
     write(repo, PRICING, "## Pricing\n\nWholesale mugs $20 from April.\n")
     git(repo, "add", PRICING)
     assert run(["git", "commit", "-q", "-m", "price"], repo).returncode == 1  # the hook rewrote the indexes

@@ -3,26 +3,21 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bonsai_git.cli import main
 from bonsai_git.config import Config
 from bonsai_git.errors import BadInput
 from bonsai_git.plan import plan_migration
 from bonsai_git.planfile import read_plan, render_plan, toml_string
 from bonsai_git.sections import split_sections
-from support import commit, corpus_bytes, git, snapshot
+from support import BONSAI, MakeRepo, bonsai, commit, corpus_bytes, git, snapshot
 
-MakeRepo = Callable[..., Path]
-BONSAI = str(Path(sys.executable).parent / "bonsai-git")
 MEMORY = (
     "# Memory\n\n"
     "## Clients\n\nAcme pays net 30.\n\n"
@@ -32,12 +27,8 @@ MEMORY = (
 )
 
 
-def run(*args: str) -> Result:
-    return CliRunner().invoke(main, list(args))
-
-
 def write_plan(repo: Path, out: Path) -> str:
-    result = run("migrate", "-C", str(repo), "--dry-run", "--force", "--plan-out", str(out))
+    result = bonsai("migrate", "-C", str(repo), "--dry-run", "--force", "--plan-out", str(out))
     assert result.exit_code == 0, result.output
     assert f"wrote the plan to {out}" in result.stderr
     return out.read_text(encoding="utf-8")
@@ -127,14 +118,14 @@ def test_migrate_with_an_edited_plan_moves_a_section_out_of_general(make_repo: M
     out = tmp_path / "plan.toml"
     text = edit(write_plan(repo, out), "Odds and ends", "domain", "general", "business")
     out.write_text(edit(text, "Odds and ends", "leaf", "odds-and-ends", "studio-notes"), encoding="utf-8")
-    result = run("migrate", "-C", str(repo), "--force", "--plan", str(out))
+    result = bonsai("migrate", "-C", str(repo), "--force", "--plan", str(out))
     assert result.exit_code == 0, result.output
     leaf = repo / "memory/domains/business/studio-notes.md"
     assert leaf.read_text() == "## Odds and ends\n\nGlaze tiles; the blue one cracked.\n\n"
     assert git(repo, "status", "--porcelain") == ""
     assert git(repo, "log", "-1", "--format=%B").count("Bonsai-Migration: 1") == 1
     assert "studio-notes.md" in (repo / "memory/domains/business/_index.md").read_text()
-    assert run("rollback", "-C", str(repo)).exit_code == 0
+    assert bonsai("rollback", "-C", str(repo)).exit_code == 0
     assert (repo / "MEMORY.md").read_text() == MEMORY  # lossless both ways
 
 
@@ -154,21 +145,21 @@ def test_a_stale_plan_is_refused_and_nothing_changes(make_repo: MakeRepo, tmp_pa
 
 def test_plan_out_needs_dry_run_and_a_missing_plan_is_refused(make_repo: MakeRepo, tmp_path: Path) -> None:
     repo = make_repo(MEMORY)
-    result = run("migrate", "-C", str(repo), "--plan-out", str(tmp_path / "p.toml"))
+    result = bonsai("migrate", "-C", str(repo), "--plan-out", str(tmp_path / "p.toml"))
     assert result.exit_code == 2 and "--plan-out needs --dry-run" in result.stderr
-    result = run("migrate", "-C", str(repo), "--plan", str(tmp_path / "nope.toml"))
+    result = bonsai("migrate", "-C", str(repo), "--plan", str(tmp_path / "nope.toml"))
     assert result.exit_code == 3 and "nope.toml: no such plan file" in result.stderr
     assert git(repo, "status", "--porcelain") == ""
 
 
 def test_migrate_dry_run_lists_sections_and_json_adds_them(make_repo: MakeRepo) -> None:
     repo = make_repo(MEMORY)
-    result = run("migrate", "-C", str(repo), "--dry-run", "--force")
+    result = bonsai("migrate", "-C", str(repo), "--dry-run", "--force")
     assert "  Odds and ends -> memory/domains/general/odds-and-ends.md (fallback)" in result.stdout.splitlines()
     assert "  Birthdays -> memory/dates.md (heading)" in result.stdout.splitlines()
     import json
 
-    data = json.loads(run("migrate", "-C", str(repo), "--dry-run", "--force", "--json").stdout)
+    data = json.loads(bonsai("migrate", "-C", str(repo), "--dry-run", "--force", "--json").stdout)
     assert data["section_count"] == 4
     assert data["sections"][0] == {"heading": "Clients", "line": 3, "domain": "business",
                                    "path": "memory/domains/business/clients.md", "decided_by": "heading", "score": 1.0}

@@ -24,7 +24,7 @@ from click.testing import CliRunner, Result
 
 from bonsai_git import transaction
 from bonsai_git.cli import main
-from support import corpus_bytes, git, snapshot
+from support import corpus_bytes, git, put, snapshot
 
 SOURCE = corpus_bytes("03-chief-of-staff-6k.md")
 MakeRepo = Callable[..., Path]
@@ -73,10 +73,7 @@ def _symlink_outside(make_repo: MakeRepo) -> Path:
 
 def _submodule(make_repo: MakeRepo) -> Path:
     inner = make_repo(SOURCE, name="inner")
-    outer = make_repo(None, name="outer")
-    (outer / "README").write_text("x\n")
-    git(outer, "add", "README")
-    git(outer, "commit", "-qm", "readme")
+    outer = put(make_repo(None, name="outer"), {"README": "x\n"}, "readme")
     git(outer, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(inner), "agent")
     git(outer, "commit", "-qm", "add the agent as a submodule")
     git(outer / "agent", "checkout", "-q", "-B", "main")  # a branch, so only the submodule rule can refuse
@@ -84,10 +81,7 @@ def _submodule(make_repo: MakeRepo) -> Path:
 
 
 def _memory_is_a_submodule(make_repo: MakeRepo) -> Path:
-    notes = make_repo(None, name="notes")
-    (notes / "2026-03-01.md").write_text("daily\n")
-    git(notes, "add", ".")
-    git(notes, "commit", "-qm", "notes")
+    notes = put(make_repo(None, name="notes"), {"2026-03-01.md": "daily\n"}, "notes")
     repo = make_repo(SOURCE, name="ws")
     git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(notes), "memory")
     git(repo, "commit", "-qm", "memory as a submodule")
@@ -95,11 +89,7 @@ def _memory_is_a_submodule(make_repo: MakeRepo) -> Path:
 
 
 def _sparse(make_repo: MakeRepo) -> Path:
-    repo = make_repo(SOURCE)
-    (repo / "docs").mkdir()
-    (repo / "docs" / "a.md").write_text("a\n")
-    git(repo, "add", "docs")
-    git(repo, "commit", "-qm", "docs")
+    repo = put(make_repo(SOURCE), {"docs/a.md": "a\n"}, "docs")
     git(repo, "sparse-checkout", "set", "--cone", "docs")
     return repo
 

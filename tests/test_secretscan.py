@@ -9,7 +9,6 @@ warning per key on stderr that never shows the value.
 
 from __future__ import annotations
 
-import random
 import re
 import string
 from collections.abc import Callable
@@ -27,22 +26,10 @@ from bonsai_git.secretscan import (
 from bonsai_git.slugs import leaf_name
 from bonsai_git.summary import summarize
 from bonsai_git.tree import parse_trunk
+from secret_cases import ALNUM, digits, fake
 from support import git
 
 MakeRepo = Callable[..., Path]
-_RNG = random.Random(20260301)
-ALNUM = string.ascii_letters + string.digits
-
-
-def fake(n: int, alphabet: str = ALNUM) -> str:
-    """n random chars from `alphabet`, starting with a letter and a digit (as real keys mostly do)."""
-    letters = [c for c in alphabet if c.isalpha()]
-    digits = [c for c in alphabet if c.isdigit()]
-    return _RNG.choice(letters) + _RNG.choice(digits) + "".join(_RNG.choice(alphabet) for _ in range(n - 2))
-
-
-def digits(n: int) -> str:
-    return str(_RNG.randrange(1, 10)) + "".join(_RNG.choice(string.digits) for _ in range(n - 1))
 
 
 # kind -> (the secret value a mask must hide, the line that carries it)

@@ -16,7 +16,7 @@ from bonsai_git import transaction
 from bonsai_git.cli import main
 from bonsai_git.plan import plan_migration
 from bonsai_git.config import Config
-from support import commit, corpus_bytes, git, snapshot
+from support import bonsai_untouched, commit, corpus_bytes, forget_git_identity, git, put, snapshot
 
 SOURCE = corpus_bytes("03-chief-of-staff-6k.md")
 MakeRepo = Callable[..., Path]
@@ -61,22 +61,18 @@ def test_migrate_makes_one_commit_with_trailers(make_repo: MakeRepo) -> None:
 def test_migrate_twice_is_a_noop(make_repo: MakeRepo) -> None:
     repo = make_repo(SOURCE)
     assert run("migrate", "-C", str(repo)).exit_code == 0
-    before = snapshot(repo)
-    result = run("migrate", "-C", str(repo))
+    result = bonsai_untouched(repo, "migrate", "-C", str(repo))
     assert result.exit_code == 0 and "already migrated" in result.stdout
-    assert snapshot(repo) == before
 
 
 def test_migrate_dry_run_writes_nothing_and_reports_json(make_repo: MakeRepo) -> None:
     repo = make_repo(SOURCE)
-    before = snapshot(repo)
-    result = run("migrate", "-C", str(repo), "--dry-run", "--json")
+    result = bonsai_untouched(repo, "migrate", "-C", str(repo), "--dry-run", "--json")
     assert result.exit_code == 0
     report = json.loads(result.stdout)
     assert report["commit"] is None and report["dry_run"] is True
     assert report["boot_tokens_before"] == 6408 and report["boot_tokens_after"] < 400
     assert report["domains"]["identity"] == {"leaves": 5, "tokens": 1138}
-    assert snapshot(repo) == before
 
 
 def test_migrate_no_commit_leaves_the_tree_unstaged(make_repo: MakeRepo) -> None:
@@ -166,45 +162,32 @@ def _rebasing(make_repo: MakeRepo) -> Path:
 
 
 def _staged(make_repo: MakeRepo) -> Path:
-    repo = make_repo(SOURCE)
-    (repo / "new.txt").write_text("x\n")
+    repo = put(make_repo(SOURCE), {"new.txt": "x\n"})
     git(repo, "add", "new.txt")
     return repo
 
 
 def _missing(make_repo: MakeRepo) -> Path:
-    repo = make_repo(None)
-    (repo / "README").write_text("x\n")
-    commit(repo, "readme", "README")
-    return repo
+    return put(make_repo(None), {"README": "x\n"}, "readme")
 
 
 def _untracked(make_repo: MakeRepo) -> Path:
-    repo = _missing(make_repo)
-    (repo / "MEMORY.md").write_bytes(SOURCE)
-    return repo
+    return put(_missing(make_repo), {"MEMORY.md": SOURCE})
 
 
 def _modified(make_repo: MakeRepo) -> Path:
-    repo = make_repo(SOURCE)
-    (repo / "MEMORY.md").write_bytes(SOURCE + b"\nmore\n")
-    return repo
+    return put(make_repo(SOURCE), {"MEMORY.md": SOURCE + b"\nmore\n"})
 
 
 def _symlink(make_repo: MakeRepo) -> Path:
-    repo = _missing(make_repo)
-    (repo / "real.md").write_bytes(SOURCE)
+    repo = put(_missing(make_repo), {"real.md": SOURCE})
     (repo / "MEMORY.md").symlink_to("real.md")
     commit(repo, "link", "real.md", "MEMORY.md")
     return repo
 
 
 def _directory(make_repo: MakeRepo) -> Path:
-    repo = _missing(make_repo)
-    (repo / "MEMORY.md").mkdir()
-    (repo / "MEMORY.md" / "x.md").write_text("x\n")
-    commit(repo, "dir", "MEMORY.md")
-    return repo
+    return put(_missing(make_repo), {"MEMORY.md/x.md": "x\n"}, "dir")
 
 
 def _not_utf8(make_repo: MakeRepo) -> Path:
@@ -212,25 +195,15 @@ def _not_utf8(make_repo: MakeRepo) -> Path:
 
 
 def _occupied(make_repo: MakeRepo) -> Path:
-    repo = make_repo(SOURCE)
-    (repo / "memory" / "domains" / "x").mkdir(parents=True)
-    (repo / "memory" / "domains" / "x" / "mine.md").write_text("user file\n")
-    return repo
+    return put(make_repo(SOURCE), {"memory/domains/x/mine.md": "user file\n"})
 
 
 def _root_index_exists(make_repo: MakeRepo) -> Path:
-    repo = make_repo(SOURCE)
-    (repo / "memory").mkdir()
-    (repo / "memory" / "_index.md").write_text("mine\n")
-    commit(repo, "mine", "memory")
-    return repo
+    return put(make_repo(SOURCE), {"memory/_index.md": "mine\n"}, "mine")
 
 
 def _ignored(make_repo: MakeRepo) -> Path:
-    repo = make_repo(SOURCE)
-    (repo / ".gitignore").write_text("memory/\n")
-    commit(repo, "ignore", ".gitignore")
-    return repo
+    return put(make_repo(SOURCE), {".gitignore": "memory/\n"}, "ignore")
 
 
 def _small(make_repo: MakeRepo) -> Path:
@@ -261,9 +234,7 @@ def _small(make_repo: MakeRepo) -> Path:
 )
 def test_migrate_refuses_and_changes_nothing(make_repo: MakeRepo, setup: Callable[[MakeRepo], Path], message: str) -> None:
     repo = setup(make_repo)
-    before = snapshot(repo)
-    assert_refused(run("migrate", "-C", str(repo)), 3, message)
-    assert snapshot(repo) == before
+    assert_refused(bonsai_untouched(repo, "migrate", "-C", str(repo)), 3, message)
 
 
 def test_migrate_allow_detached_overrides(make_repo: MakeRepo) -> None:
@@ -291,13 +262,8 @@ def test_migrate_refuses_a_bare_repository(tmp_path: Path) -> None:
 
 def test_migrate_refuses_without_identity(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch) -> None:
     repo = make_repo(SOURCE)
-    for key in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL"):
-        monkeypatch.delenv(key)
-    monkeypatch.setenv("EMAIL", "")
-    git(repo, "config", "user.useConfigOnly", "true")
-    before = snapshot(repo)
-    assert_refused(run("migrate", "-C", str(repo)), 3, "no committer identity")
-    assert snapshot(repo) == before
+    forget_git_identity(monkeypatch, repo)
+    assert_refused(bonsai_untouched(repo, "migrate", "-C", str(repo)), 3, "no committer identity")
 
 
 def test_migrate_refuses_while_another_run_holds_the_lock(make_repo: MakeRepo) -> None:
@@ -310,58 +276,48 @@ def test_migrate_refuses_while_another_run_holds_the_lock(make_repo: MakeRepo) -
 
 # --- injected failures: exit 1 (130 on Ctrl-C), everything restored ------------------------------
 
-def test_migrate_restores_when_a_write_fails(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch) -> None:
-    repo = make_repo(SOURCE)
-    before = snapshot(repo)
+def _fail_write(monkeypatch: pytest.MonkeyPatch, at: int, error: Callable[[Path], BaseException]) -> None:
+    """The `at`-th transaction.write_durably call raises `error(path)` instead of writing; the others write."""
     real = transaction.write_durably
     calls = {"n": 0}
 
-    def flaky(path: Path, data: bytes, **kwargs: bool) -> None:
+    def failing(path: Path, data: bytes, **kwargs: bool) -> None:
         calls["n"] += 1
-        if calls["n"] == 7:
-            raise OSError(28, "No space left on device", str(path))
+        if calls["n"] == at:
+            raise error(path)
         real(path, data, **kwargs)
 
-    monkeypatch.setattr(transaction, "write_durably", flaky)
-    result = run("migrate", "-C", str(repo))
+    monkeypatch.setattr(transaction, "write_durably", failing)
+
+
+def test_migrate_restores_when_a_write_fails(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = make_repo(SOURCE)
+    _fail_write(monkeypatch, 7, lambda path: OSError(28, "No space left on device", str(path)))
+    result = bonsai_untouched(repo, "migrate", "-C", str(repo))
     assert result.exit_code == 1
     assert "No space left on device; the tree was restored" in result.stderr
-    assert snapshot(repo) == before
     assert not (repo / "memory").exists()
 
 
 def test_migrate_restores_on_ctrl_c_mid_write(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch) -> None:
     repo = make_repo(SOURCE)
-    before = snapshot(repo)
-    real = transaction.write_durably
-    calls = {"n": 0}
-
-    def interrupted(path: Path, data: bytes, **kwargs: bool) -> None:
-        calls["n"] += 1
-        if calls["n"] == 12:
-            raise KeyboardInterrupt
-        real(path, data, **kwargs)
-
-    monkeypatch.setattr(transaction, "write_durably", interrupted)
-    result = run("migrate", "-C", str(repo))
+    _fail_write(monkeypatch, 12, lambda path: KeyboardInterrupt())
+    result = bonsai_untouched(repo, "migrate", "-C", str(repo))
     assert result.exit_code == 130
     assert "interrupted" in result.stderr
-    assert snapshot(repo) == before
 
 
 def test_migrate_restores_when_verification_from_disk_fails(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch) -> None:
     repo = make_repo(SOURCE)
-    before = snapshot(repo)
     real = transaction.write_durably
 
     def corrupting(path: Path, data: bytes, **kwargs: bool) -> None:
         real(path, data.replace(b"Lisbon", b"Lisboa") if path.name == "working-preferences.md" else data, **kwargs)
 
     monkeypatch.setattr(transaction, "write_durably", corrupting)
-    result = run("migrate", "-C", str(repo))
+    result = bonsai_untouched(repo, "migrate", "-C", str(repo))
     assert result.exit_code == 1
     assert "working-preferences.md: read back differently" in result.stderr
-    assert snapshot(repo) == before
 
 
 @pytest.mark.parametrize(
@@ -374,12 +330,10 @@ def test_migrate_restores_when_verification_from_disk_fails(make_repo: MakeRepo,
 def test_migrate_restores_when_a_hook_rejects(make_repo: MakeRepo, name: str, body: str) -> None:
     repo = make_repo(SOURCE)
     hook(repo, name, body)
-    before = snapshot(repo)
-    result = run("migrate", "-C", str(repo))
+    result = bonsai_untouched(repo, "migrate", "-C", str(repo))
     assert result.exit_code == 1
     assert "git commit failed" in result.stderr
     assert ("policy: no memory commits today" in result.stderr) or ("ticket id" in result.stderr)
-    assert snapshot(repo) == before
 
 
 def test_migrate_no_verify_passes_through(make_repo: MakeRepo) -> None:
@@ -391,21 +345,17 @@ def test_migrate_no_verify_passes_through(make_repo: MakeRepo) -> None:
 def test_migrate_undoes_a_commit_whose_hook_rewrote_our_files(make_repo: MakeRepo) -> None:
     repo = make_repo(SOURCE)
     hook(repo, "pre-commit", "printf 'tampered\\n' >> memory/_index.md && git add memory/_index.md")
-    before = snapshot(repo)
-    result = run("migrate", "-C", str(repo))
+    result = bonsai_untouched(repo, "migrate", "-C", str(repo))
     assert result.exit_code == 1
     assert "memory/_index.md: a commit hook changed it; the commit was undone" in result.stderr
-    assert snapshot(repo) == before
 
 
 def test_migrate_restores_when_signing_fails(make_repo: MakeRepo) -> None:
     repo = make_repo(SOURCE)
     git(repo, "config", "commit.gpgsign", "true")
     git(repo, "config", "gpg.program", "false")
-    before = snapshot(repo)
-    result = run("migrate", "-C", str(repo))
+    result = bonsai_untouched(repo, "migrate", "-C", str(repo))
     assert result.exit_code == 1 and "git commit failed" in result.stderr
-    assert snapshot(repo) == before
 
 
 def test_migrate_as_a_subprocess(make_repo: MakeRepo) -> None:
@@ -462,10 +412,7 @@ def test_migrate_dry_run_refuses_what_the_real_run_would(make_repo: MakeRepo) ->
 
 def test_migrate_no_commit_needs_no_identity(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch) -> None:
     repo = make_repo(SOURCE)
-    for key in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL"):
-        monkeypatch.delenv(key)
-    monkeypatch.setenv("EMAIL", "")
-    git(repo, "config", "user.useConfigOnly", "true")
+    forget_git_identity(monkeypatch, repo)
     result = run("migrate", "-C", str(repo), "--no-commit")
     assert result.exit_code == 0, result.stderr
     assert (repo / "memory" / "domains").is_dir()

@@ -3,20 +3,13 @@
 from __future__ import annotations
 
 import subprocess
-import sys
-from collections.abc import Callable
 from pathlib import Path
 
-from click.testing import CliRunner, Result
-
-from bonsai_git.cli import main
 from bonsai_git.config import Config
 from bonsai_git.lifecycle import regroup_moves
 from bonsai_git.tree import Leaf
-from support import commit, git, snapshot
+from support import BONSAI, MakeRepo, bonsai, commit, git, snapshot
 
-MakeRepo = Callable[..., Path]
-BONSAI = str(Path(sys.executable).parent / "bonsai-git")
 MEMORY = (
     "# Memory\n\n"
     "## Clients\n\nAcme pays net 30; Birch Cafe pays on delivery.\n\n"
@@ -29,13 +22,9 @@ GLAZE = "memory/domains/general/glaze-tests.md"
 KILN = "memory/domains/general/kiln-schedule.md"
 
 
-def run(*args: str) -> Result:
-    return CliRunner().invoke(main, list(args))
-
-
 def migrated(make_repo: MakeRepo) -> Path:
     repo = make_repo(MEMORY)
-    result = run("migrate", "-C", str(repo), "--force")
+    result = bonsai("migrate", "-C", str(repo), "--force")
     assert result.exit_code == 0, result.output
     return repo
 
@@ -48,21 +37,21 @@ def memory_files(repo: Path) -> dict[str, bytes]:
 def test_move_takes_several_leaves_in_one_commit(make_repo: MakeRepo) -> None:
     repo = migrated(make_repo)
     glaze, kiln = (repo / GLAZE).read_bytes(), (repo / KILN).read_bytes()
-    result = run("move", "-C", str(repo), "glaze-tests", KILN, "glaze-tests.md", "studio")
+    result = bonsai("move", "-C", str(repo), "glaze-tests", KILN, "glaze-tests.md", "studio")
     assert result.exit_code == 0, result.output
     assert (repo / "memory/domains/studio/glaze-tests.md").read_bytes() == glaze
     assert (repo / "memory/domains/studio/kiln-schedule.md").read_bytes() == kiln
     message = git(repo, "log", "-1", "--format=%B")
     assert message.startswith("bonsai: move 2 leaves to studio\n") and message.rstrip().endswith("Bonsai-Op: move")
     assert f"{GLAZE} -> memory/domains/studio/glaze-tests.md" in message
-    assert git(repo, "status", "--porcelain") == "" and run("reindex", "-C", str(repo), "--check").exit_code == 0
+    assert git(repo, "status", "--porcelain") == "" and bonsai("reindex", "-C", str(repo), "--check").exit_code == 0
     assert git(repo, "rev-list", "--count", "HEAD") == "3\n"
 
 
 def test_move_of_several_leaves_refuses_a_bad_one_and_writes_nothing(make_repo: MakeRepo) -> None:
     repo = migrated(make_repo)
     before = snapshot(repo)
-    result = run("move", "-C", str(repo), "glaze-tests", "no-such-leaf", "studio")
+    result = bonsai("move", "-C", str(repo), "glaze-tests", "no-such-leaf", "studio")
     assert result.exit_code == 3 and "no-such-leaf: no such leaf" in result.stderr
     assert snapshot(repo) == before
 
@@ -70,7 +59,7 @@ def test_move_of_several_leaves_refuses_a_bad_one_and_writes_nothing(make_repo: 
 def test_regroup_dry_run_then_nothing_to_do_on_a_fresh_tree(make_repo: MakeRepo) -> None:
     repo = migrated(make_repo)
     before = snapshot(repo)
-    result = run("regroup", "-C", str(repo))
+    result = bonsai("regroup", "-C", str(repo))
     assert (result.exit_code, result.stdout) == (0, "Nothing to regroup: the current rules place every candidate "
                                                      "leaf where it is.\n")
     assert snapshot(repo) == before
@@ -81,7 +70,7 @@ def test_regroup_after_a_config_change_then_git_revert(make_repo: MakeRepo) -> N
     (repo / ".bonsai.toml").write_text('[domains.studio]\nkeywords = ["glaze", "kiln"]\nscope = "the pottery studio"\n')
     commit(repo, "config: a studio domain", ".bonsai.toml")
     before, head = memory_files(repo), git(repo, "rev-parse", "HEAD")
-    dry = run("regroup", "-C", str(repo), "--dry-run")
+    dry = bonsai("regroup", "-C", str(repo), "--dry-run")
     assert dry.exit_code == 0 and f"  {GLAZE} -> memory/domains/studio/glaze-tests.md" in dry.stdout.splitlines()
     assert memory_files(repo) == before and git(repo, "rev-parse", "HEAD") == head
     proc = subprocess.run([BONSAI, "regroup", "-C", str(repo)], capture_output=True, text=True)
@@ -93,19 +82,19 @@ def test_regroup_after_a_config_change_then_git_revert(make_repo: MakeRepo) -> N
     assert (repo / "memory/domains/studio/glaze-tests.md").read_bytes() == before[GLAZE]  # bytes untouched
     assert (repo / "memory/domains/general/odds-and-ends.md").is_file()  # nothing places it elsewhere
     assert "business" not in message  # only general/ leaves move by default
-    assert run("reindex", "-C", str(repo), "--check").exit_code == 0 and git(repo, "status", "--porcelain") == ""
+    assert bonsai("reindex", "-C", str(repo), "--check").exit_code == 0 and git(repo, "status", "--porcelain") == ""
     git(repo, "revert", "--no-edit", "HEAD")
     assert memory_files(repo) == before
-    assert run("reindex", "-C", str(repo), "--check").exit_code == 0
+    assert bonsai("reindex", "-C", str(repo), "--check").exit_code == 0
 
 
 def test_regroup_all_resorts_every_leaf_except_those_a_move_placed(make_repo: MakeRepo) -> None:
     repo = migrated(make_repo)
-    assert run("move", "-C", str(repo), "clients", "people").exit_code == 0  # the user's own choice
+    assert bonsai("move", "-C", str(repo), "clients", "people").exit_code == 0  # the user's own choice
     (repo / ".bonsai.toml").write_text('[domains]\nwholesale = ["client pricing"]\n')
     commit(repo, "config", ".bonsai.toml")
-    assert run("regroup", "-C", str(repo)).stdout.startswith("Nothing to regroup")  # general/ has no client leaf
-    result = run("regroup", "-C", str(repo), "--all")
+    assert bonsai("regroup", "-C", str(repo)).stdout.startswith("Nothing to regroup")  # general/ has no client leaf
+    result = bonsai("regroup", "-C", str(repo), "--all")
     assert result.exit_code == 0, result.output
     assert (repo / "memory/domains/wholesale/client-pricing.md").is_file()
     assert (repo / "memory/domains/people/clients.md").is_file()  # placed by `move`: stays
@@ -116,7 +105,7 @@ def test_regroup_refuses_uncommitted_memory_changes(make_repo: MakeRepo) -> None
     repo = migrated(make_repo)
     (repo / KILN).write_text("## Kiln schedule\n\nchanged\n")
     before = snapshot(repo)
-    result = run("regroup", "-C", str(repo))
+    result = bonsai("regroup", "-C", str(repo))
     assert result.exit_code == 3 and f"{KILN}: has uncommitted changes" in result.stderr
     assert snapshot(repo) == before
 

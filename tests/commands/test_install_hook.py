@@ -18,9 +18,7 @@ from living_tree import (
     LIVING, SCENARIOS, MakeRepo, assert_commit_stops_once_then_passes, commit_all, delete_leaf, edit_leaf, env, migrated,
     run, tree_files, write,
 )
-from support import git
-
-ROOT = Path(__file__).parent.parent
+from support import ROOT, git
 
 
 def install(repo: Path, *args: str) -> tuple[int, str, str]:

@@ -8,11 +8,12 @@ from collections.abc import Callable
 import sys
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from bonsai_git.cli import main
 from bonsai_git.config import DOMAIN_SCOPES
-from support import corpus_bytes
+from support import bonsai, corpus_bytes
 
 BONSAI = str(Path(sys.executable).parent / "bonsai-git")
 
@@ -104,3 +105,17 @@ def test_explain_without_headings_prints_the_domain_table() -> None:
     code, out, _ = explain()
     assert code == 0 and out.startswith("Domains (table order: an equal score goes to the earlier one):\n")
     assert len(out.splitlines()) == 1 + len(DOMAIN_SCOPES)
+
+
+@pytest.mark.parametrize(
+    ("heading", "line"),
+    [
+        ("Capital planning", "'Capital planning' -> general: decided by fallback (no keyword in the heading, body or group)"),
+        ("APIs", "'APIs' -> infrastructure: decided by heading, score 1 (words: \"APIs\"); runner-up: none"),
+        ("📌 Core Rules", "'📌 Core Rules' -> pinned: pinned by a pin rule, stays verbatim in the trunk"),
+    ],
+)
+def test_explain_prints_domain_and_keyword(heading: str, line: str) -> None:
+    result = bonsai("explain", heading, catch_exceptions=False)
+    assert result.exit_code == 0
+    assert result.stdout.splitlines()[0] == line

@@ -1,0 +1,17 @@
+"""`bonsai-git move LEAVES... DOMAIN`: relocate leaves to a domain and reindex, as one commit (lifecycle.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .common import Echo
+
+
+def run(workspace: Path, leaves: tuple[str, ...], domain: str, *, dry_run: bool, no_commit: bool, no_verify: bool,
+        echo: Echo) -> int:
+    """Move `leaves` (paths or unique names) to `domain`; print what moved.  Refusals (exit 3) write nothing."""
+    from ..lifecycle import lifecycle_text, move_leaves
+
+    echo(lifecycle_text(move_leaves(workspace, leaves, domain, dry_run=dry_run, no_commit=no_commit,
+                                    no_verify=no_verify)))
+    return 0

@@ -1,0 +1,23 @@
+"""`bonsai-git reflect`: leaves and domains worth reviewing (old general/ leaves, oversized leaves and
+domains), with reasons (status.reflection_candidates); writes nothing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .common import Echo
+
+
+def run(workspace: Path, *, as_json: bool, echo: Echo) -> int:
+    """Print the reflection candidates as text or JSON (ages counted from the survey's clock)."""
+    from ..status import reflect_json, reflect_text, reflection_candidates
+    from ..survey import survey_workspace
+
+    survey = survey_workspace(workspace)
+    candidates = reflection_candidates(survey)
+    if as_json:
+        echo(json.dumps(reflect_json(candidates, survey.now), indent=2, ensure_ascii=False))
+    else:
+        echo(reflect_text(candidates))
+    return 0
