@@ -40,14 +40,15 @@ def survey_fleet(directory: Path, profile: BootProfile) -> tuple[FleetRow, ...]:
     `.bonsai.toml` (the message names the workspace).
     """
     from .errors import BonsaiError
-    from .survey import survey_workspace, workspace_folders
+    from .survey import FreshPrefixes, survey_workspace, workspace_folders
 
     top, prefixes = workspace_folders(directory)
     rows = []
+    fresh: FreshPrefixes = {}  # the hook's memo, checked with one listing for every workspace
     for prefix in prefixes:
         name = prefix.rstrip("/") or "."
         try:
-            report = assess(survey_workspace(top / prefix if prefix else top), profile)
+            report = assess(survey_workspace(top / prefix if prefix else top, fresh=fresh), profile)
         except BonsaiError as exc:
             if prefix:
                 exc.message = f"{prefix}{exc.message}"

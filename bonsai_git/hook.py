@@ -32,7 +32,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -44,7 +44,7 @@ from .tree import DOMAINS_DIR, MEMORY_DIR, TRUNK, is_migrated, leaf_location, ma
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms per hook run)
 if TYPE_CHECKING:
-    from .factcache import FactsCache
+    from .factcache import FactsCache, Unread
     from .freshness import FreshMemo
 
 # Only paths that can matter: trunks and anything under a memory/ folder, at any depth.
@@ -320,6 +320,12 @@ def find_workspaces(top: Path, listing: Sequence[tuple[str, str]]) -> list[Works
             error = markers_missing(text)
             error.message = prefix + error.message
             raise error
+    if len(workspaces) == 1 and not workspaces[0].prefix:  # one workspace at the top: every path is its own
+        only = workspaces[0]
+        untracked, unstaged, tracked_ = only.untracked.append, only.unstaged.append, only.tracked.append
+        for tag, path in listing:
+            (untracked if tag == "?" else unstaged if tag == "C" else tracked_)(path)
+        return workspaces
     by_prefix = {ws.prefix: ws for ws in workspaces}
     for tag, path in listing:  # one pass: each path goes to every workspace folder above it (~depth lookups)
         end = 0
@@ -352,14 +358,23 @@ def _run_workspace(top: Path, ws: Workspace, check: bool, cache: FactsCache) -> 
     for warning in warnings:
         _warn(ws.prefix + warning)
     _warn_layout(ws, leaves)
-    _warn_secret_names(ws, leaves)
+    failure: BonsaiError | None = None
+    unread: Unread | None = None
+    clean = _clean_blobs(ws)
     try:
         config = load_config(root)
-        clean = _clean_blobs(ws)
-        unread = cache.known_blobs(config.estimator, {p: (clean[p], sizes[p]) for p in leaves if p in clean})
+    except BonsaiError as exc:  # raised after the name warnings, as always
+        failure = exc
+    else:
+        unread = cache.plan_unread(config, root, leaves, {p: (clean[p], sizes[p]) for p in leaves if p in clean}, clean)
+    _warn_secret_names(ws, leaves, unread.quiet if unread is not None else ())
+    try:
+        if failure is not None:
+            raise failure
+        assert unread is not None
         result = reindex_workspace(root, check=check, leaf_paths=leaves, config=config, absorb=config.absorb,
-                                   facts=cache.facts_of(config.estimator, unread), branches=cache.branches_of(root, clean),
-                                   unread=unread, clean=clean)
+                                   facts=cache.facts_of(config.estimator, unread),
+                                   branches=cache.branches_of(root, clean, unread), unread=unread.blobs, clean=clean)
     except BonsaiError as exc:
         if ws.prefix:  # name the file from the repository's top, where the user commits
             exc.message = ws.prefix + exc.message
@@ -404,11 +419,20 @@ def _warn_layout(ws: Workspace, leaves: list[str]) -> None:
             _warn(f"{ws.prefix}{DOMAINS_DIR}/{domain}/: {domain_name_message(domain)}")
 
 
-def _warn_secret_names(ws: Workspace, leaves: Sequence[str]) -> None:
+def _warn_secret_names(ws: Workspace, leaves: Sequence[str], quiet: Collection[str] = ()) -> None:
     """Name (masked) each leaf whose file name holds a secret-looking run: the indexes show it masked,
-    whoever made the file (an agent may write `notes-akia….md`), but the name itself is in git."""
+    whoever made the file (an agent may write `notes-akia….md`), but the name itself is in git.
+
+    `quiet`: domains whose leaf names the facts cache found free of such runs (the same names,
+    by its content key): not scanned again."""
     from .secretscan import mask_name, name_secret_kinds  # already loaded by the indexes: no start-up cost
 
+    if quiet:
+        leaves = [p for p in leaves if (location := leaf_location(p)) is None or location[0] not in quiet]
+    # One scan of all the names first: "/" splits them into the same parts, and the prefilter's
+    # pattern cannot match across a "/", so this is every leaf's kinds in a row (usually none).
+    if not name_secret_kinds("/".join(leaves)):
+        return
     for path in leaves:
         for kind in name_secret_kinds(path):
             _warn(f"{mask_name(ws.prefix + path)}: {kind} in the file name (the indexes show it masked); rename the "

@@ -214,6 +214,13 @@ def unclosed_comment(text: str) -> UnclosedComment | None:
     if "<!--" not in text:
         return None
     body = text[len(BOM) :] if text.startswith(BOM) else text
+    if not _may_open_unclosed(body):
+        return None  # the common case (MEMORY.md's markers): no markdown-it import, no parse
+    return parse_unclosed_comment(body)
+
+
+def parse_unclosed_comment(body: str) -> UnclosedComment | None:
+    """`unclosed_comment` of `body` (no BOM) by markdown-it alone: the reference its line check must equal."""
     for tok in _parser().parse(body):
         if tok.type != "html_block" or tok.level != 0 or not tok.map:
             continue
@@ -223,6 +230,23 @@ def unclosed_comment(text: str) -> UnclosedComment | None:
             swallowed = tuple(" ".join((m.group(1) or "").split()) for m in map(_ATX_HEADING.match, lines) if m)
             return UnclosedComment(tok.map[0] + 1, swallowed)
     return None
+
+
+def _may_open_unclosed(body: str) -> bool:
+    """False when no line could open a comment block that `unclosed_comment` reports.
+
+    Such a block's first line is a line of `body` (markdown-it splits lines at CR, LF and CRLF)
+    that starts, after spaces, with `<!--`; its content runs from that line to the first line
+    holding `-->`, the start line included.  So when every line starting (after spaces) with
+    `<!--` holds `-->` after those four characters, every such block closes on its first line
+    and the parser would find nothing; lines inside containers (quotes, lists) only add
+    candidates, never remove one.  tests/test_sections.py checks it equals the parse.
+    """
+    for line in _LINE_END.split(body):
+        stripped = line.lstrip(" ")
+        if stripped.startswith("<!--") and "-->" not in stripped[4:]:
+            return True
+    return False
 
 
 def unclosed_comment_warning(name: str, text: str) -> str | None:

@@ -69,26 +69,30 @@ def now_from_env() -> int:
     return parse_now(os.environ.get(NOW_ENV))
 
 
-def survey_workspace(workspace: Path, now: int | None = None) -> Survey:
+def survey_workspace(workspace: Path, now: int | None = None, fresh: FreshPrefixes | None = None) -> Survey:
     """Read `workspace` (a folder inside a git work tree) into a Survey; writes nothing.
 
     Raises NotARepository outside a git work tree, BadInput for a broken `.bonsai.toml` or
-    BONSAI_NOW.  Unreadable leaves are not errors: their text is None.
+    BONSAI_NOW.  Unreadable leaves are not errors: their text is None.  `fresh`: a dict the
+    caller shares between the workspaces of one report (`status --all`), so the hook's memo
+    is checked with one `git ls-files` for all of them (`hook_found_fresh`).
     """
     workspace = workspace.resolve()
-    common_dir = _check_work_tree(workspace)
+    common_dir, top = _check_work_tree(workspace)
     config = load_config(workspace)
     now = now_from_env() if now is None else now
     tracked = set(tracked_paths(workspace, TRUNK, MEMORY_DIR, *BOOT_FILE_NAMES))
-    last_touch = _log_dates(workspace)
-    added = archive_dates(workspace)
+    last_touch, added = history_dates(workspace)
     disk = _MemoryFiles(workspace)  # one walk of memory/, each file read at most once
     leaves = tuple(FileFacts(p, disk.text(p), p in tracked, last_touch.get(p) if p in tracked else None)
                    for p in disk.leaf_paths())
     archived = tuple(FileFacts(p, disk.text(p), p in tracked, added.get(p) if p in tracked else None)
                      for p in disk.archive_paths())
-    stale, stale_error = _stale(workspace, config, disk, common_dir)
-    indexes = tuple((p, (disk.data(p) or b"").decode("utf-8", "replace")) for p in existing_index_paths(workspace))
+    stale: tuple[str, ...] | None = ()  # when the hook found this input fresh: its proof that
+    stale_error: str | None = None  # `reindex --check` would rewrite nothing (no rendering needed)
+    if not hook_found_fresh(workspace, top, common_dir, {} if fresh is None else fresh):
+        stale, stale_error = _stale(workspace, config, disk, common_dir)
+    indexes = tuple((p, (disk.data(p) or b"").decode("utf-8", "replace")) for p in disk.index_paths(workspace))
     return Survey(config, now, _boot_files(workspace), leaves, archived, indexes, stale, stale_error,
                   _scanned(workspace, disk), read_provenance(workspace), workspace_attribute_problem(workspace, tracked),
                   chain_files=_chain_files(workspace))
@@ -103,6 +107,7 @@ class _MemoryFiles:
         self.root = os.fspath(workspace)
         self.paths: list[str] = []
         self._data: dict[str, bytes | None] = {}
+        self._text: dict[str, str | None] = {}
         self._walk(os.path.join(self.root, MEMORY_DIR), MEMORY_DIR)
         self.paths.sort()
         self._found = set(self.paths)
@@ -130,6 +135,16 @@ class _MemoryFiles:
         """Files under memory/archive/ whose name does not start with `.`, sorted."""
         return [p for p in self.paths if p.startswith(ARCHIVE_DIR + "/") and not p.rsplit("/", 1)[-1].startswith(".")]
 
+    def index_paths(self, workspace: Path) -> tuple[str, ...]:
+        """`reindex.existing_index_paths` from this walk: index files under memory/domains/, not inside a
+        `_`/`.` folder, sorted.  That walk enters memory/domains/ even when it is a symlink, this one
+        does not: then it is asked."""
+        if os.path.islink(os.path.join(self.root, DOMAINS_DIR)):
+            return existing_index_paths(workspace)
+        prefix = DOMAINS_DIR + "/"
+        return tuple(p for p in self.paths if p.startswith(prefix) and is_index_name(p.rsplit("/", 1)[-1])
+                     and not any(part.startswith(("_", ".")) for part in p[len(prefix) :].split("/")[:-1]))
+
     def has(self, path: str) -> bool:
         """True when the walk found `path` (a regular file, not behind a symlink)."""
         return path in self._found
@@ -144,24 +159,76 @@ class _MemoryFiles:
         return self._data[path]
 
     def text(self, path: str) -> str | None:
-        """The file as UTF-8 text, or None when unreadable or not UTF-8."""
+        """The file as UTF-8 text, or None when unreadable or not UTF-8 (decoded once: leaves and the
+        secret scan share it)."""
+        if path in self._text:
+            return self._text[path]
         data = self.data(path)
         try:
-            return None if data is None else data.decode("utf-8")
+            text = None if data is None else data.decode("utf-8")
         except UnicodeDecodeError:
-            return None
+            text = None
+        self._text[path] = text
+        return text
 
 
-def _check_work_tree(workspace: Path) -> Path:
-    """The git common dir (the hook's caches live there); NotARepository outside a work tree."""
+def _check_work_tree(workspace: Path) -> tuple[Path, Path]:
+    """The git common dir (the hook's caches live there) and the work tree's top folder;
+    NotARepository outside a work tree."""
     if not workspace.is_dir():
         raise NotARepository(f"{workspace.name}: no such directory")
     check_repository_env(workspace)
-    proc = run(workspace, "rev-parse", "--is-inside-work-tree", "--git-common-dir", extra_env=_READ_ONLY)
+    proc = run(workspace, "rev-parse", "--is-inside-work-tree", "--git-common-dir", "--show-toplevel",
+               extra_env=_READ_ONLY)
     lines = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
-    if proc.returncode != 0 or not lines or lines[0] != "true":
+    if proc.returncode != 0 or len(lines) < 3 or lines[0] != "true":
         raise NotARepository(f"{workspace.name}: not inside a git work tree; run `git init` and commit MEMORY.md first")
-    return workspace / lines[1]
+    return workspace / lines[1], Path(lines[2])
+
+
+# {(top, common dir): the prefixes of the workspaces the hook's memo names fresh}, for one report.
+FreshPrefixes = dict[tuple[Path, Path], frozenset[str]]
+
+
+def hook_found_fresh(workspace: Path, top: Path, common_dir: Path, known: FreshPrefixes) -> bool:
+    """True when the pre-commit hook's memo (freshness.py) holds this workspace's digest: a full hook
+    run found exactly this input (every tracked path's blob id, no unstaged change, the config, the
+    git settings, the code version) fresh and warning-free, so `reindex --check` would rewrite
+    nothing and status need not render the tree.  The digest is computed as the hook computes it,
+    by the hook's own functions; anything else (no memo, `BONSAI_GIT_NO_CACHE=1`, an edited leaf,
+    an error) is False, and status renders as before: same report either way.  `known` keeps the
+    answer per repository for the other workspaces of the same report."""
+    key = (top, common_dir.resolve())
+    if key not in known:
+        known[key] = _fresh_prefixes(top, common_dir)
+    try:
+        relative = workspace.resolve().relative_to(top.resolve()).as_posix()
+    except ValueError:
+        return False
+    return ("" if relative == "." else relative + "/") in known[key]
+
+
+def _fresh_prefixes(top: Path, common_dir: Path) -> frozenset[str]:
+    from .freshness import open_memo, workspace_digest
+    from .hook import _ls_files, _setting_files, find_workspaces
+
+    memo = open_memo(common_dir)
+    if memo.path is None or not memo.path.is_file():
+        return frozenset()  # no memo (a fresh clone, or turned off): no listing to take
+    try:
+        listing, stage_info = _ls_files(top)
+        workspaces = find_workspaces(top, listing)
+    except BonsaiError:
+        return frozenset()  # status reports what is wrong from its own reading
+    fresh = set()
+    for ws in workspaces:
+        info = {path[len(ws.prefix) :]: value for path, value in stage_info.items() if path.startswith(ws.prefix)} \
+            if ws.prefix else stage_info
+        digest = workspace_digest(top / ws.prefix, ws.tracked, ws.untracked, ws.unstaged, info,
+                                  _setting_files(top, ws.prefix, common_dir))
+        if memo.holds(digest):
+            fresh.add(ws.prefix)
+    return frozenset(fresh)
 
 
 def tracked_paths(workspace: Path, *pathspecs: str) -> list[str]:
@@ -189,6 +256,32 @@ def _log_dates(workspace: Path, *args: str) -> dict[str, int]:
             elif piece:
                 dates.setdefault(piece, current)
     return dates
+
+
+def history_dates(workspace: Path) -> tuple[dict[str, int], dict[str, int]]:
+    """(`_log_dates(workspace)`, `archive_dates(workspace)`) from one walk of the history: one `git
+    log --name-status` instead of two `--name-only` logs (each walks every commit touching memory/).
+
+    With `-z` git prints `\x01<date>`, then, after a newline, `<status>\0<path>\0` per file; a
+    path's first (newest) entry dates it, its newest `A` entry dates its arrival.
+    """
+    out = _git_lines(workspace, "log", "-z", "--relative", "--no-renames", "--format=%x01%ct", "--name-status",
+                     "--", MEMORY_DIR)
+    dates: dict[str, int] = {}
+    added: dict[str, int] = {}
+    current = 0
+    status: str | None = None
+    for item in out:
+        if status is not None:  # the path after its status
+            dates.setdefault(item, current)
+            if status == "A" and item.startswith(ARCHIVE_DIR + "/"):
+                added.setdefault(item, current)
+            status = None
+        elif (item := item.lstrip("\n")).startswith("\x01"):
+            current = int(item[1:])
+        else:
+            status = item
+    return dates, added
 
 
 def archive_dates(workspace: Path) -> dict[str, int]:
@@ -258,7 +351,7 @@ def _stale(workspace: Path, config: Config, disk: _MemoryFiles, common_dir: Path
         trunk_bytes, parts = read_trunk(workspace)
         leaves = leaves_from_bytes((p, disk.data(p) or b"") for p in sorted(paths))
         cache = open_cache(common_dir) if common_dir.is_dir() else FactsCache(None)
-        rendered = render_tree(leaves, parts, config, existing_index_paths(workspace), facts=cache.facts_of(config.estimator),
+        rendered = render_tree(leaves, parts, config, disk.index_paths(workspace), facts=cache.facts_of(config.estimator),
                                branches=cache.branches_of(workspace))
     except BonsaiError as exc:
         return None, exc.message

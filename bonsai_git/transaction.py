@@ -35,10 +35,6 @@ from .sections import unclosed_comment_warning
 from .tokens import estimate_tokens
 from .tree import TRUNK, CheckedWriter, is_migrated, sync_barrier, write_durably
 
-# Up to this many changed paths are staged by one `update-index --add` (loose objects): one git
-# process where the pack path takes five (config, check-attr, fast-import, two update-index).
-_LOOSE_BATCH = 256
-
 
 @dataclass
 class MigrationResult:
@@ -333,16 +329,19 @@ def _apply_one(ctx: RepoContext, writer: CheckedWriter, path: str, data: bytes |
 def _stage(ctx: RepoContext, changes: Mapping[str, bytes | None], modes: Mapping[str, str | None]) -> None:
     """Stage exactly the changed paths (deleted ones leave the index), as `git add` would.
 
-    Up to _LOOSE_BATCH paths, or when a git filter or line-ending conversion applies to them,
-    one `git update-index --add --remove --stdin` stages them as `git add` would (filters
-    applied, loose objects, stat data).  A larger batch without conversions goes into one pack
-    through `git fast-import` and the index gets their ids (hashed here) through
-    `update-index --index-info`: a 10,000-leaf migration then writes one pack instead of
-    10,000 loose objects (0.5 s instead of 1-3.5 s, and no `gc --auto` storm afterwards).  `modes`:
-    each path's index entry before the run ("mode sha stage", None: untracked), from the journal.
+    When no git filter or line-ending conversion applies to them (the usual case), the blobs are
+    the bytes this run wrote, not what is on disk now: they go into one pack through
+    `git fast-import` and the index gets their ids (hashed here) through `update-index
+    --index-info`.  So an agent's append that lands between our write and this step stays an
+    unstaged change beside the commit instead of being committed, and then mistaken for a commit
+    hook's edit (which restores the whole run).  A 10,000-leaf migration also writes one pack
+    instead of 10,000 loose objects (0.5 s instead of 1-3.5 s, no `gc --auto` storm).  When git
+    converts, `git update-index --add --remove --stdin` lets git apply its filters as `git add`
+    would.  `modes`: each path's index entry before the run ("mode sha stage", None: untracked),
+    from the journal.
     """
     repo_paths = {ctx.repo_path(p): p for p in sorted(changes)}
-    if len(repo_paths) <= _LOOSE_BATCH or _git_converts(ctx, list(repo_paths)):
+    if _git_converts(ctx, list(repo_paths)):
         listed = "\0".join(repo_paths) + "\0"
         _stage_step(ctx, "update-index", "--add", "--remove", "-z", "--stdin",
                     input=listed.encode("utf-8", "surrogateescape"))

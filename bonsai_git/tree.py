@@ -188,6 +188,10 @@ def is_migrated(text: str) -> bool:
     return parse_trunk(text) is not None
 
 
+_LEAF_PREFIX = "memory/domains/"
+_SINGLE_PATHS = frozenset(SINGLE_FILE_DOMAINS.values())
+
+
 @functools.lru_cache(maxsize=1 << 17)  # pure, and asked several times per leaf by status (60,000 leaves)
 def leaf_location(path: str) -> tuple[str, str] | None:
     """(domain, name) for a workspace-relative path that is a leaf, else None.
@@ -195,6 +199,17 @@ def leaf_location(path: str) -> tuple[str, str] | None:
     Not leaves: index files, non-`.md` files, names or folders starting with `_` or `.`,
     anything outside `memory/domains/` except the single-file domains.
     """
+    # The usual leaf path, decided by a few C-level string checks (every leaf, at every commit):
+    # no empty, `.` or `_`/`.`-led part, so the general rule below gives exactly this.
+    if path.startswith(_LEAF_PREFIX) and path.endswith(".md") and "/." not in path and "/_" not in path \
+            and "//" not in path and path not in _SINGLE_PATHS:
+        domain, _, name = path[len(_LEAF_PREFIX) :].partition("/")
+        return (domain, name) if name else None
+    return _leaf_location_general(path)
+
+
+def _leaf_location_general(path: str) -> tuple[str, str] | None:
+    """leaf_location's rule for any path (the fast path above agrees with it: tests/test_factcache.py)."""
     for domain, single in SINGLE_FILE_DOMAINS.items():
         if path == single:
             return domain, PurePosixPath(single).name

@@ -4,6 +4,7 @@ against a twin repository with the cache off, BONSAI_GIT_NO_CACHE=1)."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -12,9 +13,15 @@ import pytest
 
 import bonsai_git.reindex as reindex
 import bonsai_git.tree as tree
+import bonsai_git.factcache as factcache
 from bonsai_git.factcache import CACHE_PATH
 from bonsai_git.hook import run_hook
-from living_tree import CRON, FAMILY, PRICING, MakeRepo, migrated, rebuilt_from_scratch, run, tree_files, write
+from bonsai_git.tree import _leaf_location_general, leaf_location
+from hypothesis import given
+from hypothesis import strategies as st
+from living_tree import (
+    CRON, FAMILY, PRICING, SCENARIOS, MakeRepo, migrated, rebuilt_from_scratch, run, tree_files, write,
+)
 from support import git
 
 
@@ -73,10 +80,29 @@ def _torn_last_row(path: Path) -> None:
 
 
 def _rows_of_the_wrong_shape(path: Path) -> None:
+    """Every row kept under its key, its entry replaced by JSON of another shape (or a size that is no number)."""
     head, _, body = path.read_bytes().partition(b"\n")
-    wrong = b"".join(b'["f","script-aware:%s",["many","tokens"]]\n' % line[18:58] for line in body.splitlines()
-                     if line.startswith(b'["f"'))
-    path.write_bytes(head + b"\n" + wrong + b'["b","x",[["a"],["b","c"]]]\n')
+    wrong = []
+    for line in body.splitlines():
+        kind, key, _rest = line.split(b"\t", 2)
+        entry = {b"f": b'x\t["many","tokens"]', b"b": b'[["a"],["b","c"]]', b"d": b'[[1],"x","",[],[],true]'}[kind]
+        wrong.append(kind + b"\t" + key + b"\t" + entry + b"\n")
+    assert any(line.startswith(b"d\t") for line in wrong)  # the domains' content entries are damaged too
+    path.write_bytes(head + b"\n" + b"".join(wrong) + b"b\tx\t[[\"a\"],[\"b\",\"c\"]]\n")
+
+
+def _domain_rows_naming_other_files(path: Path) -> None:
+    """Each domain's content entry, well formed, naming index files with blob ids git does not hold."""
+    head, _, body = path.read_bytes().partition(b"\n")
+    out = []
+    for line in body.splitlines():
+        if line.startswith(b"d\t"):
+            kind, key, rest = line.split(b"\t", 2)
+            entry = json.loads(rest)
+            entry[4] = ["0" * 40 for _ in entry[4]]
+            line = kind + b"\t" + key + b"\t" + json.dumps(entry).encode()
+        out.append(line + b"\n")
+    path.write_bytes(head + b"\n" + b"".join(out))
 
 
 def _another_format(path: Path) -> None:
@@ -84,7 +110,8 @@ def _another_format(path: Path) -> None:
     path.write_bytes(head.replace(b'"format": ', b'"format": 9') + b"\n" + body)
 
 
-@pytest.mark.parametrize("damage", [_garbage, _torn_last_row, _rows_of_the_wrong_shape, _another_format],
+@pytest.mark.parametrize("damage", [_garbage, _torn_last_row, _rows_of_the_wrong_shape, _another_format,
+                                    _domain_rows_naming_other_files],
                          ids=lambda f: f.__name__.strip("_"))
 def test_a_damaged_cache_changes_no_byte(make_repo: MakeRepo, tmp_path: Path, damage: Callable[[Path], None]) -> None:
     repo = _warm(make_repo)
@@ -131,3 +158,106 @@ def test_a_tree_edited_at_every_run_stays_equal_to_a_rebuild(make_repo: MakeRepo
         assert tree_files(repo) == rebuilt_from_scratch(repo, tmp_path)
     rows = (repo / ".git" / CACHE_PATH).read_bytes().count(b"\n")
     assert rows < 60  # appended, and compacted when most rows went unused
+
+
+def _committed(make_repo: MakeRepo) -> Path:
+    """A warm workspace with everything committed: the next hook run after a change is an edit run."""
+    repo = _warm(make_repo)
+    assert git(repo, "status", "--porcelain") == ""
+    return repo
+
+
+def test_after_one_edit_only_the_edited_domain_is_looked_up(make_repo: MakeRepo, tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """The other domains are done from their content entries: none of their leaves' facts is looked up."""
+    repo = _committed(make_repo)
+    write(repo, PRICING, "## Pricing\n\nWholesale mugs $21 from May.\n")
+    blobs = {line.split()[1]: line.split("\t")[1] for line in git(repo, "ls-files", "-s", "memory").splitlines()}
+    looked_up: list[str] = []
+    real = factcache.FactsCache._lookup
+
+    def counting(self: factcache.FactsCache, text: str, estimator: str, blob: str) -> object:
+        looked_up.append(blobs.get(blob, "edited"))
+        return real(self, text, estimator, blob)
+
+    monkeypatch.setattr(factcache.FactsCache, "_lookup", counting)
+    assert run_hook(repo) == 1
+    assert "edited" in looked_up
+    assert looked_up and all(p == "edited" or p.startswith("memory/domains/business/") or p == "memory/dates.md"
+                             for p in looked_up), looked_up
+    assert tree_files(repo) == rebuilt_from_scratch(repo, tmp_path)
+    looked_up.clear()  # the edit and the rewritten indexes left unstaged: those few files are read and hashed
+    assert run_hook(repo) == 0
+    assert looked_up == [] or looked_up == ["memory/dates.md"]
+
+
+def _rename_inside_domain(ws: Path) -> None:
+    git(ws, "mv", PRICING, "memory/domains/business/prices.md")
+
+
+def _secret_looking_name(ws: Path) -> None:
+    write(ws, "memory/domains/business/notes-akia2e0a8f3b9c1d4e5f.md", "## Notes\n\nA key-looking name.\n")
+    git(ws, "add", "-A")
+
+
+def _index_edited_by_hand(ws: Path) -> None:
+    with (ws / "memory/domains/identity/_index.md").open("a", encoding="utf-8") as fh:
+        fh.write("- a line typed by hand\n")
+
+
+def _absorb_extending_a_leaf(ws: Path) -> None:
+    """A section of a leaf's topic: absorbing appends it to that leaf (same count, same names)."""
+    with (ws / "MEMORY.md").open("a", encoding="utf-8") as fh:
+        fh.write("\n## Family\n\nA niece, Mia, born in June.\n")
+
+
+def _two_domains_swap_leaves(ws: Path) -> None:
+    git(ws, "mv", CRON, "memory/domains/business/cron-jobs.md")
+    git(ws, "mv", PRICING, "memory/domains/infrastructure/pricing.md")
+
+
+@pytest.mark.parametrize("change", [*SCENARIOS, _rename_inside_domain, _secret_looking_name, _index_edited_by_hand,
+                                    _absorb_extending_a_leaf, _two_domains_swap_leaves], ids=lambda f: f.__name__.strip("_"))
+def test_domains_done_by_content_key_change_no_byte(make_repo: MakeRepo, tmp_path: Path,
+                                                    change: Callable[[Path], None]) -> None:
+    """Edits, adds, deletes, moves, renames, absorbing, a secret-looking name, a hand-edited index:
+    the hook with the domain entries prints and writes what it does without any cache, run after
+    run, staged or not, and the tree equals a from-scratch rebuild."""
+    repo = _committed(make_repo)
+    twin = _twin(repo, tmp_path)
+    for ws in (repo, twin):
+        change(ws)
+    _same_as_without_cache(repo, twin)
+    _same_as_without_cache(repo, twin)  # from the entries the first run recorded
+    for ws in (repo, twin):
+        git(ws, "add", "-A")
+    _same_as_without_cache(repo, twin)
+    assert tree_files(repo) == rebuilt_from_scratch(repo, tmp_path)
+
+
+_PART = st.sampled_from(["memory", "domains", "business", "a", ".", "..", "_x", ".git", "", "dates.md", "b.md",
+                         "_index.md", ".md", "x.md", "项目.md"])
+
+
+@given(st.lists(_PART, min_size=1, max_size=6))
+def test_leaf_location_fast_path_agrees_with_the_rule(parts: list[str]) -> None:
+    for path in ("/".join(parts), "memory/domains/" + "/".join(parts)):
+        assert leaf_location.__wrapped__(path) == _leaf_location_general(path), path
+
+
+def test_rows_no_run_uses_are_dropped_once_they_outweigh_the_rest(make_repo: MakeRepo) -> None:
+    """Each edit appends a domain entry; once the unused rows weigh more than a quarter of the used
+    ones (and 64 KB), a run rewrites the file with only what it used."""
+    repo = _committed(make_repo)
+    path = repo / ".git" / CACHE_PATH
+    used = path.stat().st_size
+    dead = b"".join(b'f\tscript-aware:%040x\t12\t[3,"old","old","Old"]\n' % n for n in range(2500))  # ~130 KB
+    with path.open("ab") as fh:
+        fh.write(dead)
+    write(repo, PRICING, "## Pricing\n\nWholesale mugs $21 from May.\n")
+    assert run(["bonsai-git-hook"], repo).returncode == 1
+    assert path.stat().st_size < used + len(dead) // 4
+    assert b"%040x" % 7 not in path.read_bytes()
+    write(repo, CRON, "## Cron Jobs\n\n- one job left\n")  # the compacted file serves the next run
+    twin = _twin(repo, repo.parent / "twin-of-compacted")
+    _same_as_without_cache(repo, twin)

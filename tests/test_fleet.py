@@ -195,3 +195,29 @@ def test_readme_ci_config_checks_a_fresh_clone_of_nine_workspaces(
     assert proc.returncode == 1
     unhealthy = [item["workspace"] for item in json.loads(proc.stdout) if not item["healthy"]]
     assert unhealthy == ["agents/agent-04"]
+
+
+def test_status_all_after_the_hook_reports_the_same_with_and_without_its_memo(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`status --all` takes each workspace's fresh verdict from the hook's memo (one listing for all): same output."""
+    from bonsai_git.survey import _check_work_tree, hook_found_fresh
+
+    repo = make_fleet(tmp_path / "fleet", agents=3)
+    hook = subprocess.run([sys.executable, "-m", "bonsai_git.hook"], cwd=repo, capture_output=True, text=True)
+    assert hook.returncode == 0, hook.stderr
+    known: dict[tuple[Path, Path], frozenset[str]] = {}
+    for n in range(3):
+        ws = repo / "agents" / f"agent-{n:02d}"
+        common_dir, top = _check_work_tree(ws)
+        assert hook_found_fresh(ws, top, common_dir, known)
+    assert len(known) == 1  # one listing served the three workspaces
+
+    def both() -> tuple[str, str]:
+        runner = CliRunner()
+        return (runner.invoke(main, ["status", "--all", "-C", str(repo)]).stdout,
+                runner.invoke(main, ["status", "--all", "--json", "-C", str(repo)]).stdout)
+
+    with_memo = both()
+    monkeypatch.setenv("BONSAI_GIT_NO_CACHE", "1")
+    assert both() == with_memo
+    assert with_memo[0].splitlines()[-1] == "3 workspace(s), all healthy."

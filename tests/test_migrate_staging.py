@@ -1,5 +1,6 @@
-"""Both ways a migration stages its files end in the same commit: one `git update-index --add`
-(loose objects) for a small batch, `git fast-import` into one pack for a large one."""
+"""Both ways a migration stages its files end in the same commit: `git fast-import` of the bytes it
+wrote into one pack (the usual case), or `git update-index --add` when git converts the files (so
+git applies its filters); and an append that lands before staging is never committed."""
 
 from __future__ import annotations
 
@@ -32,10 +33,14 @@ def objects(repo: Path) -> dict[str, int]:
     return counts
 
 
-@pytest.mark.parametrize(("sections", "packed"), [(40, False), (transaction._LOOSE_BATCH + 20, True)])
-def test_a_small_and_a_large_migration_commit_exactly_the_files_on_disk(make_repo: MakeRepo, sections: int,
-                                                                         packed: bool) -> None:
+@pytest.mark.parametrize(("sections", "packed"), [(40, True), (300, True), (40, False)])
+def test_both_staging_routes_commit_exactly_the_files_on_disk(make_repo: MakeRepo, sections: int,
+                                                               packed: bool) -> None:
     repo = make_repo(memory(sections))
+    if not packed:  # an attribute that makes git convert: the files go through `update-index --add`
+        (repo / ".gitattributes").write_text("*.md text eol=lf\n")
+        git(repo, "add", ".gitattributes")
+        git(repo, "commit", "-q", "-m", "attributes")
     loose_before = objects(repo)["count"]
     result = CliRunner().invoke(main, ["migrate", "--force", "-C", str(repo)])
     assert result.exit_code == 0, result.output
@@ -51,8 +56,37 @@ def test_a_small_and_a_large_migration_commit_exactly_the_files_on_disk(make_rep
                                  text=True, check=True).stdout.strip()
         assert blob == on_disk, path
     counts = objects(repo)
-    if packed:
+    if packed and sections > 100:  # fast-import unpacks fewer objects than fastimport.unpackLimit (100)
         assert counts["in-pack"] >= sections  # the leaves went into one pack, not loose objects
+    elif packed:
+        assert counts["count"] + counts["in-pack"] - loose_before >= sections
     else:
         assert counts["count"] - loose_before >= sections  # update-index wrote them as git add does
         assert counts["in-pack"] == 0
+
+
+def test_an_append_between_writing_and_staging_stays_unstaged_and_the_migration_lands(
+        make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The agent appends to a new leaf right before `git` stages it: the commit holds the bytes the
+    migration wrote, the append stays in the working tree as a change of its own, nothing is lost
+    (staging from disk committed the append and then restored the whole run as a hook's edit)."""
+    repo = make_repo(memory(12))
+    stage = transaction._stage
+    appended: list[Path] = []
+
+    def append_then_stage(ctx: object, changes: dict[str, bytes | None], modes: object) -> None:
+        leaf = repo / next(p for p in sorted(changes) if p.startswith("memory/domains/") and "_index" not in p)
+        with leaf.open("ab") as handle:
+            handle.write(b"- written by the agent meanwhile\n")
+        appended.append(leaf)
+        stage(ctx, changes, modes)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(transaction, "_stage", append_then_stage)
+    result = CliRunner().invoke(main, ["migrate", "--force", "-C", str(repo)])
+    assert result.exit_code == 0, result.output
+    leaf = appended[0]
+    rel = leaf.relative_to(repo).as_posix()
+    on_disk = leaf.read_bytes()
+    committed = subprocess.run(["git", "show", f"HEAD:{rel}"], cwd=repo, capture_output=True, check=True).stdout
+    assert on_disk == committed + b"- written by the agent meanwhile\n"
+    assert git(repo, "status", "--porcelain") == f" M {rel}\n"

@@ -1,8 +1,12 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
-from bonsai_git.sections import heading_of, line_starts, split_sections
+from bonsai_git.sections import (
+    heading_of, line_starts, parse_unclosed_comment, split_sections, unclosed_comment,
+)
 from support import CORPUS_FILES, EXPECTED, corpus_bytes
 
 
@@ -78,3 +82,45 @@ def test_line_starts_counts_crlf_and_cr_as_one_line_end() -> None:
 def test_heading_of_returns_empty_for_text_without_heading() -> None:
     assert heading_of("no heading\n") == ""
     assert heading_of("## Hello  world\n") == "Hello world"
+
+
+# --- unclosed_comment's line check (issue 15: status need not load markdown-it for MEMORY.md) --------
+
+_COMMENT_PIECES = ["<!--", "-->", "<!-->", "<!---->", "\n", "\r\n", "\r", " ", "   ", "\t", "## H", "# T", "x",
+                   "> ", "- ", "1. ", "```", "~~~", "---", "<div>", "</div>", "\x00", "\ufeff", "-", ">", "!"]
+
+
+@given(st.lists(st.sampled_from(_COMMENT_PIECES), max_size=24).map("".join))
+@example("<!-->\n## A\n")
+@example("   <!-- a --> b\n<!-- open\n## A\n")
+@example("> <!-- quoted\n\n## A\n")
+@example("<!-- a\r-->\n## A\n")
+def test_unclosed_comment_line_check_equals_the_parse(text: str) -> None:
+    """The line check in front of markdown-it never changes the answer: same finding (or None) on any text."""
+    body = text[1:] if text.startswith("\ufeff") else text
+    expected = parse_unclosed_comment(body) if "<!--" in text else None
+    assert unclosed_comment(text) == expected
+
+
+@pytest.mark.parametrize("name", CORPUS_FILES)
+def test_unclosed_comment_line_check_equals_the_parse_on_corpus(name: str) -> None:
+    text = corpus_bytes(name).decode("utf-8")
+    for piece in (text, *split_sections(text).pieces()):
+        assert unclosed_comment(piece) == (parse_unclosed_comment(piece.removeprefix("\ufeff")) if "<!--" in piece
+                                           else None)
+
+
+def test_a_migrated_trunk_is_checked_without_markdown_it() -> None:
+    """MEMORY.md's markers close on their own line: `bonsai-git status` on a plain tree never imports markdown-it."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom bonsai_git.sections import unclosed_comment\n"
+            "t = '# M\\n\\n<!-- bonsai:begin #1a2b3c4d -->\\nx\\n<!-- bonsai:end -->\\n'\n"
+            "assert unclosed_comment(t) is None and unclosed_comment('<!-- open\\n## A\\n') is not None\n"
+            "print(sum(1 for m in sys.modules if m.startswith('markdown_it')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert int(out) > 0  # the open comment did load the parser: the check below is not vacuous
+    code_closed = code.replace(" and unclosed_comment('<!-- open\\n## A\\n') is not None", "")
+    out = subprocess.run([sys.executable, "-c", code_closed], capture_output=True, text=True, check=True).stdout
+    assert int(out) == 0

@@ -11,6 +11,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bonsai_git.boot import profile_named
 from bonsai_git.status import KINDS, assess, status_json, status_text
@@ -302,3 +304,102 @@ def test_status_codex_profile_reads_the_chain_from_the_repository_root(make_repo
     report = json.loads(run("status", "-C", str(ws), "--profile", "codex", "--json").stdout)
     assert [f["name"] for f in report["boot"]["files"]] == ["AGENTS.md", "agent/MEMORY.md"]
     assert "not in Codex's chain" not in run("status", "-C", str(ws), "--profile", "codex").stdout
+
+
+# --- the hook's fresh verdict (issue 15: status need not render a tree the hook found fresh) -----
+
+HOOK = [sys.executable, "-m", "bonsai_git.hook"]
+
+
+def _reports(repo: Path, *extra: str) -> tuple[str, str]:
+    """`status` as text and as JSON, each as a real process."""
+    text = subprocess.run([BONSAI, "status", "-C", str(repo), *extra], capture_output=True, text=True)
+    data = subprocess.run([BONSAI, "status", "-C", str(repo), "--json", *extra], capture_output=True, text=True)
+    return text.stdout, data.stdout
+
+
+def test_status_takes_the_hooks_fresh_verdict_and_reports_the_same_bytes(
+        make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    from bonsai_git.survey import _check_work_tree, hook_found_fresh
+
+    repo = migrated(make_repo)
+    monkeypatch.setenv("BONSAI_NOW", _plus_days(3))
+    common_dir, top = _check_work_tree(repo)
+    assert not hook_found_fresh(repo, top, common_dir, {})  # no hook run yet: no memo
+    cold = _reports(repo)
+    assert subprocess.run(HOOK, cwd=repo, capture_output=True).returncode == 0
+    assert hook_found_fresh(repo, top, common_dir, {})  # the hook remembered this input as fresh
+    before = snapshot(repo)
+    assert _reports(repo) == cold  # the same bytes, text and JSON, without rendering the tree
+    assert snapshot(repo) == before  # status still writes nothing
+    monkeypatch.setenv("BONSAI_GIT_NO_CACHE", "1")
+    assert not hook_found_fresh(repo, top, common_dir, {})
+    assert _reports(repo) == cold
+    monkeypatch.delenv("BONSAI_GIT_NO_CACHE")
+    # An edited leaf is new input: no verdict for it, status renders and names the stale index.
+    leaf = repo / TRAVEL
+    leaf.write_text(leaf.read_text(encoding="utf-8") + "\nAisle seat on day trains.\n", encoding="utf-8")
+    assert not hook_found_fresh(repo, top, common_dir, {})
+    text, data = _reports(repo)
+    assert json.loads(data)["stale"] == ["memory/_index.md", str(Path(TRAVEL).parent / "_index.md")]
+    assert "indexes: 2 stale" in text
+
+
+@given(st.lists(st.sampled_from(["### a.md (~12 tokens)", "### b c.md (~1,200 tokens)", "### x (~", "tokens)", "\n",
+                                 "\r\n", "\r", " ", "## h", "### [s](_index.s.md)", "#### d.md (~3 tokens)", "x"]),
+                max_size=20).map("".join))
+def test_index_entries_scan_equals_the_line_by_line_reading(text: str) -> None:
+    from bonsai_git.status import _ENTRY, _index_entries
+
+    expected = [(n, m.group(1)) for n, line in enumerate(text.split("\n"), start=1) if (m := _ENTRY.match(line))]
+    assert _index_entries(text) == expected
+
+
+def test_the_one_walk_finds_the_index_files_reindex_finds(make_repo: MakeRepo, tmp_path: Path) -> None:
+    from bonsai_git.reindex import existing_index_paths
+    from bonsai_git.survey import _MemoryFiles
+
+    repo = migrated(make_repo)
+    domains = repo / "memory" / "domains"
+    for extra in ("general/sub/_index.md", "general/_index.k.md", "_drafts/_index.md", "general/.hidden/_index.md",
+                  "_index.md", "general/not-an-index.md"):
+        (domains / extra).parent.mkdir(parents=True, exist_ok=True)
+        (domains / extra).write_text("x\n", encoding="utf-8")
+    (domains / "linked").symlink_to(domains / "general", target_is_directory=True)  # never followed
+    assert _MemoryFiles(repo).index_paths(repo) == existing_index_paths(repo)
+    assert "memory/domains/general/sub/_index.md" in existing_index_paths(repo)
+    # memory/domains itself a symlink: reindex's walk enters it, so the one walk defers to it.
+    moved = tmp_path / "elsewhere"
+    domains.rename(moved)
+    domains.symlink_to(moved, target_is_directory=True)
+    assert _MemoryFiles(repo).index_paths(repo) == existing_index_paths(repo) != ()
+
+
+def test_one_history_walk_dates_leaves_and_archived_files_as_the_two_logs_did(
+        make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    from bonsai_git.survey import _log_dates, archive_dates, history_dates
+
+    repo = migrated(make_repo)
+    (repo / "memory/archive").mkdir(exist_ok=True)
+    steps = [  # (day, change): edits, an archive move, a deletion, a re-add, names with spaces and accents
+        (2, lambda: (repo / TRAVEL).write_text("## Travel\n\nAisle seat.\n", encoding="utf-8")),
+        (4, lambda: git(repo, "mv", READING, "memory/archive/reading list é.md")),
+        (6, lambda: (repo / CRON).unlink()),
+        (8, lambda: (repo / "memory/archive/reading list é.md").write_text("## Reading\n\nDone.\n", encoding="utf-8")),
+        (9, lambda: git(repo, "mv", "memory/archive/reading list é.md", "memory/domains/general/back.md")),
+        (11, lambda: git(repo, "mv", "memory/domains/general/back.md", "memory/archive/reading list é.md")),
+    ]
+    for day, change in steps:
+        at(monkeypatch, _plus_days(day))
+        change()
+        commit_all(repo, f"day {day}")
+    git(repo, "checkout", "-q", "-b", "side", "HEAD~2")
+    at(monkeypatch, _plus_days(12))
+    (repo / TRAVEL).write_text("## Travel\n\nWindow seat.\n", encoding="utf-8")
+    commit_all(repo, "side edit")
+    git(repo, "checkout", "-q", "-")
+    git(repo, "merge", "-q", "--no-edit", "-X", "theirs", "side")  # a merge commit: shown with no files
+    both = history_dates(repo)
+    assert both == (_log_dates(repo), archive_dates(repo))
+    assert set(both[1]) == {"memory/archive/reading list é.md"}
+    assert CRON in both[0] and len(set(both[0].values())) >= 4
