@@ -35,7 +35,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from .secretscan import mask_name
-from .tokens import estimate_tokens, format_tokens
+from .tokens import estimate_quarters, format_tokens
 
 INDEX_PREFIX = "_index"
 # Tokens of an index's title and summary line, and of one sub-branch entry: the planning
@@ -77,10 +77,12 @@ class _Entry:
     first: str  # first and last leaf names under it (descriptions of ranges)
     last: str
     tokens: int  # the entry's own tokens in an index (its lines and the blank line before it)
+    quarters: int  # the same in quarter-tokens, exact: an index's estimate is the sum of its parts'
 
 
 def _entry(name: str, text: str, heading: str, leaves: int, leaf_tokens: int, first: str, last: str) -> _Entry:
-    return _Entry(name, text, heading, leaves, leaf_tokens, first, last, estimate_tokens(text + "\n\n"))
+    quarters = estimate_quarters(text + "\n\n")
+    return _Entry(name, text, heading, leaves, leaf_tokens, first, last, -(-quarters // 4), quarters)
 
 
 def heading_text(leaf_text: str) -> str:
@@ -138,9 +140,8 @@ def _layout(folder: str, slug: str, labels: list[str], entries: list[_Entry], ke
     """Write the index `folder/index_file_name(slug)` for `entries`, splitting it while it exceeds `bound`."""
     path = f"{folder}/{index_file_name(slug)}"
     if len(entries) < 2 or sum(e.tokens for e in entries) <= bound:  # cheap pre-check before rendering
-        text = _index_text(labels, entries, None)
-        if estimate_tokens(text) <= bound or len(entries) < 2:
-            out[path] = text
+        if len(entries) < 2 or _index_tokens(labels, entries, None) <= bound:
+            out[path] = _index_text(labels, entries, None)
             return
     cap = max(2, (bound - _HEAD_TOKENS) // _GROUP_TOKENS)
     while True:
@@ -150,13 +151,12 @@ def _layout(folder: str, slug: str, labels: list[str], entries: list[_Entry], ke
             _group_entry(label, index_file_name(_join(slug, gslug)), members, span=not _is_range_slug(gslug))
             for label, gslug, members, _rest in groups
         ]
-        text = _index_text(labels, listing, entries)
-        if estimate_tokens(text) <= bound or cap <= 2:
+        if _index_tokens(labels, listing, entries) <= bound or cap <= 2:
             break
         cap -= 1
     for label, gslug, members, rest in groups:
         _layout(folder, _join(slug, gslug), [*labels, label], members, rest, bound, out)
-    out[path] = text
+    out[path] = _index_text(labels, listing, entries)
 
 
 def _direct_entries(entries: list[_Entry], cap: int) -> tuple[list[_Entry], list[_Entry]]:
@@ -185,7 +185,7 @@ def fits_one_index(title: str, leaves: Sequence[BranchLeaf], branch_tokens: int)
     if len(leaves) < 2:
         return True
     entries = sorted((_leaf_entry(leaf) for leaf in leaves), key=_sort_key)
-    return estimate_tokens(_index_text([title], entries, None)) <= branch_tokens
+    return _index_tokens([title], entries, None) <= branch_tokens
 
 
 def group_folder_room(branch_tokens: int) -> int:
@@ -394,18 +394,34 @@ def _group_entry(label: str, target: str, members: Sequence[_Entry], name: str |
 
 def _index_text(labels: list[str], entries: Sequence[_Entry], split_from: Sequence[_Entry] | None) -> str:
     """An index file: title, a summary line, then the entries (leaves, or sub-branches when split)."""
+    lines = list(_index_head(labels, entries, split_from))
+    for entry in entries:
+        lines += ["", entry.text]
+    return "\n".join(lines) + "\n"
+
+
+def _index_tokens(labels: list[str], entries: Sequence[_Entry], split_from: Sequence[_Entry] | None) -> int:
+    """`estimate_tokens(_index_text(labels, entries, split_from))`, from the entries' quarters, without rendering.
+
+    The text is `title \n summary \n` then `\n entry \n` per entry: each entry is priced as its
+    text plus two newlines (`_entry`), and no CRLF spans two parts (the head lines end in `Index`
+    and `_`, and a char after an entry's text is a newline in both).
+    """
+    title, summary = _index_head(labels, entries, split_from)
+    quarters = estimate_quarters(title) + estimate_quarters(summary) + 2 + sum(e.quarters for e in entries)
+    return -(-quarters // 4)
+
+
+def _index_head(labels: list[str], entries: Sequence[_Entry], split_from: Sequence[_Entry] | None) -> tuple[str, str]:
+    """The title and summary lines of an index (`_index_text`)."""
     source = entries if split_from is None else split_from
     leaves = sum(e.leaves for e in source)
     tokens = sum(e.leaf_tokens for e in source)
     count = f"{leaves} leaf" if leaves == 1 else f"{leaves} leaves"
-    lines = [f"# {' › '.join(labels)} Index"]
+    title = f"# {' › '.join(labels)} Index"
     if split_from is None:
-        lines.append(f"_Estimated tokens: {format_tokens(tokens)} in {count}_")
-    else:
-        lines.append(f"_{format_tokens(tokens)} tokens in {count}; read the sub-branch that fits_")
-    for entry in entries:
-        lines += ["", entry.text]
-    return "\n".join(lines) + "\n"
+        return title, f"_Estimated tokens: {format_tokens(tokens)} in {count}_"
+    return title, f"_{format_tokens(tokens)} tokens in {count}; read the sub-branch that fits_"
 
 
 def _sort_key(entry: _Entry) -> tuple[str, str]:

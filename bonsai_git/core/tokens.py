@@ -22,7 +22,6 @@ CJK_CHAR = re.compile(
     "[\u1100-\u11ff\u2e80-\u2fdf\u3000-\u303f\u3040-\u30ff\u3130-\u318f\u31f0-\u31ff"
     "\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef\U00020000-\U0003ffff]"
 )
-_NON_ASCII = re.compile("[^\x00-\x7f]")
 
 
 def estimate_tokens(text: str, estimator: str = "script-aware") -> int:
@@ -32,18 +31,31 @@ def estimate_tokens(text: str, estimator: str = "script-aware") -> int:
     ASCII chars 0.25) or "chars4" (the seed's plain ceil(chars/4)), counted on the text with each
     CRLF read as LF.  Raises ValueError on an unknown estimator name.
     """
-    if "\r\n" in text:  # estimates do not depend on the checkout's line endings (issue 12 §4)
-        text = text.replace("\r\n", "\n")
-    if estimator == "chars4" or (estimator == "script-aware" and text.isascii()):
-        return math.ceil(len(text) / 4)
-    if estimator != "script-aware":
+    if estimator == "script-aware":
+        return -(-estimate_quarters(text) // 4)
+    if estimator != "chars4":
         raise ValueError(f"unknown token estimator {estimator!r}; use one of {', '.join(ESTIMATORS)}")
-    non_ascii = len(_NON_ASCII.findall(text))
-    cjk = len(CJK_CHAR.findall(text))
-    ascii_chars = len(text) - non_ascii
-    # Work in quarter-tokens so the sum is exact integer arithmetic before the ceiling.
-    quarters = ascii_chars + cjk * 6 + (non_ascii - cjk) * 4
-    return -(-quarters // 4)
+    # estimates do not depend on the checkout's line endings (issue 12 §4)
+    return math.ceil(len(text.replace("\r\n", "\n") if "\r\n" in text else text) / 4)
+
+
+def estimate_quarters(text: str) -> int:
+    """The script-aware estimate of `text` (str) in quarter-tokens (int): ASCII chars 1, CJK chars 6,
+    other non-ASCII chars 4, each CRLF read as LF; `estimate_tokens` is its ceiling over 4.
+
+    Additive, unlike the ceiling: the quarters of `a + b` are those of `a` plus those of `b` unless
+    `a` ends with CR and `b` starts with LF (one CRLF).  Renderers that price text made of parts
+    (branches.py's index entries) add the parts' quarters instead of measuring the joined text.
+    """
+    if "\r\n" in text:
+        text = text.replace("\r\n", "\n")
+    if text.isascii():
+        return len(text)
+    non_ascii = len(text) - len(text.encode("ascii", "ignore"))
+    # The generated indexes' own punctuation (`…` of a cut summary, `–` of a name range, `›` of a
+    # title) is not CJK: when it is all the non-ASCII text holds, the CJK scan is skipped.
+    cjk = 0 if non_ascii == text.count("…") + text.count("–") + text.count("›") else len(CJK_CHAR.findall(text))
+    return len(text) - non_ascii + cjk * 6 + (non_ascii - cjk) * 4
 
 
 def format_tokens(tokens: int) -> str:

@@ -1,10 +1,13 @@
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from bonsai_git.core.tokens import estimate_tokens, format_tokens
+from bonsai_git.core.tokens import CJK_CHAR, estimate_quarters, estimate_tokens, format_tokens
 from support import CORPUS_FILES, EXPECTED, corpus_bytes
 
 
@@ -57,3 +60,33 @@ def test_estimate_tokens_refuses_unknown_estimator() -> None:
 
 def test_format_tokens_uses_thousands_separators() -> None:
     assert format_tokens(6400) == "~6,400"
+
+
+def _reference_quarters(text: str) -> int:
+    """The script-aware rule spelled out with regexes over every char (the estimator before its fast path)."""
+    text = text.replace("\r\n", "\n")
+    non_ascii = len(re.findall("[^\x00-\x7f]", text))
+    cjk = len(CJK_CHAR.findall(text))
+    return len(text) - non_ascii + cjk * 6 + (non_ascii - cjk) * 4
+
+
+_MIXED = st.text(st.sampled_from("ab \r\n…–›·—→中한，ñ\ufeff\U00020001\ud800é"), max_size=40) | st.text(max_size=40)
+
+
+@given(_MIXED)
+def test_estimate_quarters_equals_the_regex_rule(text: str) -> None:
+    assert estimate_quarters(text) == _reference_quarters(text)
+    assert estimate_tokens(text) == -(-_reference_quarters(text) // 4)
+
+
+@given(_MIXED, _MIXED)
+def test_estimate_quarters_add_up_except_across_one_crlf(a: str, b: str) -> None:
+    joined = estimate_quarters(a + b)
+    across = a.endswith("\r") and b.startswith("\n")
+    assert joined == estimate_quarters(a) + estimate_quarters(b) - (1 if across else 0)
+
+
+@pytest.mark.parametrize("name", CORPUS_FILES)
+def test_estimate_quarters_equals_the_regex_rule_on_the_corpus(name: str) -> None:
+    text = corpus_bytes(name).decode("utf-8")
+    assert estimate_quarters(text) == _reference_quarters(text)
