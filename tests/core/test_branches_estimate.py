@@ -1,0 +1,32 @@
+"""The split prices an index from its entries' quarter-tokens (branches._index_tokens) instead of
+rendering it: proven equal to estimating the rendered text, on generated entries of every shape."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bonsai_git.core import branches
+from bonsai_git.core.branches import BranchLeaf
+from bonsai_git.core.tokens import estimate_tokens
+
+# Names, headings and summaries with the chars that change an estimate: CR/LF (a CRLF between
+# parts would be counted once), the indexes' own punctuation, CJK, other non-ASCII, surrogates.
+_CHARS = st.sampled_from("ab-.7 \r\n…–›·中한，ñ\ufeff\U00020001\ud800/")
+_TEXT = st.text(_CHARS, max_size=30) | st.text(max_size=30)
+_LEAF = st.builds(BranchLeaf, name=_TEXT.map(lambda s: s + ".md"), heading=_TEXT,
+                  tokens=st.integers(0, 10**7), summary=_TEXT)
+
+
+@given(st.lists(_LEAF, max_size=8), st.lists(_TEXT, min_size=1, max_size=3), st.booleans(), st.booleans())
+def test_index_tokens_equal_the_estimate_of_the_rendered_index(leaves: list[BranchLeaf], labels: list[str],
+                                                              split: bool, grouped: bool) -> None:
+    entries = [branches._leaf_entry(leaf) for leaf in leaves]
+    if grouped and entries:  # sub-branch entries, with and without their guide-word line
+        entries = [branches._group_entry(labels[0], f"{labels[-1]}.md", entries[: i + 1], span=i % 2 == 0)
+                   for i in range(len(entries))] + entries
+    split_from = entries if split else None
+    text = branches._index_text(labels, entries, split_from)
+    assert branches._index_tokens(labels, entries, split_from) == estimate_tokens(text)
+    for entry in entries:
+        assert entry.tokens == estimate_tokens(entry.text + "\n\n")
