@@ -140,8 +140,9 @@ def _layout(folder: str, slug: str, labels: list[str], entries: list[_Entry], ke
     """Write the index `folder/index_file_name(slug)` for `entries`, splitting it while it exceeds `bound`."""
     path = f"{folder}/{index_file_name(slug)}"
     if len(entries) < 2 or sum(e.tokens for e in entries) <= bound:  # cheap pre-check before rendering
-        if len(entries) < 2 or _index_tokens(labels, entries, None) <= bound:
-            out[path] = _index_text(labels, entries, None)
+        head = _index_head(labels, entries, None)
+        if len(entries) < 2 or _tokens_of(head, entries) <= bound:
+            out[path] = _text_of(head, entries)
             return
     cap = max(2, (bound - _HEAD_TOKENS) // _GROUP_TOKENS)
     while True:
@@ -151,12 +152,13 @@ def _layout(folder: str, slug: str, labels: list[str], entries: list[_Entry], ke
             _group_entry(label, index_file_name(_join(slug, gslug)), members, span=not _is_range_slug(gslug))
             for label, gslug, members, _rest in groups
         ]
-        if _index_tokens(labels, listing, entries) <= bound or cap <= 2:
+        head = _index_head(labels, listing, entries)
+        if _tokens_of(head, listing) <= bound or cap <= 2:
             break
         cap -= 1
     for label, gslug, members, rest in groups:
         _layout(folder, _join(slug, gslug), [*labels, label], members, rest, bound, out)
-    out[path] = _index_text(labels, listing, entries)
+    out[path] = _text_of(head, listing)
 
 
 def _direct_entries(entries: list[_Entry], cap: int) -> tuple[list[_Entry], list[_Entry]]:
@@ -351,9 +353,7 @@ def _range_labels(bounds: list[tuple[str, str]]) -> list[str]:
 
 def _guide_word(name: str, neighbour: str) -> str:
     """The prefix of `name` that differs from `neighbour`, run on to the end of its word (+6 chars at most)."""
-    n = 0
-    while n < min(len(name), len(neighbour)) and name[n] == neighbour[n]:
-        n += 1
+    n = _common_len(name, neighbour)
     end = name.find("-", n + 1)
     return name[: min(len(name) if end < 0 else end, n + 7)]
 
@@ -363,11 +363,21 @@ def _common_prefix(names: list[str]) -> str:
     if not names:
         return ""
     low, high = min(names), max(names)
-    n = 0
-    while n < min(len(low), len(high)) and low[n] == high[n]:
-        n += 1
+    n = _common_len(low, high)
     cut = low[:n].rfind("-")
     return low[: cut + 1] if cut >= 0 else ""
+
+
+def _common_len(a: str, b: str) -> int:
+    """The length of the longest common prefix of `a` and `b` (a binary search over slice compares)."""
+    low, high = 0, min(len(a), len(b))
+    while low < high:  # a[:low] == b[:low] holds; a[:high + 1] == b[:high + 1] does not (or high is the end)
+        mid = (low + high + 1) // 2
+        if a[low:mid] == b[low:mid]:
+            low = mid
+        else:
+            high = mid - 1
+    return low
 
 
 def _leaf_entry(leaf: BranchLeaf) -> _Entry:
@@ -394,7 +404,11 @@ def _group_entry(label: str, target: str, members: Sequence[_Entry], name: str |
 
 def _index_text(labels: list[str], entries: Sequence[_Entry], split_from: Sequence[_Entry] | None) -> str:
     """An index file: title, a summary line, then the entries (leaves, or sub-branches when split)."""
-    lines = list(_index_head(labels, entries, split_from))
+    return _text_of(_index_head(labels, entries, split_from), entries)
+
+
+def _text_of(head: tuple[str, str], entries: Sequence[_Entry]) -> str:
+    lines = list(head)
     for entry in entries:
         lines += ["", entry.text]
     return "\n".join(lines) + "\n"
@@ -407,8 +421,11 @@ def _index_tokens(labels: list[str], entries: Sequence[_Entry], split_from: Sequ
     text plus two newlines (`_entry`), and no CRLF spans two parts (the head lines end in `Index`
     and `_`, and a char after an entry's text is a newline in both).
     """
-    title, summary = _index_head(labels, entries, split_from)
-    quarters = estimate_quarters(title) + estimate_quarters(summary) + 2 + sum(e.quarters for e in entries)
+    return _tokens_of(_index_head(labels, entries, split_from), entries)
+
+
+def _tokens_of(head: tuple[str, str], entries: Sequence[_Entry]) -> int:
+    quarters = estimate_quarters(head[0]) + estimate_quarters(head[1]) + 2 + sum(e.quarters for e in entries)
     return -(-quarters // 4)
 
 

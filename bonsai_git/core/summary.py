@@ -290,6 +290,8 @@ def _cluster_start(text: str, i: int) -> bool:
     stays together.  Where it errs, it finds no boundary where there is one: a cut comes earlier, never inside.
     """
     ch, before = text[i], text[i - 1]
+    if ch < "\x80" and before < "\x80":  # every rule below needs a non-ASCII char, but CR LF
+        return before != "\r" or ch != "\n"
     if _is_extender(ch) or before == _ZWJ or before in _PREPEND or (before == "\r" and ch == "\n"):
         return False
     if _is_regional(ch) and _is_regional(before):

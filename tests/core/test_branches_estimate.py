@@ -30,3 +30,12 @@ def test_index_tokens_equal_the_estimate_of_the_rendered_index(leaves: list[Bran
     assert branches._index_tokens(labels, entries, split_from) == estimate_tokens(text)
     for entry in entries:
         assert entry.tokens == estimate_tokens(entry.text + "\n\n")
+
+
+@given(_TEXT, _TEXT, _TEXT)
+def test_common_len_is_the_length_of_the_common_prefix(shared: str, a: str, b: str) -> None:
+    x, y = shared + a, shared + b
+    n = 0
+    while n < min(len(x), len(y)) and x[n] == y[n]:
+        n += 1
+    assert branches._common_len(x, y) == n
