@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 MAX_SUMMARY_CHARS = 120
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
@@ -102,12 +102,17 @@ def _pick(lines: list[str], *, front_matter: bool) -> tuple[int, str] | None:
     return first
 
 
-def _mask(line: str) -> str:
-    # Imported here: compiling the secret rules costs ~6 ms, and the hook's cached no-op run
-    # never summarizes (factcache.py).
-    from .secretscan import mask_secrets
+_MASK_SECRETS: list[Callable[[str], str]] = []
 
-    return mask_secrets(line)
+
+def _mask(line: str) -> str:
+    # Imported on first use: compiling the secret rules costs ~6 ms, and the hook's cached no-op
+    # run never summarizes (factcache.py).  Kept after that: an import statement per leaf costs.
+    if not _MASK_SECRETS:
+        from .secretscan import mask_secrets
+
+        _MASK_SECRETS.append(mask_secrets)
+    return _MASK_SECRETS[0](line)
 
 
 def _summary_without_parser(text: str) -> str | None:

@@ -1,5 +1,6 @@
-"""The split prices an index from its entries' quarter-tokens (branches._index_tokens) instead of
-rendering it: proven equal to estimating the rendered text, on generated entries of every shape."""
+"""Fast paths of the sub-branch layout, proven equal to the general code with hypothesis: the split
+prices an index from its entries' quarter-tokens (branches._index_tokens) instead of rendering it,
+common prefixes by slice compares, heading words of an ASCII heading lowered first."""
 
 from __future__ import annotations
 
@@ -39,3 +40,9 @@ def test_common_len_is_the_length_of_the_common_prefix(shared: str, a: str, b: s
     while n < min(len(x), len(y)) and x[n] == y[n]:
         n += 1
     assert branches._common_len(x, y) == n
+
+
+@given(st.text(st.characters(max_codepoint=127), max_size=40))
+def test_heading_words_of_ascii_lowered_first_are_the_casefolded_words(heading: str) -> None:
+    # the sub-branch word key lowers an ASCII heading before finding its words (_word_chooser)
+    assert set(branches._WORD.findall(heading.lower())) == {w.casefold() for w in branches._WORD.findall(heading)}
