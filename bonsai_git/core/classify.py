@@ -267,8 +267,10 @@ def _rank(scores: dict[str, float], index: _Index) -> list[tuple[str, float]]:
     return sorted(scores.items(), key=lambda kv: (-kv[1], index.order.get(kv[0], big), kv[0]))
 
 
-def _decision(scores: dict[str, float], found: dict[str, list[str]], by: str, index: _Index) -> Classification:
-    ranked = _rank(scores, index)
+def _decision(scores: dict[str, float], found: dict[str, list[str]], by: str, index: _Index,
+              ranked: list[tuple[str, float]] | None = None) -> Classification:
+    """The Classification of `scores`; `ranked` is `_rank(scores, index)` when the caller has it already."""
+    ranked = ranked if ranked is not None else _rank(scores, index)
     domain, score = ranked[0]
     runner, runner_score = ranked[1] if len(ranked) > 1 else (None, 0.0)
     if by in ("heading", "body") and domain in index.configured:
@@ -320,8 +322,8 @@ def _classify(section: SectionInput, index: _Index, document: str | None) -> Cla
         len(section.heading) > 2 * LONG_HEADING and len(_WORD.findall(section.heading)) > LONG_HEADING)
     needed = BODY_MIN if long else 1.0
     if max(scores.values(), default=0.0) >= needed:
-        winner = _rank(scores, index)[0][0]
-        return _decision(scores, found, "prefix" if winner == prefixed else "heading", index)
+        ranked = _rank(scores, index)
+        return _decision(scores, found, "prefix" if ranked[0][0] == prefixed else "heading", index, ranked)
     if section.body:
         body_scores = dict(scores)
         body_found = {d: list(w) for d, w in found.items()}
