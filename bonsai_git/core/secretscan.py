@@ -521,11 +521,17 @@ def could_hold_secret(text: str) -> bool:
     if last_sign < 0:
         return False
     before = lowered[:last_sign]
+    ascii_names, names = _name_literal_patterns()
+    return (ascii_names if before.isascii() else names).search(before) is not None
+
+
+@cache
+def _name_literal_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """`_name_literals` as two alternations of literals: one search finds whether any literal occurs
+    (one C scan per text, not one substring test per name; a summary is checked per leaf)."""
     ascii_names, names = _name_literals()
-    for name in ascii_names if before.isascii() else names:
-        if name in before:
-            return True
-    return False
+    return (re.compile("|".join(map(re.escape, ascii_names)) or "(?!)"),
+            re.compile("|".join(map(re.escape, names)) or "(?!)"))
 
 
 def mask_secrets(text: str) -> str:

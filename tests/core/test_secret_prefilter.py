@@ -18,6 +18,8 @@ from bonsai_git.core.secretscan import (
     _KEY_NAMES,
     _PASSWORD_NAMES,
     _name_literal,
+    _name_literal_patterns,
+    _name_literals,
     could_hold_secret,
     find_secrets,
     mask_secrets,
@@ -103,3 +105,15 @@ def test_plain_words_skip_the_scan() -> None:
     assert not could_hold_secret("fact 36: lorem ipsum dolor sit amet")
     assert not could_hold_secret("Business notes 12")
     assert could_hold_secret("password: hunter22")
+
+
+_LITERAL_TEXT = st.lists(st.sampled_from([*_name_literals()[1], "a", " ", ":", "é", "ö", "x_", "PASS"]),
+                         max_size=8).map("".join) | st.text(max_size=30)
+
+
+@given(_LITERAL_TEXT)
+def test_the_name_alternations_find_a_literal_exactly_when_a_substring_test_does(text: str) -> None:
+    ascii_names, names = _name_literals()
+    ascii_re, all_re = _name_literal_patterns()
+    assert (ascii_re.search(text) is not None) == any(name in text for name in ascii_names)
+    assert (all_re.search(text) is not None) == any(name in text for name in names)
