@@ -263,6 +263,8 @@ def _prefix(heading: str) -> tuple[str, str] | None:
 
 def _rank(scores: dict[str, float], index: _Index) -> list[tuple[str, float]]:
     """Domains by score, best first; ties by table order (unknown domains last, by name)."""
+    if len(scores) < 2:  # most headings score one domain: nothing to order
+        return list(scores.items())
     big = len(index.order)
     return sorted(scores.items(), key=lambda kv: (-kv[1], index.order.get(kv[0], big), kv[0]))
 
