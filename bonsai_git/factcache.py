@@ -47,8 +47,9 @@ from pathlib import Path
 
 from .core.config import SINGLE_FILE_DOMAINS
 from .core.errors import BonsaiError
-from .indexes import BranchesOf, DomainStats, FactsOf, LeafFacts, branch_inputs, domain_index_files, leaf_facts
-from .tree import DOMAINS_DIR, Leaf, OnDisk, _read_bytes, git_blob_id, leaf_location, write_durably
+from .core.indexes import BranchesOf, DomainStats, FactsOf, LeafFacts, branch_inputs, domain_index_files, leaf_facts
+from .core.layout import DOMAINS_DIR, Leaf, OnDisk, git_blob_id, leaf_location
+from .tree import _read_bytes, write_durably
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

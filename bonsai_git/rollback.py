@@ -19,7 +19,7 @@ from pathlib import Path
 
 from .core.errors import NothingToDo, Refused
 from .gitrepo import RepoContext, check_identity, in_progress_operation, open_workspace, run_git, staged_paths, status_paths, workspace_lock
-from .tree import TRUNK
+from .core.layout import TRUNK
 from .gitexe import git_exe
 
 TRAILER = "Bonsai-Migration"

@@ -73,14 +73,20 @@ from typing import Any
 
 from .core.boot import CLAUDE_CODE_MAX_BYTES, CLAUDE_CODE_MAX_LINES, BootBudget, BootProfile, boot_budget
 from .core.config import FALLBACK_DOMAIN, SINGLE_FILE_DOMAINS, Config, is_domain_name
-from .indexes import DomainStats, domain_stats
+from .core.indexes import DomainStats, domain_stats
 from .core.lookup import LookupCost, leaf_costs, summarize_costs
 from .core.secretscan import find_secrets, finding_fingerprint, mask_name, name_secret_kinds
 from .core.sections import split_sections, unclosed_comment_warning
 from .provenance import provenance_warning
 from .core.tokens import estimate_tokens
-from .tree import (
-    TRUNK, Leaf, domain_name_message, find_conflict_marker, leaf_location, misplaced_leaf, misplaced_message,
+from .core.layout import (
+    TRUNK,
+    Leaf,
+    domain_name_message,
+    find_conflict_marker,
+    leaf_location,
+    misplaced_leaf,
+    misplaced_message,
     parse_trunk,
 )
 

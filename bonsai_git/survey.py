@@ -34,10 +34,8 @@ from .gitsettings import (
 from .reindex import existing_index_paths, read_trunk
 from .status import FileFacts, Survey
 from .provenance import read_provenance
-from .tree import (
-    DOMAINS_DIR, MEMORY_DIR, TRUNK, _read_bytes, is_migrated, leaf_location, leaves_from_bytes, markers_missing,
-    read_regular_or_none,
-)
+from .core.layout import DOMAINS_DIR, MEMORY_DIR, TRUNK, is_migrated, leaf_location, leaves_from_bytes, markers_missing
+from .tree import _read_bytes, read_regular_or_none
 
 ARCHIVE_DIR = "memory/archive"
 NOW_ENV = "BONSAI_NOW"
@@ -348,7 +346,7 @@ def _stale(workspace: Path, config: Config, disk: _MemoryFiles, common_dir: Path
             raise markers_missing(trunk)  # status refuses as reindex --check does (exit 3)
         return None, None
     from .factcache import FactsCache, open_cache
-    from .indexes import render_tree
+    from .core.indexes import render_tree
 
     paths, _warnings = indexed_leaf_paths(workspace, *memory_listing(workspace))  # the hook's rule
     try:

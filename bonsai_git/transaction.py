@@ -31,13 +31,12 @@ from .gitrepo import (
 )
 from .gitsettings import check_attributes
 from .journal import Journal, JournalEntry, crash_point
-from .plan import MigrationPlan, plan_migration, verify_placements
+from .core.plan import MigrationPlan, plan_migration, verify_placements
 from .core.secretscan import has_secret, secret_warnings
 from .core.sections import unclosed_comment_warning
 from .core.tokens import estimate_tokens
-from .tree import (
-    DOMAINS_DIR, ROOT_INDEX, TRUNK, CheckedWriter, decode_utf8, is_migrated, read_regular, sync_barrier, write_durably,
-)
+from .core.layout import DOMAINS_DIR, ROOT_INDEX, TRUNK, decode_utf8, is_migrated
+from .tree import CheckedWriter, read_regular, sync_barrier, write_durably
 
 PLANNED_AREAS = (DOMAINS_DIR, ROOT_INDEX, "memory/dates.md")
 
@@ -168,7 +167,7 @@ def migrate(
         text_warnings = [w for w in [unclosed_comment_warning(ctx.repo_path(TRUNK), original)] if w]
         choices = None
         if plan_text is not None:
-            from .planfile import read_plan
+            from .core.planfile import read_plan
             from .core.sections import split_sections
 
             edited = read_plan(plan_text, split_sections(original).sections, config, plan_source)
