@@ -38,7 +38,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import __version__
-from .core.errors import BonsaiError, NotARepository, Refused, run_entry
+from .entry import run_entry
+from .core.errors import BonsaiError, NotARepository, Refused
 from .gitsettings import check_attributes, check_repository_env, git_env, indexed_leaf_paths, memory_probe_paths
 from .gitexe import git_exe
 from .core.layout import DOMAINS_DIR, MEMORY_DIR, TRUNK, is_migrated, leaf_location, markers_missing
@@ -224,7 +225,7 @@ def _refuse_unstaged(top: Path, ws: Workspace, cache: FactsCache) -> None:
 
 
 def _would_rewrite_trunk(top: Path, ws: Workspace, cache: FactsCache) -> bool:
-    from .core.config import load_config
+    from .workspace import load_config
     from .reindex import reindex_workspace
 
     root = top / ws.prefix
@@ -349,7 +350,7 @@ def _has_domains(tracked: set[str], prefix: str) -> bool:
 
 
 def _run_workspace(top: Path, ws: Workspace, check: bool, cache: FactsCache) -> list[str]:
-    from .core.config import load_config
+    from .workspace import load_config
     from .reindex import reindex_workspace
 
     root = top / ws.prefix

@@ -41,7 +41,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from .core.classify import Classification
-from .core.config import FALLBACK_DOMAIN, MAX_DOMAIN_NAME, SINGLE_FILE_DOMAINS, Config, is_domain_name, load_config
+from .workspace import load_config
+from .core.config import FALLBACK_DOMAIN, MAX_DOMAIN_NAME, SINGLE_FILE_DOMAINS, Config, is_domain_name
 from .core.errors import BadInput, Failed, NothingToDo, Refused
 from .gitrepo import (
     RepoContext, check_identity, head_sha, ignored_paths, in_progress_operation, open_workspace, run_git,
@@ -50,7 +51,7 @@ from .gitrepo import (
 from .gitsettings import check_attributes
 from .core.indexes import domain_fits_one_index, domain_stats, render_tree
 from .reindex import existing_index_paths, read_trunk, reindex_workspace
-from .status import age_days, is_due_for_purge
+from .core.health import age_days, is_due_for_purge
 from .survey import ARCHIVE_DIR, archive_dates, now_from_env, tracked_paths
 from .transaction import apply_changes
 from .core.layout import DOMAINS_DIR, MEMORY_DIR, ROOT_INDEX, TRUNK, Leaf, TrunkParts, leaf_location

@@ -25,7 +25,8 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from .core.config import SINGLE_FILE_DOMAINS, Config, load_config
+from .workspace import load_config
+from .core.config import SINGLE_FILE_DOMAINS, Config
 from .core.errors import BadInput, ConcurrentWrite
 from .core.branches import is_index_name
 from .gitsettings import stored_alike

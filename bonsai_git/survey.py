@@ -25,15 +25,16 @@ from pathlib import Path
 
 from .core.boot import CODEX_FILES, PROFILES
 from .core.branches import is_index_name
-from .core.config import Config, load_config
+from .workspace import load_config
+from .core.config import Config
 from .core.errors import BadInput, BonsaiError, NotARepository
 from .gitexe import git_exe
 from .gitsettings import (
     check_repository_env, git_env, indexed_leaf_paths, memory_listing, stored_alike, workspace_attribute_problem,
 )
 from .reindex import existing_index_paths, read_trunk
-from .status import FileFacts, Survey
-from .provenance import read_provenance
+from .core.health import FileFacts, Survey
+from .provenance import provenance_warning, read_provenance
 from .core.layout import DOMAINS_DIR, MEMORY_DIR, TRUNK, is_migrated, leaf_location, leaves_from_bytes, markers_missing
 from .tree import _read_bytes, read_regular_or_none
 
@@ -91,9 +92,10 @@ def survey_workspace(workspace: Path, now: int | None = None, fresh: FreshPrefix
     if not hook_found_fresh(workspace, top, common_dir, {} if fresh is None else fresh):
         stale, stale_error = _stale(workspace, config, disk, common_dir)
     indexes = tuple((p, (disk.data(p) or b"").decode("utf-8", "replace")) for p in disk.index_paths(workspace))
+    provenance = read_provenance(workspace)
     return Survey(config, now, _boot_files(workspace), leaves, archived, indexes, stale, stale_error,
-                  _scanned(workspace, disk), read_provenance(workspace), workspace_attribute_problem(workspace, tracked),
-                  chain_files=_chain_files(workspace))
+                  _scanned(workspace, disk), provenance, workspace_attribute_problem(workspace, tracked),
+                  chain_files=_chain_files(workspace), provenance_warning=provenance_warning(provenance))
 
 
 class _MemoryFiles:

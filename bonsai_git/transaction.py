@@ -22,7 +22,8 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .core.config import Config, load_config
+from .workspace import load_config
+from .core.config import Config
 from . import journal
 from .core.errors import BadInput, BonsaiError, ConcurrentWrite, Failed, IndexLocked, Interrupted, RecoveryRefused, Refused
 from .gitrepo import (
