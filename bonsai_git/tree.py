@@ -12,7 +12,7 @@ import errno
 import os
 import stat
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -273,8 +273,7 @@ class CheckedWriter:
         os.close(fd)
 
     def _replace(self, path: Path, rel: str, tmp: str, expected: bytes, data: bytes, carry_appends: bool) -> None:
-        old = self._open_if_same(path, rel, expected, carry_appends)
-        try:
+        with self._watched(path, rel, expected, data, carry_appends) as old:
             if _exchange(tmp, path):
                 # `tmp` now names the file that was at `path` at the instant of the swap.  If it
                 # is not the one we checked, another writer put a new file there meanwhile (an
@@ -287,23 +286,27 @@ class CheckedWriter:
                 if os.stat(path).st_ino != os.fstat(old).st_ino:
                     raise self._changed(rel, "was replaced")
                 os.replace(tmp, path)
-        except BaseException:
-            os.close(old)
-            raise
-        watch = _Watch(path, rel, old, expected, data)
-        self.watches.append(watch)
-        self._settle(watch)
 
     def delete(self, rel: str, expected: bytes) -> None:
         """Delete workspace-relative `rel`, which must hold `expected` now."""
         path = self.root / rel
-        old = self._open_if_same(path, rel, expected)
-        try:
+        with self._watched(path, rel, expected, None):
             path.unlink()
+
+    @contextlib.contextmanager
+    def _watched(self, path: Path, rel: str, expected: bytes, data: bytes | None,
+                 carry_appends: bool = False) -> Iterator[int]:
+        """Open the file at `path` if it holds `expected` (else ConcurrentWrite), give its descriptor
+        to the caller's block, which replaces or deletes the file, then watch the old inode for
+        late writes (`data`: what `path` holds now, None once deleted).  The descriptor is closed
+        when the block fails."""
+        old = self._open_if_same(path, rel, expected, carry_appends)
+        try:
+            yield old
         except BaseException:
             os.close(old)
             raise
-        watch = _Watch(path, rel, old, expected, None)
+        watch = _Watch(path, rel, old, expected, data)
         self.watches.append(watch)
         self._settle(watch)
 
