@@ -31,8 +31,8 @@ from dataclasses import dataclass
 
 from .config import SINGLE_FILE_DOMAINS
 from .errors import Failed
-from .sections import BOM, split_sections
 from .layout import TRUNK, Leaf, leaf_location, parse_trunk
+from .sections import BOM, split_sections
 
 PINNED = "MEMORY.md (pinned text)"
 INBOX = "MEMORY.md (inbox)"

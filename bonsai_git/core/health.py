@@ -74,10 +74,6 @@ from typing import Any
 from .boot import CLAUDE_CODE_MAX_BYTES, CLAUDE_CODE_MAX_LINES, BootBudget, BootProfile, boot_budget
 from .config import FALLBACK_DOMAIN, SINGLE_FILE_DOMAINS, Config, is_domain_name
 from .indexes import DomainStats, domain_stats
-from .lookup import LookupCost, leaf_costs, summarize_costs
-from .secretscan import find_secrets, finding_fingerprint, mask_name, name_secret_kinds
-from .sections import split_sections, unclosed_comment_warning
-from .tokens import estimate_tokens
 from .layout import (
     TRUNK,
     Leaf,
@@ -88,6 +84,10 @@ from .layout import (
     misplaced_message,
     parse_trunk,
 )
+from .lookup import LookupCost, leaf_costs, summarize_costs
+from .secretscan import find_secrets, finding_fingerprint, mask_name, name_secret_kinds
+from .sections import split_sections, unclosed_comment_warning
+from .tokens import estimate_tokens
 
 SCHEMA_VERSION = 1
 DAY = 86_400

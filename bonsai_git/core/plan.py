@@ -41,10 +41,10 @@ from .indexes import (
     DomainStats, config_scopes, domain_fits_one_index, domain_stats, render_block, render_index_files,
     render_root_index,
 )
+from .layout import DOMAINS_DIR, ROOT_INDEX, TRUNK, Leaf, parse_trunk
 from .sections import BOM, Section, split_sections
 from .slugs import is_leaf_path_name, leaf_name, unique_leaf_names
 from .tokens import estimate_tokens
-from .layout import DOMAINS_DIR, ROOT_INDEX, TRUNK, Leaf, parse_trunk
 
 PREAMBLE_LEAF = "preamble"
 PINNED = "pinned"  # the plan's domain for a section kept verbatim in the trunk
