@@ -11,7 +11,7 @@ from importlib import resources
 from pathlib import Path
 
 from .core.errors import Refused
-from .gitrepo import run_git
+from . import gitrun
 from .gitsettings import check_no_repository_env
 from .transaction import migrate
 
@@ -34,18 +34,18 @@ def run_demo(directory: Path | None) -> str:
     elif directory.exists() and any(directory.iterdir()):
         raise Refused(f"{directory}: exists and is not empty; give a new folder for the demo")
     directory.mkdir(parents=True, exist_ok=True)
-    run_git(directory, "init", "-q", "-b", "main")
+    gitrun.run(directory, "init", "-q", "-b", "main", check=True)
     for key, value in DEMO_IDENTITY:
-        run_git(directory, "config", key, value)
+        gitrun.run(directory, "config", key, value, check=True)
     (directory / "MEMORY.md").write_bytes(sample_memory())
-    run_git(directory, "add", "MEMORY.md")
-    run_git(directory, "commit", "-q", "-m", "Agent memory as one flat file")
+    gitrun.run(directory, "add", "MEMORY.md", check=True)
+    gitrun.run(directory, "commit", "-q", "-m", "Agent memory as one flat file", check=True)
     result = migrate(directory)
     assert result.plan is not None and result.commit is not None
     plan = result.plan
     saved = 100 * (plan.boot_tokens_before - plan.boot_tokens_after) / plan.boot_tokens_before
-    subject = run_git(directory, "log", "-1", "--format=%s").stdout.decode().strip()
-    tree = run_git(directory, "ls-files").stdout.decode().split()
+    subject = gitrun.run(directory, "log", "-1", "--format=%s", check=True).stdout.decode().strip()
+    tree = gitrun.run(directory, "ls-files", check=True).stdout.decode().split()
     lines = [
         f"Demo workspace: {directory}",
         f"Boot tokens (loaded at every session start): {plan.boot_tokens_before:,} -> {plan.boot_tokens_after:,} "

@@ -27,10 +27,11 @@ from pathlib import Path
 from .core.branches import is_index_name
 from .core.errors import BadInput, Failed, NothingToDo
 from .core.flatplan import PINNED, FlatPlan, Slot, original_slots, plan_flatten, strip_separator, verify_flat
-from .gitrepo import RepoContext, check_identity, open_workspace, run_git, workspace_lock
+from . import gitrun
+from .gitrepo import RepoContext, open_workspace, workspace_lock
 from .journal import refuse_if_journaled
 from .lifecycle import MEMORY_AREAS, TRAILER, commit_outcome
-from .lifecycle import _check_clean as check_clean  # the lifecycle commands' refusals, shared
+from .preconditions import check_clean_for_commit, check_identity
 from .reindex import read_trunk
 from .rollback import find_migration_commit
 from .transaction import apply_changes
@@ -62,7 +63,7 @@ def flatten(workspace: Path, *, dry_run: bool = False, no_commit: bool = False, 
     ctx = open_workspace(workspace)
     refuse_if_journaled(ctx.top)
     with workspace_lock(ctx):
-        check_clean(ctx, MEMORY_AREAS)
+        check_clean_for_commit(ctx, MEMORY_AREAS)
         _trunk_bytes, parts = read_trunk(ctx.workspace)
         migration = _migration_commit(ctx)
         slots, pinned_then = _migration_slots(ctx, migration) if migration else ((), "")
@@ -135,12 +136,12 @@ def _migration_slots(ctx: RepoContext, migration: str) -> tuple[tuple[Slot, ...]
     the commit.  Raises BadInput when the trailer or the blob is missing; no slots when the
     commit's files do not hold the original (a hand-edited migration commit).
     """
-    message = run_git(ctx.top, "log", "-1", "--format=%B", migration).stdout.decode("utf-8", "replace")
+    message = gitrun.run(ctx.top, "log", "-1", "--format=%B", migration, check=True).stdout.decode("utf-8", "replace")
     m = _SOURCE.search(message)
     if m is None:
         raise BadInput(f"{migration[:12]}: the migration commit has no Bonsai-Source trailer; flatten cannot find "
                        f"the original {TRUNK}")
-    blob = run_git(ctx.top, "cat-file", "blob", m.group(1), check=False)
+    blob = gitrun.run(ctx.top, "cat-file", "blob", m.group(1))
     if blob.returncode != 0:
         raise BadInput(f"{migration[:12]}: the original {TRUNK} blob {m.group(1)[:12]} is missing from the repository")
     original = decode_utf8(blob.stdout, f"{TRUNK} at {migration[:12]}^")
@@ -155,7 +156,7 @@ def _migration_slots(ctx: RepoContext, migration: str) -> tuple[tuple[Slot, ...]
 def _files_at(ctx: RepoContext, commit: str) -> dict[str, str]:
     """{workspace-relative path: text} of MEMORY.md and every file under memory/ in `commit`."""
     specs = [ctx.repo_path(TRUNK), ctx.repo_path(MEMORY_DIR)]
-    listing = run_git(ctx.top, "ls-tree", "-r", "-z", "--full-tree", commit, "--", *specs).stdout
+    listing = gitrun.run(ctx.top, "ls-tree", "-r", "-z", "--full-tree", commit, "--", *specs, check=True).stdout
     entries = []
     for record in listing.decode("utf-8", "surrogateescape").split("\0"):
         if "\t" in record:
@@ -163,7 +164,8 @@ def _files_at(ctx: RepoContext, commit: str) -> dict[str, str]:
             if meta.split()[1] == "blob":
                 entries.append((meta.split()[2], path[len(ctx.prefix):]))
     # One `git cat-file --batch` for every blob (a subprocess per leaf costs ~2 ms, 20 s for 10,000 leaves).
-    stream = run_git(ctx.top, "cat-file", "--batch", input="".join(f"{sha}\n" for sha, _ in entries).encode()).stdout
+    batch = "".join(f"{sha}\n" for sha, _ in entries).encode()
+    stream = gitrun.run(ctx.top, "cat-file", "--batch", input=batch, check=True).stdout
     out, at = {}, 0
     for _sha, path in entries:
         header_end = stream.index(b"\n", at)
@@ -179,8 +181,8 @@ def _files_at(ctx: RepoContext, commit: str) -> dict[str, str]:
 
 def _renames(ctx: RepoContext, migration: str) -> dict[str, str]:
     """{path at the migration: path today} for files under memory/ that git sees as moved since."""
-    out = run_git(ctx.top, "diff", "-z", "--name-status", "-M", "--no-color", migration, "HEAD", "--",
-                  ctx.repo_path(MEMORY_DIR)).stdout.decode("utf-8", "surrogateescape")
+    out = gitrun.run(ctx.top, "diff", "-z", "--name-status", "-M", "--no-color", migration, "HEAD", "--",
+                     ctx.repo_path(MEMORY_DIR), check=True).stdout.decode("utf-8", "surrogateescape")
     fields = out.split("\0")
     renames: dict[str, str] = {}
     i = 0

@@ -20,12 +20,11 @@ Only the two hook files are ever touched; the hooks folder is created if missing
 from __future__ import annotations
 
 import os
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
 from .core.errors import FrameworkHookFound, NotARepository, Refused
-from .gitexe import git_exe
+from .gitrun import run
 from .gitsettings import check_repository_env
 
 HOOK_NAME = "pre-commit"
@@ -81,8 +80,7 @@ def hooks_dir(directory: Path, *, shared_ok: bool = False) -> Path:
     commits (pre-commit refuses a set core.hooksPath too).
     """
     check_repository_env(directory)
-    proc = subprocess.run([git_exe(), "rev-parse", "--git-path", "hooks", "--show-toplevel", "--git-common-dir"],
-                          cwd=directory, capture_output=True)
+    proc = run(directory, "rev-parse", "--git-path", "hooks", "--show-toplevel", "--git-common-dir")
     lines = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
     if proc.returncode != 0 or len(lines) < 3:
         raise NotARepository(f"{directory}: not inside a git repository; run `git init` first")
@@ -94,8 +92,7 @@ def hooks_dir(directory: Path, *, shared_ok: bool = False) -> Path:
 
 def _refuse_shared(directory: Path, folder: Path, own: list[Path]) -> None:
     """Refused when core.hooksPath comes from outside the repository's config or leads outside it."""
-    proc = subprocess.run([git_exe(), "config", "--show-scope", "--get", "core.hooksPath"], cwd=directory,
-                          capture_output=True)
+    proc = run(directory, "config", "--show-scope", "--get", "core.hooksPath")
     if proc.returncode != 0:
         return  # not set: .git/hooks (or the worktree's), inside the repository
     scope = proc.stdout.decode("utf-8", "surrogateescape").split("\t", 1)[0]

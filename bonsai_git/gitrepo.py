@@ -14,17 +14,16 @@ from __future__ import annotations
 
 import contextlib
 import os
-import subprocess
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from typing import TYPE_CHECKING, Any
 
-from .core.errors import BonsaiError, LockHeld, NotARepository, Refused
-from .gitsettings import check_repository_env, git_env
-
-from .gitexe import git_exe
+from . import gitrun
+from .core.errors import LockHeld, NotARepository
+from .gitrun import git_exe
+from .gitsettings import check_repository_env
 from .journal import LOCK_NAME  # one name for the lock, next to the journal folder
 
 if TYPE_CHECKING:
@@ -72,27 +71,12 @@ class RepoContext:
         """A workspace-relative posix path as an absolute path on disk."""
         return self.workspace / ws_path
 
-
-class GitFailed(BonsaiError):
-    """A git command failed; carries git's own stderr."""
-
-    def __init__(self, args: Sequence[str], stderr: str, exit_code: int = 1) -> None:
-        first = next((ln.strip() for ln in stderr.splitlines() if ln.strip()), "no output")
-        super().__init__(f"git {' '.join(args[:2])} failed: {first}")
-        self.stderr = stderr
-        self.exit_code = exit_code
-
-
-def run_git(cwd: Path, *args: str, input: bytes | None = None, check: bool = True) -> subprocess.CompletedProcess[bytes]:
-    """Run `git <args>` in `cwd`; raise GitFailed on non-zero if `check`.
-
-    The user's environment, with every pathspec literal (gitsettings.git_env): a folder named
-    `ws[1]` never matches `ws1`.
-    """
-    proc = subprocess.run([git_exe(), *args], cwd=cwd, input=input, capture_output=True, env=git_env(args))
-    if check and proc.returncode != 0:
-        raise GitFailed(list(args), proc.stderr.decode("utf-8", "replace"))
-    return proc
+    def shown(self, path: Path) -> str:
+        """An absolute path as messages name it: relative to the work tree root when inside it."""
+        try:
+            return path.relative_to(self.top).as_posix()
+        except ValueError:
+            return os.fspath(path)
 
 
 def open_workspace(workspace: Path) -> RepoContext:
@@ -108,10 +92,10 @@ def open_workspace(workspace: Path) -> RepoContext:
     # One rev-parse for every fact a run needs (each git call costs ~4 ms); the superproject
     # line comes last because git prints nothing for it outside a submodule.  When it fails (no
     # repository, a bare one, a git dir, safe.directory), the probe below says why.
-    facts_proc = run_git(workspace, "rev-parse", "--is-bare-repository", "--is-inside-work-tree", "--absolute-git-dir",
-                         "--show-toplevel", "--show-object-format",
-                         *(arg for name in _GIT_PATHS for arg in ("--git-path", name)),
-                         "--show-superproject-working-tree", check=False)
+    facts_proc = gitrun.run(workspace, "rev-parse", "--is-bare-repository", "--is-inside-work-tree", "--absolute-git-dir",
+                            "--show-toplevel", "--show-object-format",
+                            *(arg for name in _GIT_PATHS for arg in ("--git-path", name)),
+                            "--show-superproject-working-tree")
     facts = facts_proc.stdout.decode("utf-8", "surrogateescape").splitlines()
     if facts_proc.returncode != 0 or len(facts) < 5 + len(_GIT_PATHS) or facts[0] == "true" or facts[1] != "true":
         _refuse_without_work_tree(workspace)
@@ -125,8 +109,7 @@ def open_workspace(workspace: Path) -> RepoContext:
 
 def _refuse_without_work_tree(workspace: Path) -> None:
     """Raise NotARepository saying why `workspace` is not in a usable work tree (git's hint included)."""
-    probe = run_git(workspace, "rev-parse", "--is-bare-repository", "--is-inside-work-tree", "--absolute-git-dir",
-                    check=False)
+    probe = gitrun.run(workspace, "rev-parse", "--is-bare-repository", "--is-inside-work-tree", "--absolute-git-dir")
     err = probe.stderr.decode("utf-8", "replace")
     if probe.returncode != 0:
         if "dubious ownership" in err:
@@ -140,7 +123,7 @@ def git_path(ctx: RepoContext, name: str) -> Path:
     """`git rev-parse --git-path NAME` as an absolute path (honours worktrees); asked once per run."""
     if name in ctx.git_paths:
         return ctx.git_paths[name]
-    out = run_git(ctx.top, "rev-parse", "--git-path", name).stdout.decode().strip()
+    out = gitrun.run(ctx.top, "rev-parse", "--git-path", name, check=True).stdout.decode().strip()
     return (ctx.top / out).resolve()
 
 
@@ -158,7 +141,7 @@ def workspace_lock(ctx: RepoContext) -> Iterator[Path]:
         try:
             lock.acquire()
         except filelock.Timeout:
-            raise LockHeld(f"{_show(ctx, path)}: another bonsai-git run holds this lock; wait for it to finish") from None
+            raise LockHeld(f"{ctx.shown(path)}: another bonsai-git run holds this lock; wait for it to finish") from None
         try:
             yield path
         finally:
@@ -173,7 +156,7 @@ def workspace_lock(ctx: RepoContext) -> Iterator[Path]:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            raise LockHeld(f"{_show(ctx, path)}: another bonsai-git run holds this lock; wait for it to finish") from None
+            raise LockHeld(f"{ctx.shown(path)}: another bonsai-git run holds this lock; wait for it to finish") from None
         try:
             yield path
         finally:
@@ -184,9 +167,7 @@ def workspace_lock(ctx: RepoContext) -> Iterator[Path]:
 
 def head_sha(ctx: RepoContext) -> str | None:
     """The commit HEAD points to, or None when HEAD is unborn (`git rev-parse --verify`)."""
-    proc = run_git(ctx.top, "rev-parse", "-q", "--verify", "HEAD^{commit}", check=False)
-    out = proc.stdout.decode().strip()
-    return out if proc.returncode == 0 and out else None
+    return gitrun.head_commit(ctx.top)
 
 
 def head_blob(ctx: RepoContext, repo_path: str) -> tuple[str | None, str | None]:
@@ -194,7 +175,7 @@ def head_blob(ctx: RepoContext, repo_path: str) -> tuple[str | None, str | None]
 
     (None, None) when HEAD is unborn; (sha, None) when the commit does not hold the path.
     """
-    proc = run_git(ctx.top, "rev-parse", "HEAD^{commit}", f"HEAD:{repo_path}", check=False)
+    proc = gitrun.run(ctx.top, "rev-parse", "HEAD^{commit}", f"HEAD:{repo_path}")
     shas = proc.stdout.decode().split()
     if proc.returncode == 0 and len(shas) == 2:
         return shas[0], shas[1]
@@ -210,13 +191,6 @@ def head_is_detached(ctx: RepoContext) -> bool:
         return False
 
 
-def check_identity(ctx: RepoContext) -> None:
-    """Refuse when git cannot make a committer identity (`git var GIT_COMMITTER_IDENT`)."""
-    proc = run_git(ctx.top, "var", "GIT_COMMITTER_IDENT", check=False)
-    if proc.returncode != 0:
-        raise Refused("git has no committer identity; set it with `git config user.name` and `git config user.email`")
-
-
 def in_progress_operation(ctx: RepoContext) -> str | None:
     """The name of a merge/rebase/cherry-pick/revert/bisect in progress in this worktree, or None."""
     markers = (("MERGE_HEAD", "merge"), ("rebase-merge", "rebase"), ("rebase-apply", "rebase or am"),
@@ -227,31 +201,24 @@ def in_progress_operation(ctx: RepoContext) -> str | None:
 def status_paths(ctx: RepoContext, *pathspecs: str) -> list[tuple[str, str]]:
     """`git status --porcelain` entries (XY code, repo-relative path) under the pathspecs (all if none)."""
     args = ["status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames"]
-    out = run_git(ctx.top, *args, "--", *(pathspecs or (".",))).stdout.decode("utf-8", "surrogateescape")
+    out = gitrun.run(ctx.top, *args, "--", *(pathspecs or (".",)), check=True).stdout.decode("utf-8", "surrogateescape")
     return [(entry[:2], entry[3:]) for entry in out.split("\0") if entry]
 
 
 def staged_paths(ctx: RepoContext) -> list[str]:
     """Paths with staged changes (index differs from HEAD)."""
-    out = run_git(ctx.top, "diff", "--cached", "--name-only", "-z").stdout.decode("utf-8", "surrogateescape")
+    out = gitrun.output(ctx.top, "diff", "--cached", "--name-only", "-z")
     return [p for p in out.split("\0") if p]
 
 
 def is_tracked(ctx: RepoContext, repo_path: str) -> bool:
     """True when `repo_path` is in the index."""
-    return run_git(ctx.top, "ls-files", "--error-unmatch", "--", repo_path, check=False).returncode == 0
+    return gitrun.run(ctx.top, "ls-files", "--error-unmatch", "--", repo_path).returncode == 0
 
 
 def ignored_paths(ctx: RepoContext, repo_paths: Sequence[str]) -> list[str]:
     """The paths among `repo_paths` that .gitignore (or exclude files) would ignore."""
     if not repo_paths:
         return []
-    proc = run_git(ctx.top, "check-ignore", "--no-index", "--stdin", "-z", input="\0".join(repo_paths).encode(), check=False)
+    proc = gitrun.run(ctx.top, "check-ignore", "--no-index", "--stdin", "-z", input="\0".join(repo_paths).encode())
     return [p for p in proc.stdout.decode().split("\0") if p]
-
-
-def _show(ctx: RepoContext, path: Path) -> str:
-    try:
-        return path.relative_to(ctx.top).as_posix()
-    except ValueError:
-        return os.fspath(path)

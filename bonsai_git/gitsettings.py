@@ -1,12 +1,7 @@
 """git's own settings and environment, as they bear on every bonsai-git command (issue 12 §4).
 
-Light on purpose (os and subprocess only): the pre-commit hook imports it.  One place for:
+Light on purpose (os, and git through gitrun): the pre-commit hook imports it.  One place for:
 
-- **Literal pathspecs.** `git_env` gives every git command we run `GIT_LITERAL_PATHSPECS=1`
-  (and drops the glob/icase/noglob switches, which git refuses alongside it): a workspace
-  folder named `ws[1]` or `notes*` must never match its neighbours (a glob pathspec made
-  `rollback` revert the wrong workspace).  Commands that run the user's hooks (`commit`,
-  `revert`) take no pathspec from us and get the user's environment unchanged.
 - **GIT_DIR / GIT_WORK_TREE.** `check_repository_env` refuses when the environment points git
   at another repository than the one that holds the folder given (`migrate -C other` once
   committed into the repository GIT_DIR named and left `other` half migrated).
@@ -28,59 +23,13 @@ from __future__ import annotations
 
 import os
 import stat
-import subprocess
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from .core.errors import Refused
-from .gitexe import git_exe
+from .gitrun import run
 
-# git subcommands that run the user's hooks: they get the user's environment as it is.
-_RUNS_HOOKS = frozenset({"commit", "revert", "merge", "am", "rebase", "cherry-pick"})
-# check-ignore takes path names, not pathspecs, and dies under GIT_LITERAL_PATHSPECS ("pathspec
-# magic not supported"): it gets no global pathspec switch at all.
-_NO_PATHSPECS = frozenset({"check-ignore"})
-_PATHSPEC_SWITCHES = ("GIT_GLOB_PATHSPECS", "GIT_NOGLOB_PATHSPECS", "GIT_ICASE_PATHSPECS")
 _REPO_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR")
-
-
-def git_env(args: Sequence[str] = (), extra: Mapping[str, str] | None = None, *,
-            literal: bool = True) -> dict[str, str]:
-    """The environment for `git <args>`: the user's, with literal pathspecs unless the command runs hooks.
-
-    `literal=False` (the hook's own `:(glob)` listing) clears every global pathspec switch
-    instead, so a user's GIT_LITERAL_PATHSPECS cannot break it either.
-    """
-    env = dict(os.environ)
-    env.update(extra or {})
-    if args and _subcommand(args) in _RUNS_HOOKS:
-        return env
-    env.pop("GIT_LITERAL_PATHSPECS", None)
-    for name in _PATHSPEC_SWITCHES:
-        env.pop(name, None)
-    if literal and _subcommand(args) not in _NO_PATHSPECS:
-        env["GIT_LITERAL_PATHSPECS"] = "1"
-    return env
-
-
-def _subcommand(args: Sequence[str]) -> str:
-    """The git subcommand among `args`, skipping `-c name=value` and other leading options."""
-    skip = False
-    for arg in args:
-        if skip:
-            skip = False
-        elif arg in ("-c", "-C"):
-            skip = True
-        elif not arg.startswith("-"):
-            return arg
-    return ""
-
-
-def run(cwd: Path, *args: str, input: bytes | None = None, literal: bool = True,
-        extra_env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
-    """Run `git <args>` in `cwd` with `git_env`; the caller checks the return code."""
-    return subprocess.run([git_exe(), *args], cwd=cwd, input=input, capture_output=True,
-                          env=git_env(args, extra_env, literal=literal))
 
 
 # --- GIT_DIR / GIT_WORK_TREE ------------------------------------------------------------------
@@ -121,7 +70,7 @@ def check_no_repository_env(what: str) -> None:
 
 
 def _facts(folder: Path, args: Sequence[str], env: Mapping[str, str]) -> tuple[str, ...] | None:
-    proc = subprocess.run([git_exe(), *args], cwd=folder, capture_output=True, env=dict(env))
+    proc = run(folder, *args, env=env)
     if proc.returncode != 0:
         return None
     return tuple(os.path.realpath(line) for line in proc.stdout.decode("utf-8", "surrogateescape").splitlines())
@@ -241,8 +190,7 @@ def find_workspace(start: Path) -> Path:
     here = start.absolute()
     if os.path.lexists(here / "MEMORY.md"):
         return start
-    proc = subprocess.run([git_exe(), "rev-parse", "--show-toplevel"], cwd=here, capture_output=True) \
-        if here.is_dir() else None
+    proc = run(here, "rev-parse", "--show-toplevel") if here.is_dir() else None
     if proc is None or proc.returncode != 0:
         return start
     top = Path(os.path.realpath(proc.stdout.decode("utf-8", "surrogateescape").strip()))

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
@@ -40,8 +39,8 @@ from pathlib import Path
 from . import __version__
 from .entry import run_entry
 from .core.errors import BonsaiError, NotARepository, Refused
-from .gitsettings import check_attributes, check_repository_env, git_env, indexed_leaf_paths, memory_probe_paths
-from .gitexe import git_exe
+from .gitrun import run
+from .gitsettings import check_attributes, check_repository_env, indexed_leaf_paths, memory_probe_paths
 from .core.layout import DOMAINS_DIR, MEMORY_DIR, TRUNK, is_migrated, leaf_location, markers_missing
 from .tree import read_regular
 
@@ -448,8 +447,7 @@ def _locate(directory: Path) -> tuple[Path, Path, Path]:
     One `git rev-parse`: the journal folder is journal.py's `--git-path bonsai`.
     """
     check_repository_env(directory)
-    proc = subprocess.run([git_exe(), "rev-parse", "--show-toplevel", "--git-common-dir", "--git-path", "bonsai"],
-                          cwd=directory, capture_output=True)
+    proc = run(directory, "rev-parse", "--show-toplevel", "--git-common-dir", "--git-path", "bonsai")
     lines = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
     if proc.returncode != 0 or len(lines) != 3:
         raise NotARepository(f"{directory}: not inside a git work tree; run the bonsai-git hook in a repository")
@@ -460,9 +458,8 @@ def _ls_files(top: Path) -> tuple[list[tuple[str, str]], dict[str, str]]:
     """`(tag, path)` for tracked (`H`, `M`...), untracked-not-ignored (`?`) and, again, tracked paths whose
     work tree differs from git's index (`C`: unstaged changes, deletions included) that can matter; and
     {tracked path: "mode blob-id"} from the index (`-s`), the freshness memo's input."""
-    args = [git_exe(), "ls-files", "-z", "-t", "-s", "--cached", "--modified", "--others", "--exclude-standard", "--",
-            *_PATHSPECS]
-    proc = subprocess.run(args, cwd=top, capture_output=True, env=git_env(args[1:], literal=False))  # :(glob) specs
+    proc = run(top, "ls-files", "-z", "-t", "-s", "--cached", "--modified", "--others", "--exclude-standard", "--",
+               *_PATHSPECS, literal=False)  # :(glob) specs
     if proc.returncode != 0:
         first = proc.stderr.decode("utf-8", "replace").strip().splitlines()[:1]
         raise NotARepository(f"git ls-files failed: {first[0] if first else 'no output'}")

@@ -21,8 +21,9 @@ left next to them (`.bonsai-XXXXXXXX`): never `git clean`, `reset --hard` or `st
 yields a whole state (see `restore`): bytes it cannot leave in place (a commit hook's fix of our
 files) are copied to `bonsai-rescued/` beside the journal folder first, never dropped.
 
-Light on purpose: the hook path calls `refuse_if_journaled`, so git runs through subprocess and
-GitPython is never imported here.
+Light on purpose: the hook path calls `refuse_if_journaled`, so git runs through gitrun and
+GitPython is never imported here.  Recovery's decisions (`migrate --recover`, finishing a run
+whose commit exists) live in recovery.py; this module records, finds and restores.
 """
 
 from __future__ import annotations
@@ -34,16 +35,14 @@ import os
 import re
 import shutil
 import signal
-import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from . import gitrun
 from .core.errors import ConcurrentWrite, JournalPresent, LockHeld
-from .gitsettings import git_env
-from .gitexe import git_exe
 from .tree import CheckedWriter, fsync_folder, write_durably
 
 JOURNAL_DIR = "bonsai"
@@ -61,8 +60,6 @@ JOURNAL_FORMAT = 1
 RECOVER_COMMAND = "bonsai-git migrate --recover"
 # tree.write_durably's temp files: tempfile.mkstemp(prefix=".bonsai-") adds 8 chars of this alphabet.
 _TEMP_FILE = re.compile(r"^\.bonsai-[a-z0-9_]{8}$")
-_INDEX_LOCK_WAIT = 2.0  # seconds: another git process usually lets go of index.lock within this
-_POLL = 0.05
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,7 +102,7 @@ def journal_dir(cwd: Path) -> Path | None:
     key = "\0".join([os.path.abspath(cwd), *(os.environ.get(n, "") for n in ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR"))])
     if key in _JOURNAL_DIRS:
         return _JOURNAL_DIRS[key]
-    proc = subprocess.run([git_exe(), "rev-parse", "--git-path", JOURNAL_DIR], cwd=cwd, capture_output=True)
+    proc = gitrun.run(cwd, "rev-parse", "--git-path", JOURNAL_DIR)
     if proc.returncode != 0:
         return None
     found = _JOURNAL_DIRS[key] = (cwd / proc.stdout.decode("utf-8", "surrogateescape").strip()).resolve()
@@ -157,11 +154,11 @@ def write_journal(folder: Path, journal: Journal, prior: Mapping[str, bytes],
         shutil.rmtree(folder)
     folder.mkdir()
     for path in sorted(prior):
-        target = folder / PRIOR_DIR / _safe_relative(path)
+        target = folder / PRIOR_DIR / safe_relative(path)
         target.parent.mkdir(parents=True, exist_ok=True)
         write_durably(target, prior[path])
     for path in sorted(planned or {}):
-        target = folder / PLANNED_DIR / _safe_relative(path)
+        target = folder / PLANNED_DIR / safe_relative(path)
         target.parent.mkdir(parents=True, exist_ok=True)
         write_durably(target, (planned or {})[path])
     for sub in sorted({p for p in folder.rglob("*") if p.is_dir()}, key=lambda p: len(p.parts), reverse=True):
@@ -183,13 +180,13 @@ def read_journal(folder: Path) -> Journal | None:
 
 def read_prior(folder: Path, path: str) -> bytes:
     """The bytes `path` (workspace-relative) held before the journaled run."""
-    return (folder / PRIOR_DIR / _safe_relative(path)).read_bytes()
+    return (folder / PRIOR_DIR / safe_relative(path)).read_bytes()
 
 
 def read_planned(folder: Path, path: str) -> bytes | None:
     """The new bytes the journaled run planned for `path` (recorded for paths that existed), or None."""
     try:
-        return (folder / PLANNED_DIR / _safe_relative(path)).read_bytes()
+        return (folder / PLANNED_DIR / safe_relative(path)).read_bytes()
     except FileNotFoundError:
         return None
 
@@ -231,109 +228,11 @@ def _encode(journal: Journal) -> bytes:
     return (json.dumps(data, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
 
 
-# --- git facts (subprocess only) ---------------------------------------------------------------
+# --- blob ids ----------------------------------------------------------------------------------
 
 def blob_id(data: bytes, object_format: str = "sha1") -> str:
     """The id git gives a blob holding `data` (`git hash-object`), in `object_format` (sha1 or sha256)."""
     return hashlib.new(object_format, b"blob %d\0" % len(data) + data).hexdigest()
-
-
-def object_format(top: Path) -> str:
-    """The repository's object format: "sha1" (usual) or "sha256"."""
-    out = _git(top, "rev-parse", "--show-object-format").stdout.decode().strip()
-    return out or "sha1"
-
-
-def index_entries(top: Path, repo_paths: Iterable[str]) -> dict[str, str]:
-    """{repo path: "mode sha stage"} for those of `repo_paths` that are in the index (literal paths)."""
-    wanted = set(repo_paths)
-    if not wanted:
-        return {}
-    specs = sorted({p.rpartition("/")[0] or p for p in wanted})  # folders: see committed_blobs
-    out = _git(top, "ls-files", "-s", "-z", "--", *specs, literal=True).stdout.decode("utf-8", "surrogateescape")
-    found: dict[str, str] = {}
-    for entry in filter(None, out.split("\0")):
-        meta, path = entry.split("\t", 1)
-        if path in wanted:
-            found[path] = meta
-    return found
-
-
-def head_commit(top: Path) -> str | None:
-    """The commit HEAD points to, or None when HEAD is unborn."""
-    proc = _git(top, "rev-parse", "-q", "--verify", "HEAD^{commit}", check=False)
-    sha = proc.stdout.decode().strip()
-    return sha if proc.returncode == 0 and sha else None
-
-
-def commit_parents_and_subject(top: Path, commit: str) -> tuple[tuple[str, ...], str]:
-    """(parent shas, subject line) of `commit`."""
-    out = _git(top, "log", "-1", "--format=%P%n%s", commit).stdout.decode("utf-8", "replace")
-    parents, _, subject = out.partition("\n")
-    return tuple(parents.split()), subject.rstrip("\n")
-
-
-def committed_blobs(top: Path, commit: str, repo_paths: Iterable[str]) -> dict[str, str]:
-    """{repo path: blob id} in `commit` for those of `repo_paths` it holds (one `git ls-tree`).
-
-    Asks for the paths' folders, not the paths: 10,000 pathspecs made ls-tree match every
-    entry against every spec.
-    """
-    wanted = set(repo_paths)
-    specs = sorted({p.rpartition("/")[0] or p for p in wanted})
-    if not specs:
-        return {}
-    out = _git(top, "ls-tree", "-r", "-z", "--full-tree", commit, "--", *specs, literal=True)
-    found = {}
-    for entry in filter(None, out.stdout.decode("utf-8", "surrogateescape").split("\0")):
-        meta, path = entry.split("\t", 1)
-        if path in wanted:
-            found[path] = meta.split()[2]
-    return found
-
-
-def committed_as_planned(top: Path, journal: Journal, commit: str) -> bool:
-    """True when `commit` holds exactly the planned bytes of every journaled path."""
-    repo_paths = {journal.repo_path(e.path): e for e in journal.entries}
-    found = committed_blobs(top, commit, repo_paths)
-    return all(found.get(p) == e.planned for p, e in repo_paths.items())
-
-
-def wait_for_index_lock(top: Path, timeout: float = _INDEX_LOCK_WAIT, *, lock: Path | None = None) -> Path | None:
-    """Wait up to `timeout` seconds for git's `index.lock` to go; return its path if it stays.
-
-    Another git process (an editor, a GUI, a hook) holds it briefly; a crashed git leaves it
-    behind.  It is never deleted here: only its owner, or the user, may do that.
-    """
-    if lock is None:  # the caller may know it already (RepoContext asks git once per run)
-        out = _git(top, "rev-parse", "--git-path", "index.lock").stdout.decode("utf-8", "surrogateescape").strip()
-        lock = (top / out).resolve()
-    deadline = time.monotonic() + timeout
-    while lock.exists():
-        if time.monotonic() >= deadline:
-            return lock
-        time.sleep(_POLL)
-    return None
-
-
-def run_git_retrying(top: Path, *args: str, input: bytes | None = None, timeout: float = _INDEX_LOCK_WAIT,
-                     extra_env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
-    """Run `git <args>` in `top`; while it fails only because index.lock exists, retry for up to `timeout` s.
-
-    `extra_env` is added to the environment (e.g. OWN_COMMIT_ENV for bonsai-git's own commits).
-    Returns the last CompletedProcess (the caller checks returncode).
-    """
-    deadline = time.monotonic() + timeout
-    while True:
-        proc = _git(top, *args, input=input, check=False, extra_env=extra_env)
-        if proc.returncode == 0 or not is_index_lock_error(proc.stderr) or time.monotonic() >= deadline:
-            return proc
-        time.sleep(_POLL)
-
-
-def is_index_lock_error(stderr: bytes) -> bool:
-    """True when git's stderr says it could not take index.lock because the file exists."""
-    return b"index.lock" in stderr and b"File exists" in stderr
 
 
 # --- restoring ----------------------------------------------------------------------------------
@@ -368,10 +267,10 @@ def restore(top: Path, journal: Journal, prior: Callable[[str], bytes], *,
     quiet = rescued is not None  # the caller reports the copies (in its own error line)
     rescued = [] if rescued is None else rescued
     if undo_commit is not None and journal.head is not None:
-        proc = _git(top, "update-ref", "-m", "bonsai-git: undo the interrupted run", "HEAD", journal.head,
-                    undo_commit, check=False)
+        proc = gitrun.run(top, "update-ref", "-m", "bonsai-git: undo the interrupted run", "HEAD", journal.head,
+                          undo_commit)
         if proc.returncode != 0:
-            errors.append(f"HEAD: {_first_line(proc.stderr)}")
+            errors.append(f"HEAD: {gitrun.first_line(proc.stderr)}")
     errors += _restore_index(top, journal)
     workspace = top / journal.prefix if journal.prefix else top
     writer = CheckedWriter(workspace)
@@ -398,7 +297,7 @@ def restore(top: Path, journal: Journal, prior: Callable[[str], bytes], *,
     _remove_temp_files(workspace, journal)
     for folder in sorted(journal.created_dirs, key=lambda d: d.count("/"), reverse=True):
         try:
-            (workspace / _safe_relative(folder)).rmdir()
+            (workspace / safe_relative(folder)).rmdir()
         except OSError:
             pass  # not empty (the user put something there) or already gone: leave it
     return errors
@@ -409,16 +308,16 @@ def _restore_entry(workspace: Path, writer: CheckedWriter, entry: JournalEntry, 
                    keep_foreign: bool, rescue_dir: Path, rescued: list[str]) -> None:
     """Restore one path (see `restore`), replacing it only while it holds the bytes just judged:
     an agent appending meanwhile makes it judge again (up to 100 times), so the append is kept too."""
-    target = workspace / _safe_relative(entry.path)
+    target = workspace / safe_relative(entry.path)
     old = prior(entry.path) if entry.existed else None
     for _attempt in range(100):
-        current = _current_bytes(target)
+        current = current_bytes(target)
         wanted = _restored_bytes(current, entry, old, planned(entry.path), object_format, keep_foreign)
         if isinstance(wanted, _Keep):
             print(f"bonsai-git: warning: {shown} changed while bonsai-git was running; {wanted.why}", file=sys.stderr)
             return
         if isinstance(wanted, _Rescue):
-            rescued.append(_rescue(rescue_dir, shown, wanted.data))
+            rescued.append(rescue(rescue_dir, shown, wanted.data))
             wanted = old
         if wanted == current:
             return
@@ -438,59 +337,11 @@ def _restore_entry(workspace: Path, writer: CheckedWriter, entry: JournalEntry, 
     raise ConcurrentWrite(f"{shown}: kept changing while bonsai-git restored it; left as it is")
 
 
-def _current_bytes(target: Path) -> bytes | None:
+def current_bytes(target: Path) -> bytes | None:
     try:
         return None if target.is_symlink() or not target.is_file() else target.read_bytes()
     except OSError:
         return None
-
-
-def finish_tree(top: Path, journal: Journal, prior: Callable[[str], bytes], rescue_dir: Path) -> list[str]:
-    """Make the working tree match a run whose commit exists whole (recovery's "completed" case).
-
-    A commit hook (a fixer that lets the commit through) may have rewritten our files in the
-    working tree after git stored our bytes: each journaled path whose bytes are neither the
-    committed ones nor those plus appended text (an agent's) gets the committed bytes back,
-    the bytes found copied to `rescue_dir` first.  A path the run deleted and that is back with
-    its prior bytes is deleted again.  Returns what could not be done; prints one warning line
-    when copies were made.
-    """
-    errors: list[str] = []
-    rescued: list[str] = []
-    workspace = top / journal.prefix if journal.prefix else top
-    writer = CheckedWriter(workspace)
-    try:
-        for entry in journal.entries:
-            shown = journal.repo_path(entry.path)
-            target = workspace / _safe_relative(entry.path)
-            current = _current_bytes(target)
-            try:
-                if entry.planned is None:
-                    if current is not None and entry.existed and current == prior(entry.path):
-                        writer.delete(entry.path, current)
-                    continue
-                if current is not None and blob_id(current, journal.object_format) == entry.planned:
-                    continue
-                ours = _git(top, "cat-file", "blob", entry.planned).stdout
-                if current is not None and current.startswith(ours):
-                    continue  # ours plus an agent's append: kept
-                if current is not None:
-                    rescued.append(_rescue(rescue_dir, shown, current))
-                target.parent.mkdir(parents=True, exist_ok=True)
-                writer.write(entry.path, ours, current)
-            except (OSError, ConcurrentWrite) as exc:
-                errors.append(f"{shown}: {exc.strerror or exc}" if isinstance(exc, OSError) else exc.message)
-        writer.finish()
-    except ConcurrentWrite as exc:
-        errors.append(exc.message)
-    finally:
-        writer.close()
-    run_git_retrying(top, "update-index", "-q", "--refresh")  # stat data only: the entries are HEAD's already
-    if rescued:
-        print(f"bonsai-git: warning: {len(rescued)} file(s) held bytes a commit hook (or another writer) wrote over "
-              f"the committed ones, e.g. {rescued[0]}; the committed bytes were put back and a copy of those kept "
-              f"under {rescue_dir}", file=sys.stderr)
-    return errors
 
 
 @dataclass(frozen=True, slots=True)
@@ -520,13 +371,13 @@ def _restored_bytes(current: bytes | None, entry: JournalEntry, old: bytes | Non
     return _Rescue(current)
 
 
-def _rescue(folder: Path, shown: str, data: bytes) -> str:
+def rescue(folder: Path, shown: str, data: bytes) -> str:
     """Copy `data` to `folder/<shown>` (a free name: `.1`, `.2`... appended); return `shown` as written."""
-    target = folder / _safe_relative(shown)
+    target = folder / safe_relative(shown)
     n = 0
     while target.exists():
         n += 1
-        target = folder / f"{_safe_relative(shown)}.{n}"
+        target = folder / f"{safe_relative(shown)}.{n}"
     target.parent.mkdir(parents=True, exist_ok=True)
     write_durably(target, data)
     return target.relative_to(folder).as_posix()
@@ -534,7 +385,7 @@ def _rescue(folder: Path, shown: str, data: bytes) -> str:
 
 def _restore_index(top: Path, journal: Journal) -> list[str]:
     wanted = {journal.repo_path(e.path): e.index for e in journal.entries}
-    current = index_entries(top, wanted)
+    current = gitrun.index_entries(top, wanted)
     zero = "0" * (64 if journal.object_format == "sha256" else 40)
     lines = []
     for path, entry in sorted(wanted.items()):
@@ -543,16 +394,16 @@ def _restore_index(top: Path, journal: Journal) -> list[str]:
         lines.append(f"{entry}\t{path}" if entry is not None else f"0 {zero}\t{path}")
     if not lines:
         return []
-    proc = run_git_retrying(top, "update-index", "-z", "--index-info", input="\0".join(lines).encode() + b"\0")
+    proc = gitrun.run_retrying(top, "update-index", "-z", "--index-info", input="\0".join(lines).encode() + b"\0")
     if proc.returncode != 0:
-        return [f"the index: {_first_line(proc.stderr)}"]
-    run_git_retrying(top, "update-index", "-q", "--refresh")  # stat data only, so `git diff` stays quiet
+        return [f"the index: {gitrun.first_line(proc.stderr)}"]
+    gitrun.run_retrying(top, "update-index", "-q", "--refresh")  # stat data only, so `git diff` stays quiet
     return []
 
 
 def _remove_temp_files(workspace: Path, journal: Journal) -> None:
     """Delete temp files a killed `write_durably` left next to the journaled paths (ours by name)."""
-    folders = {(workspace / _safe_relative(e.path)).parent for e in journal.entries}
+    folders = {(workspace / safe_relative(e.path)).parent for e in journal.entries}
     for folder in sorted(folders):
         if not folder.is_dir():
             continue
@@ -562,6 +413,11 @@ def _remove_temp_files(workspace: Path, journal: Journal) -> None:
 
 
 # --- test-only crash points ---------------------------------------------------------------------
+
+def crash_points_armed() -> bool:
+    """TEST ONLY: True when BONSAI_TEST_CRASH_AT names a crash point (a loop then asks once, not per file)."""
+    return bool(os.environ.get("BONSAI_TEST_CRASH_AT"))
+
 
 def crash_point(name: str) -> None:
     """TEST ONLY: die (SIGKILL) or pause at the named point when BONSAI_TEST_CRASH_AT names it.
@@ -584,16 +440,7 @@ def crash_point(name: str) -> None:
 
 # --- small helpers ------------------------------------------------------------------------------
 
-def _git(top: Path, *args: str, input: bytes | None = None, check: bool = True,
-         literal: bool = False, extra_env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
-    # Every pathspec is literal (gitsettings.git_env); `literal` stays for callers' clarity.
-    proc = subprocess.run([git_exe(), *args], cwd=top, input=input, capture_output=True, env=git_env(args, extra_env))
-    if check and proc.returncode != 0:
-        raise OSError(f"git {' '.join(args[:2])} failed: {_first_line(proc.stderr)}")
-    return proc
-
-
-def _safe_relative(path: str) -> str:
+def safe_relative(path: str) -> str:
     """`path` checked to be a relative posix path that stays inside its root (no `..`, not absolute)."""
     pure = PurePosixPath(path)
     if pure.is_absolute() or ".." in pure.parts or not pure.parts:
@@ -639,11 +486,6 @@ def _lock_is_held(lock: Path) -> bool:
     probe.release()
     return False
 
-
-
-def _first_line(stderr: bytes) -> str:
-    text = stderr.decode("utf-8", "replace")
-    return next((ln.strip() for ln in text.splitlines() if ln.strip()), "no output")
 
 
 def _shown(path: Path, cwd: Path) -> str:

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -44,11 +44,9 @@ from .core.classify import Classification
 from .workspace import load_config
 from .core.config import FALLBACK_DOMAIN, MAX_DOMAIN_NAME, SINGLE_FILE_DOMAINS, Config, is_domain_name
 from .core.errors import BadInput, Failed, NothingToDo, Refused
-from .gitrepo import (
-    RepoContext, check_identity, head_sha, ignored_paths, in_progress_operation, open_workspace, run_git,
-    staged_paths, status_paths, workspace_lock,
-)
-from .gitsettings import check_attributes
+from . import gitrun
+from .gitrepo import RepoContext, open_workspace, workspace_lock
+from .preconditions import check_clean_for_commit, check_committable, check_identity
 from .core.indexes import domain_fits_one_index, domain_stats, render_tree
 from .reindex import existing_index_paths, read_trunk, reindex_workspace
 from .core.health import age_days, is_due_for_purge
@@ -354,18 +352,32 @@ def move_leaves(workspace: Path, refs: Sequence[str], domain: str, *, dry_run: b
     after a restore.
     """
     check_domain_name(domain)  # first: a bad name never reaches the file system (ENAMETOOLONG)
+    return _relocate_leaves(
+        workspace, refs, "move",
+        taken=lambda ctx, paths: [*paths, *_files_under(ctx, f"{DOMAINS_DIR}/{domain}")],
+        target=lambda old, taken: move_target(old, domain, [p for p in taken if p != old]),
+        message=lambda moves: moves_message(sorted(moves.items()), domain),
+        dry_run=dry_run, no_commit=no_commit, no_verify=no_verify)
+
+
+def _relocate_leaves(workspace: Path, refs: Sequence[str], op: str, *,
+                     taken: Callable[[RepoContext, Sequence[str]], list[str]], target: Callable[[str, list[str]], str],
+                     message: Callable[[dict[str, str]], str], dry_run: bool, no_commit: bool,
+                     no_verify: bool) -> LifecycleResult:
+    """Move and archive: resolve `refs` to leaves, give each its `target(old, taken paths)` (a path
+    it takes is taken for the next), and commit the relocation with `message(moves)`."""
     ctx = open_workspace(workspace)
     with workspace_lock(ctx):
-        _check_clean(ctx, MEMORY_AREAS)
+        check_clean_for_commit(ctx, MEMORY_AREAS)
         _trunk_bytes, trunk = read_trunk(ctx.workspace)  # the checks reindex makes (text typed in the block, ...)
         paths = walk_leaf_paths(ctx.workspace)
         olds = list(dict.fromkeys(resolve_leaf(_workspace_ref(ctx, r), paths) for r in refs))
-        taken = [*paths, *_files_under(ctx, f"{DOMAINS_DIR}/{domain}")]
+        in_use = taken(ctx, paths)
         moves: dict[str, str] = {}
         for old in olds:
-            moves[old] = move_target(old, domain, [p for p in taken if p != old])
-            taken.append(moves[old])
-        plan = _relocation_plan(ctx, trunk, moves, "move", moves_message(sorted(moves.items()), domain))
+            moves[old] = target(old, in_use)
+            in_use.append(moves[old])
+        plan = _relocation_plan(ctx, trunk, moves, op, message(moves))
         return _apply(ctx, plan, dry_run=dry_run, no_commit=no_commit, no_verify=no_verify)
 
 
@@ -378,7 +390,7 @@ def regroup_workspace(workspace: Path, *, all_leaves: bool = False, dry_run: boo
     """
     ctx = open_workspace(workspace)
     with workspace_lock(ctx):
-        _check_clean(ctx, MEMORY_AREAS)
+        check_clean_for_commit(ctx, MEMORY_AREAS)
         _trunk_bytes, trunk = read_trunk(ctx.workspace)
         leaves = read_leaves(ctx.workspace, walk_leaf_paths(ctx.workspace))
         keep = _placed_by_move(ctx) if all_leaves else set()
@@ -392,8 +404,8 @@ def regroup_workspace(workspace: Path, *, all_leaves: bool = False, dry_run: boo
 
 def _placed_by_move(ctx: RepoContext) -> set[str]:
     """Workspace-relative leaf paths that a commit with the trailer `Bonsai-Op: move` added."""
-    proc = run_git(ctx.workspace, "log", "-z", "--relative", "--no-renames", "--format=", "--name-only",
-                   "--diff-filter=A", f"--grep=^{TRAILER}: move$", "--", DOMAINS_DIR + "/", check=False)
+    proc = gitrun.run(ctx.workspace, "log", "-z", "--relative", "--no-renames", "--format=", "--name-only",
+                      "--diff-filter=A", f"--grep=^{TRAILER}: move$", "--", DOMAINS_DIR + "/")
     if proc.returncode != 0:
         return set()
     return {p for p in proc.stdout.decode("utf-8", "surrogateescape").split("\0") if p.strip()}
@@ -405,19 +417,10 @@ def archive_leaves(workspace: Path, refs: Sequence[str], reason: str | None = No
 
     Raises Refused/BadInput (exit 3, nothing written), Failed or Interrupted after a restore.
     """
-    ctx = open_workspace(workspace)
-    with workspace_lock(ctx):
-        _check_clean(ctx, MEMORY_AREAS)
-        _trunk_bytes, trunk = read_trunk(ctx.workspace)  # the checks reindex makes (text typed in the block, ...)
-        paths = walk_leaf_paths(ctx.workspace)
-        olds = list(dict.fromkeys(resolve_leaf(_workspace_ref(ctx, r), paths) for r in refs))
-        taken = list(_files_under(ctx, ARCHIVE_DIR))
-        moves: dict[str, str] = {}
-        for old in olds:
-            moves[old] = archive_target(old, taken)
-            taken.append(moves[old])
-        plan = _relocation_plan(ctx, trunk, moves, "archive", archive_message(list(moves.items()), reason))
-        return _apply(ctx, plan, dry_run=dry_run, no_commit=no_commit, no_verify=no_verify)
+    return _relocate_leaves(
+        workspace, refs, "archive", taken=lambda ctx, _paths: list(_files_under(ctx, ARCHIVE_DIR)),
+        target=archive_target, message=lambda moves: archive_message(list(moves.items()), reason),
+        dry_run=dry_run, no_commit=no_commit, no_verify=no_verify)
 
 
 def purge_archive(workspace: Path, grace_days: int = 180, *, dry_run: bool = False, no_commit: bool = False,
@@ -433,7 +436,7 @@ def purge_archive(workspace: Path, grace_days: int = 180, *, dry_run: bool = Fal
         due = due_for_purge(archive_dates(ctx.workspace), tracked_paths(ctx.workspace, ARCHIVE_DIR), now, grace_days)
         plan = LifecyclePlan("purge", tuple((p, None) for p, _ in due), (), due, purge_message(due, grace_days))
         if due:
-            _check_clean(ctx, [p for p, _ in due])
+            check_clean_for_commit(ctx, [p for p, _ in due])
         return _apply(ctx, plan, dry_run=dry_run, no_commit=no_commit, no_verify=no_verify)
 
 
@@ -452,27 +455,9 @@ def _files_under(ctx: RepoContext, folder: str) -> Iterable[str]:
         yield from (p.relative_to(ctx.workspace).as_posix() for p in root.rglob("*") if p.is_file() or p.is_symlink())
 
 
-def _check_clean(ctx: RepoContext, areas: Sequence[str]) -> None:
-    """Refuse unless the repository can take a commit of exactly our paths (see the module docstring)."""
-    if head_sha(ctx) is None:
-        raise Refused("HEAD has no commit yet; commit the workspace first")
-    operation = in_progress_operation(ctx)
-    if operation:
-        raise Refused(f"a {operation} is in progress; finish or abort it first")
-    staged = staged_paths(ctx)
-    if staged:
-        raise Refused(f"{staged[0]}: staged changes ({len(staged)} path(s)); commit or unstage them first")
-    dirty = status_paths(ctx, *(ctx.repo_path(a) for a in areas))
-    if dirty:
-        raise Refused(f"{dirty[0][1]}: has uncommitted changes; commit them (the hook reindexes) or discard them first")
-
-
 def _relocation_plan(ctx: RepoContext, trunk: TrunkParts, moves: dict[str, str], op: str,
                      message: str) -> LifecyclePlan:
-    check_attributes(ctx.top, ctx.prefix, [ctx.repo_path(p) for p in moves.values()])  # gitsettings: no plain-text copy
-    ignored = ignored_paths(ctx, [ctx.repo_path(p) for p in moves.values()])
-    if ignored:
-        raise Refused(f"{ignored[0]}: ignored by .gitignore; un-ignore {MEMORY_DIR}/ so the change can be committed")
+    check_committable(ctx, [ctx.repo_path(p) for p in moves.values()], "change")  # no plain-text copy, not ignored
     paths = walk_leaf_paths(ctx.workspace)
     leaves = read_leaves(ctx.workspace, paths)
     leaf_bytes = {old: ctx.abs_path(old).read_bytes() for old in moves}

@@ -11,16 +11,15 @@ and `bonsai-git flatten` as the way back that keeps them (flatten.py).
 
 from __future__ import annotations
 
-import os
-import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from .core.errors import NothingToDo, Refused
-from .gitrepo import RepoContext, check_identity, in_progress_operation, open_workspace, run_git, staged_paths, status_paths, workspace_lock
+from . import gitrun
+from .gitrepo import RepoContext, open_workspace, staged_paths, status_paths, workspace_lock
+from .preconditions import check_identity, refuse_dirty, refuse_operation_in_progress, refuse_staged
 from .core.layout import TRUNK
-from .gitexe import git_exe
 
 TRAILER = "Bonsai-Migration"
 
@@ -40,16 +39,16 @@ def find_migration_commit(ctx: RepoContext, commit: str | None = None) -> str:
     Raises NothingToDo when there is none.
     """
     if commit is not None:
-        proc = run_git(ctx.top, "rev-parse", "--verify", "--quiet", f"{commit}^{{commit}}", check=False)
+        proc = gitrun.run(ctx.top, "rev-parse", "--verify", "--quiet", f"{commit}^{{commit}}")
         if proc.returncode != 0:
             raise NothingToDo(f"{commit}: no such commit")
         sha = proc.stdout.decode().strip()
-        body = run_git(ctx.top, "log", "-1", "--format=%B", sha).stdout.decode()
+        body = gitrun.run(ctx.top, "log", "-1", "--format=%B", sha, check=True).stdout.decode()
         if f"\n{TRAILER}:" not in "\n" + body:
             raise NothingToDo(f"{sha[:12]}: not a bonsai-git migration commit (no {TRAILER} trailer)")
         return sha
-    out = run_git(ctx.top, "log", "-1", "--format=%H", "-E", f"--grep=^{TRAILER}:", "HEAD", "--",
-                  ctx.repo_path(TRUNK), check=False).stdout.decode().strip()
+    out = gitrun.run(ctx.top, "log", "-1", "--format=%H", "-E", f"--grep=^{TRAILER}:", "HEAD", "--",
+                     ctx.repo_path(TRUNK)).stdout.decode().strip()
     if not out:
         raise NothingToDo(f"{ctx.repo_path(TRUNK)}: no migration commit to revert (no {TRAILER} trailer in history)")
     return out
@@ -67,28 +66,24 @@ def rollback(workspace: Path, commit: str | None = None) -> RollbackResult:
         touched = _touched_paths(ctx, sha)
         chain = revert_chain(ctx, sha)
         _refuse_already_reverted(ctx, sha, touched, chain)
-        operation = in_progress_operation(ctx)
-        if operation:
-            raise Refused(f"a {operation} is in progress; finish or abort it first")
-        if staged_paths(ctx):
-            raise Refused("staged changes present; commit or unstage them before rolling back")
-        dirty = [p for _xy, p in status_paths(ctx, *touched)] if touched else []
-        if dirty:
-            raise Refused(f"{dirty[0]}: has uncommitted changes; commit or discard them before rolling back")
+        refuse_operation_in_progress(ctx)
+        refuse_staged(staged_paths(ctx), before="rolling back")
+        refuse_dirty([p for _xy, p in status_paths(ctx, *touched)] if touched else [],
+                     "commit or discard them before rolling back")
         _refuse_conflicting_revert(ctx, sha, touched, chain)
         check_identity(ctx)
-        proc = run_git(ctx.top, "revert", "--no-edit", sha, check=False)
+        proc = gitrun.run(ctx.top, "revert", "--no-edit", sha)
         if proc.returncode != 0:
-            run_git(ctx.top, "revert", "--abort", check=False)
+            gitrun.run(ctx.top, "revert", "--abort")
             err = (proc.stdout + proc.stderr).decode("utf-8", "replace").strip().splitlines()
             raise Refused(f"git revert failed and was aborted: {err[-1] if err else 'no output'}")
-        new = run_git(ctx.top, "rev-parse", "HEAD").stdout.decode().strip()
-        subject = run_git(ctx.top, "log", "-1", "--format=%s", sha).stdout.decode().strip()
+        new = gitrun.run(ctx.top, "rev-parse", "HEAD", check=True).stdout.decode().strip()
+        subject = gitrun.run(ctx.top, "log", "-1", "--format=%s", sha, check=True).stdout.decode().strip()
         return RollbackResult(sha, new, subject)
 
 
 def _touched_paths(ctx: RepoContext, sha: str) -> list[str]:
-    out = run_git(ctx.top, "diff-tree", "--no-commit-id", "-r", "-z", "--name-only", f"{sha}^", sha).stdout.decode()
+    out = gitrun.output(ctx.top, "diff-tree", "--no-commit-id", "-r", "-z", "--name-only", f"{sha}^", sha)
     return [p for p in out.split("\0") if p]
 
 
@@ -101,8 +96,8 @@ def revert_chain(ctx: RepoContext, sha: str) -> list[str]:
     chain: list[str] = []
     current = sha
     for _ in range(100):  # a chain this long is not real; stop rather than loop
-        out = run_git(ctx.top, "log", "-1", "--format=%H", "-F", f"--grep=This reverts commit {current}",
-                      f"{current}..HEAD", check=False).stdout.decode().strip()
+        out = gitrun.run(ctx.top, "log", "-1", "--format=%H", "-F", f"--grep=This reverts commit {current}",
+                         f"{current}..HEAD").stdout.decode().strip()
         if not out:
             break
         chain.append(out)
@@ -118,15 +113,9 @@ def _refuse_already_reverted(ctx: RepoContext, sha: str, touched: list[str], cha
     if len(chain) % 2 == 1:
         raise NothingToDo(f"{sha[:12]} is already reverted by {chain[-1][:12]}; nothing to do")
     if touched:
-        same = run_git(ctx.top, "diff", "--quiet", f"{sha}^", "HEAD", "--", *_literal(touched), check=False)
+        same = gitrun.run(ctx.top, "diff", "--quiet", f"{sha}^", "HEAD", "--", *touched)
         if same.returncode == 0:
             raise NothingToDo(f"{sha[:12]} is already undone: HEAD holds its files as they were before it; nothing to do")
-
-
-def _literal(paths: list[str]) -> list[str]:
-    # run_git makes every pathspec literal (GIT_LITERAL_PATHSPECS=1, under which git would read a
-    # `:(literal)` prefix as part of the name); the paths go as they are.
-    return list(paths)
 
 
 def _refuse_conflicting_revert(ctx: RepoContext, sha: str, touched: list[str], chain: list[str]) -> None:
@@ -140,17 +129,17 @@ def _refuse_conflicting_revert(ctx: RepoContext, sha: str, touched: list[str], c
     (`git merge-tree --merge-base` would do a 3-way check, but needs git 2.40; the patch check
     is stricter, so a refusal may be over-cautious but a clean answer is always right.)
     """
-    patch = run_git(ctx.top, "diff-tree", "-p", "--binary", "--full-index", "--no-color", "--no-ext-diff",
-                    "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/", f"{sha}^", sha).stdout
+    patch = gitrun.run(ctx.top, "diff-tree", "-p", "--binary", "--full-index", "--no-color", "--no-ext-diff",
+                       "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/", f"{sha}^", sha, check=True).stdout
     with tempfile.TemporaryDirectory(prefix="bonsai-revert-") as tmp:
-        env = dict(os.environ, GIT_INDEX_FILE=str(Path(tmp) / "index"))
-        subprocess.run([git_exe(), "read-tree", "HEAD"], cwd=ctx.top, env=env, check=True, capture_output=True)
-        proc = subprocess.run([git_exe(), "apply", "--cached", "--check", "-R", "--whitespace=nowarn", "-"],
-                              cwd=ctx.top, env=env, input=patch, capture_output=True)
+        scratch = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
+        gitrun.run(ctx.top, "read-tree", "HEAD", extra_env=scratch, check=True)
+        proc = gitrun.run(ctx.top, "apply", "--cached", "--check", "-R", "--whitespace=nowarn", "-", input=patch,
+                          extra_env=scratch)
     if proc.returncode == 0:
         return
     since = (chain or [sha])[-1]  # after a revert of its revert: only what came since
-    log = run_git(ctx.top, "log", "--format=%H%x00%s", f"{since}..HEAD", "--", *_literal(touched)).stdout.decode()
+    log = gitrun.run(ctx.top, "log", "--format=%H%x00%s", f"{since}..HEAD", "--", *touched, check=True).stdout.decode()
     later = [line.split("\0", 1) for line in log.splitlines() if "\0" in line]
     listed = "; ".join(f"{c[:12]} {subject}" for c, subject in later[:5])
     listed += f" (+{len(later) - 5} more)" if len(later) > 5 else ""

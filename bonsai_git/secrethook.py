@@ -15,7 +15,7 @@ Findings print as `path:line: kind (sha256:…)`, never the value, paths through
 
 Exit 0: nothing new; 1: new secret-looking values, or git's answer could not be read (the
 commit stops; one line on stderr); 3: not in a git work tree; 4: a bug (a traceback).
-Light: no GitPython, no markdown-it; git runs through subprocess, one `git cat-file --batch`
+Light: no GitPython, no markdown-it; git runs through gitrun, one `git cat-file --batch`
 for all files.
 """
 
@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import re
-import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -33,7 +32,7 @@ from .core.config import CONFIG_FILE
 from .entry import run_entry
 from .core.errors import Failed
 from .core.secretscan import finding_fingerprint, mask_name, name_secret_kinds, new_secret_findings
-from .gitexe import git_exe
+from .gitrun import run
 
 # `git cat-file --batch` with this format answers `<sha> <type> <size>` for an object it finds, and
 # `<name as given> missing` (or `ambiguous`) otherwise: a name may hold spaces, so only this
@@ -54,7 +53,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _check(files: Sequence[str]) -> int:
     """The hook's work for the staged `files` (all staged memory files when empty); returns the exit code."""
-    probe = subprocess.run([git_exe(), "rev-parse", "--is-inside-work-tree", "--show-prefix"], capture_output=True)
+    probe = run(".", "rev-parse", "--is-inside-work-tree", "--show-prefix")
     lines = probe.stdout.decode("utf-8", "surrogateescape").splitlines()
     if probe.returncode != 0 or not lines or lines[0] != "true":
         print("bonsai-git-secrets: not inside a git work tree; run it from the workspace's repository", file=sys.stderr)
@@ -110,8 +109,7 @@ def _workspace_of(path: str) -> str:
 
 
 def _staged_paths() -> list[str]:
-    out = subprocess.run([git_exe(), "diff", "--cached", "--name-only", "-z", "--diff-filter=ACMR", "--relative"],
-                         capture_output=True).stdout
+    out = run(".", "diff", "--cached", "--name-only", "-z", "--diff-filter=ACMR", "--relative").stdout
     return [p for p in out.decode("utf-8", "surrogateescape").split("\0") if p]
 
 
@@ -121,9 +119,8 @@ def _read_blobs(names: Sequence[str]) -> list[bytes | None]:
     Raises Failed (one line) when git's answer cannot be read.
     """
     usable = [n for n in names if "\n" not in n]
-    proc = subprocess.run([git_exe(), "cat-file", f"--batch={_BATCH_FORMAT}"],
-                          input="".join(f"{n}\n" for n in usable).encode("utf-8", "surrogateescape"),
-                          capture_output=True)
+    proc = run(".", "cat-file", f"--batch={_BATCH_FORMAT}",
+               input="".join(f"{n}\n" for n in usable).encode("utf-8", "surrogateescape"))
     data, pos, found = proc.stdout, 0, {}
     for name in usable:
         end = data.find(b"\n", pos)

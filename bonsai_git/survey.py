@@ -18,7 +18,6 @@ ls-files`, `git log` and `git rev-parse`, with GIT_OPTIONAL_LOCKS=0.
 from __future__ import annotations
 
 import os
-import subprocess
 import time
 from datetime import datetime, timezone
 from pathlib import Path
@@ -28,9 +27,9 @@ from .core.branches import is_index_name
 from .workspace import load_config
 from .core.config import Config
 from .core.errors import BadInput, BonsaiError, NotARepository
-from .gitexe import git_exe
+from .gitrun import run
 from .gitsettings import (
-    check_repository_env, git_env, indexed_leaf_paths, memory_listing, stored_alike, workspace_attribute_problem,
+    check_repository_env, indexed_leaf_paths, memory_listing, stored_alike, workspace_attribute_problem,
 )
 from .reindex import existing_index_paths, read_trunk
 from .core.health import FileFacts, Survey
@@ -40,6 +39,7 @@ from .tree import _read_bytes, read_regular_or_none
 
 ARCHIVE_DIR = "memory/archive"
 NOW_ENV = "BONSAI_NOW"
+_READ_ONLY = {"GIT_OPTIONAL_LOCKS": "0"}  # status only reads: never refresh (write) the index
 BOOT_FILE_NAMES = tuple(sorted({name for p in PROFILES for name in p.files}))
 
 
@@ -178,7 +178,8 @@ def _check_work_tree(workspace: Path) -> tuple[Path, Path]:
     if not workspace.is_dir():
         raise NotARepository(f"{workspace.name}: no such directory")
     check_repository_env(workspace)
-    proc = _git(workspace, "rev-parse", "--is-inside-work-tree", "--git-common-dir", "--show-toplevel")
+    proc = run(workspace, "rev-parse", "--is-inside-work-tree", "--git-common-dir", "--show-toplevel",
+               extra_env=_READ_ONLY)
     lines = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
     if proc.returncode != 0 or len(lines) < 3 or lines[0] != "true":
         raise NotARepository(f"{workspace.name}: not inside a git work tree; run `git init` and commit MEMORY.md first")
@@ -235,13 +236,8 @@ def tracked_paths(workspace: Path, *pathspecs: str) -> list[str]:
     return sorted(_git_lines(workspace, "ls-files", "-z", "--", *pathspecs))
 
 
-def _git(workspace: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([git_exe(), *args], cwd=workspace, capture_output=True,
-                          env=git_env(args, {"GIT_OPTIONAL_LOCKS": "0"}))
-
-
 def _git_lines(workspace: Path, *args: str) -> list[str]:
-    proc = _git(workspace, *args)
+    proc = run(workspace, *args, extra_env=_READ_ONLY)
     if proc.returncode != 0:
         return []
     return [p for p in proc.stdout.decode("utf-8", "surrogateescape").split("\0") if p]
@@ -396,10 +392,10 @@ def workspace_folders(directory: Path) -> tuple[Path, tuple[str, ...]]:
     """
     directory = directory.resolve()
     _check_work_tree(directory)
-    top = Path(_git(directory, "rev-parse", "--show-toplevel").stdout.decode("utf-8", "surrogateescape").strip())
+    shown = run(directory, "rev-parse", "--show-toplevel", extra_env=_READ_ONLY).stdout
+    top = Path(shown.decode("utf-8", "surrogateescape").strip())
     args = ("ls-files", "-z", "--", f":(glob)**/{TRUNK}")  # a glob pathspec: not under literal pathspecs
-    proc = subprocess.run([git_exe(), *args], cwd=top, capture_output=True,
-                          env=git_env(args, {"GIT_OPTIONAL_LOCKS": "0"}, literal=False))
+    proc = run(top, *args, extra_env=_READ_ONLY, literal=False)
     trunks = [p for p in proc.stdout.decode("utf-8", "surrogateescape").split("\0") if p] if proc.returncode == 0 else []
     prefixes = {p[: -len(TRUNK)] for p in trunks if p == TRUNK or p.endswith("/" + TRUNK)}
     return top, tuple(sorted(prefixes))

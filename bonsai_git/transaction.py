@@ -6,8 +6,9 @@ the index to what they were, removes what was created, releases the lock, and re
 Only the paths the plan lists are ever touched: no stash, no `reset --hard`, no `clean`.
 
 Crashes (SIGKILL, power loss) are covered by a journal (journal.py) recorded durably before the
-first write and removed after the last step; `recover_workspace` (`migrate --recover`) restores
-the journaled paths, or keeps the run's commit when it already exists whole.
+first write and removed after the last step; recovery.py (`migrate --recover`) restores the
+journaled paths, or keeps the run's commit when it already exists whole.  The refusals before
+the first write live in preconditions.py; git runs through gitrun.py.
 
 `apply_changes` is the reusable core (write files durably, verify, stage, commit, restore on
 failure) that every tree-changing command uses; `migrate` is the orchestration for MEMORY.md.
@@ -22,24 +23,19 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import gitrun, journal
 from .workspace import load_config
 from .core.config import Config
-from . import journal
-from .core.errors import BadInput, BonsaiError, ConcurrentWrite, Failed, IndexLocked, Interrupted, RecoveryRefused, Refused
-from .gitrepo import (
-    GitFailed, RepoContext, check_identity, git_path, head_blob, head_is_detached, head_sha, ignored_paths,
-    in_progress_operation, is_tracked, open_workspace, run_git, status_paths, workspace_lock,
-)
-from .gitsettings import check_attributes
+from .core.errors import BonsaiError, ConcurrentWrite, Failed, IndexLocked, Interrupted, Refused
+from .gitrepo import RepoContext, git_path, head_sha, open_workspace, workspace_lock
 from .journal import Journal, JournalEntry, crash_point
+from .preconditions import check_identity, check_migration, check_planned_paths
 from .core.plan import MigrationPlan, plan_migration, verify_placements
 from .core.secretscan import has_secret, secret_warnings
 from .core.sections import unclosed_comment_warning
 from .core.tokens import estimate_tokens
-from .core.layout import DOMAINS_DIR, ROOT_INDEX, TRUNK, decode_utf8, is_migrated
-from .tree import CheckedWriter, read_regular, sync_barrier, write_durably
-
-PLANNED_AREAS = (DOMAINS_DIR, ROOT_INDEX, "memory/dates.md")
+from .core.layout import TRUNK, is_migrated
+from .tree import CheckedWriter, sync_barrier, write_durably
 
 
 @dataclass
@@ -57,17 +53,6 @@ class MigrationResult:
     warnings: list[str] = field(default_factory=list)
     config: Config = field(default_factory=Config)
     text_warnings: list[str] = field(default_factory=list)
-
-
-@dataclass(frozen=True, slots=True)
-class RecoveryResult:
-    """What `migrate --recover` did: `outcome` is "nothing" (no journal), "restored" (the
-    pre-run state is back), "completed" (the run's commit existed whole; kept) or "undone" (the
-    run's commit held other bytes than planned: HEAD moved back, paths restored)."""
-
-    outcome: str
-    paths: int
-    head: str | None
 
 
 def apply_changes(
@@ -98,7 +83,7 @@ def apply_changes(
         journal.write_journal(folder, record, {p: d for p, d in before.items() if d is not None},
                               {p: d for p, d in changes.items() if d is not None and before[p] is not None})
     except OSError as exc:
-        raise Failed(f"{_shown(ctx, folder)}: could not record the crash journal ({exc.strerror or exc}); "
+        raise Failed(f"{ctx.shown(folder)}: could not record the crash journal ({exc.strerror or exc}); "
                      f"nothing was written") from None
     crash_point("journal")
     commit: str | None = None
@@ -106,9 +91,11 @@ def apply_changes(
     writer = CheckedWriter(ctx.top)
     try:
         made: set[Path] = set()
+        crashing = journal.crash_points_armed()  # test only: never in real use
         for n, path in enumerate(_write_order(changes), 1):
             _apply_one(ctx, writer, path, changes[path], before[path], folders=made)
-            crash_point(f"write:{n}")
+            if crashing:
+                crash_point(f"write:{n}")
         sync_barrier()
         verify()
         crash_point("verified")
@@ -127,7 +114,7 @@ def apply_changes(
         error = _reported(exc)
         if rescued and isinstance(error, BonsaiError):
             error.message += (f"; {len(rescued)} file(s) a commit hook or another writer changed were restored, a "
-                              f"copy of their bytes is under {_shown(ctx, folder.with_name(journal.RESCUE_DIR))}/")
+                              f"copy of their bytes is under {ctx.shown(folder.with_name(journal.RESCUE_DIR))}/")
         raise error from None
     journal.remove_journal(folder)
     return commit
@@ -156,7 +143,7 @@ def migrate(
     journal.refuse_if_journaled(ctx.top)
     with workspace_lock(ctx):
         config = load_config(ctx.workspace)
-        original, notes, source_blob = _check_preconditions(ctx, allow_detached=allow_detached)
+        original, notes, source_blob = check_migration(ctx, allow_detached=allow_detached)
         if is_migrated(original):
             return MigrationResult(None, already_migrated=True, notes=notes)
         tokens = estimate_tokens(original, config.estimator)
@@ -176,7 +163,7 @@ def migrate(
         plan = plan_migration(original, config, choices)
         message = commit_message(plan, config, source_blob)
         warnings = _secret_warnings(ctx, original, plan, config.secret_allow)
-        _check_planned_paths(ctx, plan)  # a dry run refuses what the real run would refuse
+        check_planned_paths(ctx, plan)  # a dry run refuses what the real run would refuse
         if dry_run:
             return MigrationResult(plan, dry_run=True, notes=notes, message=message, warnings=warnings, config=config,
                                    text_warnings=text_warnings)
@@ -210,139 +197,12 @@ def commit_message(plan: MigrationPlan, config: Config, source_blob: str) -> str
     return "\n".join([subject, "", *body, "", *trailers]) + "\n"
 
 
-def _check_preconditions(ctx: RepoContext, *, allow_detached: bool) -> tuple[str, list[str], str]:
-    """Every refusal of DESIGN.md §5 step 2; returns MEMORY.md's text, notes, and its blob id in HEAD.
-
-    Four git calls: HEAD and MEMORY.md's blob in it (one rev-parse), one `git status` of the whole
-    work tree (staged paths are those whose index column is set, as `git diff --cached` lists
-    them; MEMORY.md's own changes; the unrelated paths), whether MEMORY.md is tracked.
-    """
-    trunk = ctx.repo_path(TRUNK)
-    head, source_blob = head_blob(ctx, trunk)
-    if head is None:
-        raise Refused("HEAD has no commit yet; commit MEMORY.md first (git add MEMORY.md && git commit)")
-    operation = in_progress_operation(ctx)  # before "detached": a rebase detaches HEAD
-    if operation:
-        raise Refused(f"a {operation} is in progress; finish or abort it first")
-    if head_is_detached(ctx) and not allow_detached:
-        raise Refused("HEAD is detached; check out a branch first (or pass --allow-detached)")
-    status = status_paths(ctx)
-    staged = [p for xy, p in status if xy[0] not in " ?!"]
-    if staged:
-        raise Refused(f"{staged[0]}: staged changes ({len(staged)} path(s)); commit or unstage them first")
-    path = ctx.abs_path(TRUNK)
-    if path.is_symlink():
-        raise BadInput(f"{trunk}: is a symlink; bonsai-git migrates a regular file only")
-    if not path.exists():
-        raise BadInput(f"{trunk}: not found; run bonsai-git in the workspace that holds MEMORY.md (or use -C DIR)")
-    if not path.is_file():
-        raise BadInput(f"{trunk}: not a regular file")
-    if not is_tracked(ctx, trunk):
-        raise BadInput(f"{trunk}: not tracked by git; commit it first (git add MEMORY.md && git commit)")
-    if any(p == trunk for _xy, p in status):
-        raise BadInput(f"{trunk}: has uncommitted changes; commit or discard them first")
-    original = _memory_text(read_regular(path, trunk), trunk)
-    superproject = ctx.superproject
-    if superproject is not None:
-        raise BadInput(
-            f"{trunk}: lives in a git submodule of {superproject.name}; a migration commit there would leave the "
-            f"superproject pointing at the old one. Migrate it in a clone of the submodule's own repository"
-        )
-    if source_blob is None:  # tracked and unchanged, yet not in HEAD: cannot happen, but never guess
-        raise Failed(f"{trunk}: not found in HEAD's tree; nothing was written")
-    others = [p for _xy, p in status]
-    notes = [f"{len(others)} unrelated uncommitted path(s) left alone, e.g. {others[0]}"] if others else []
-    return original, notes, source_blob
-
-
 def _secret_warnings(ctx: RepoContext, original: str, plan: MigrationPlan, allow: Collection[str]) -> list[str]:
     """`path:line: kind (sha256:…)` for each secret-looking value the reports count (not in `allow`,
     the `[secrets] allow` fingerprints, nor on a line marked allowed), named where the plan puts it."""
     if not has_secret(original, allow):  # one scan of the original rules out the usual case
         return []
     return [w for path, text in plan.files for w in secret_warnings(ctx.repo_path(path), text, allow)]
-
-
-def _memory_text(data: bytes, name: str) -> str:
-    """MEMORY.md's bytes as text; BadInput for bytes that are not memory text.
-
-    Not UTF-8 (the byte offset is named), a NUL byte (binary data: git and every editor would
-    treat the file as binary, and the leaves could not be diffed), or nothing but whitespace.
-    """
-    text = decode_utf8(data, name)
-    nul = data.find(b"\0")
-    if nul >= 0:
-        raise BadInput(f"{name}: holds a NUL byte at byte offset {nul} (binary data, not Markdown); remove it and retry")
-    if not text.strip():
-        raise BadInput(f"{name}: is empty or only whitespace; there is nothing to migrate")
-    return text
-
-
-def _check_planned_paths(ctx: RepoContext, plan: MigrationPlan) -> None:
-    """Refuse if anything already sits where the plan writes, or if git could not commit it there.
-
-    Already there: a file, a symlink, a non-empty folder, a submodule.  Not committable: a path
-    that .gitignore hides, or that a sparse checkout leaves out (git add would refuse it).
-    """
-    for area in PLANNED_AREAS:
-        target = ctx.abs_path(area)
-        if target.is_symlink() or target.is_file() or (target.is_dir() and any(target.iterdir())):
-            hint = (" (if this is an earlier migration whose MEMORY.md lost its bonsai markers, put them back: "
-                    f"git checkout -- {ctx.repo_path(TRUNK)})") if area == DOMAINS_DIR else ""
-            raise Refused(f"{ctx.repo_path(area)}: already exists; bonsai-git writes there. Move it away first{hint}")
-    for parent in ("memory", DOMAINS_DIR):
-        target = ctx.abs_path(parent)
-        if target.is_symlink() or (target.exists() and not target.is_dir()):
-            raise Refused(f"{ctx.repo_path(parent)}: is not a plain folder; bonsai-git writes its leaves there")
-    gitlinks = _submodules_at(ctx, ["memory", DOMAINS_DIR])
-    if gitlinks:
-        raise Refused(f"{gitlinks[0]}: is a git submodule; bonsai-git writes its leaves there. Move it away first")
-    planned = [ctx.repo_path(p) for p, _ in plan.files if p != TRUNK]
-    check_attributes(ctx.top, ctx.prefix, planned)  # an encryption filter on MEMORY.md the leaves would miss
-    ignored = ignored_paths(ctx, planned)
-    if ignored:
-        raise Refused(f"{ignored[0]}: ignored by .gitignore; un-ignore memory/ so the tree can be committed")
-    outside = _outside_sparse_checkout(ctx, [ctx.repo_path(p) for p, _ in plan.files])
-    if outside:
-        raise Refused(
-            f"{outside[0]}: outside the sparse checkout; add its folder first "
-            f"(git sparse-checkout add {ctx.repo_path('memory')})"
-        )
-
-
-def _submodules_at(ctx: RepoContext, paths: list[str]) -> list[str]:
-    """Those of the workspace-relative `paths` that the index holds as submodules (gitlinks)."""
-    entries = journal.index_entries(ctx.top, [ctx.repo_path(p) for p in paths])
-    return sorted(p for p, meta in entries.items() if meta.startswith("160000 "))
-
-
-def _outside_sparse_checkout(ctx: RepoContext, repo_paths: list[str]) -> list[str]:
-    """The repo paths a sparse checkout leaves out (sorted), or [] when there is none.
-
-    Cone mode (git's default): a file is in when its folder is the root, a listed folder or
-    inside one, or a parent of one.  Non-cone mode: the patterns are gitignore-style "include"
-    rules; `git check-ignore` evaluates them (a pattern match means included).
-    """
-    def flag(name: str) -> bool:
-        return run_git(ctx.top, "config", "--bool", name, check=False).stdout.decode().strip() == "true"
-
-    if not flag("core.sparseCheckout"):
-        return []
-    if flag("core.sparseCheckoutCone"):
-        listed = run_git(ctx.top, "sparse-checkout", "list", check=False).stdout.decode("utf-8", "surrogateescape")
-        cones = [d.strip().strip("/") for d in listed.splitlines() if d.strip()]
-
-        def included(path: str) -> bool:
-            folder = path.rpartition("/")[0]
-            return folder == "" or any(folder == c or folder.startswith(c + "/") or c.startswith(folder + "/")
-                                       for c in cones)
-
-        return sorted(p for p in repo_paths if not included(p))
-    patterns = git_path(ctx, "info/sparse-checkout")
-    proc = run_git(ctx.top, "-c", f"core.excludesFile={patterns}", "check-ignore", "--no-index", "--stdin", "-z",
-                   input="\0".join(repo_paths).encode(), check=False)
-    matched = set(filter(None, proc.stdout.decode("utf-8", "surrogateescape").split("\0")))
-    return sorted(p for p in repo_paths if p not in matched)
 
 
 def _verify_on_disk(ctx: RepoContext, original: str, plan: MigrationPlan) -> None:
@@ -365,7 +225,7 @@ def _verify_committed(ctx: RepoContext, changes: Mapping[str, bytes | None]) -> 
     """
     algo = ctx.object_format
     repo_paths = {ctx.repo_path(p): p for p in changes}
-    committed = journal.committed_blobs(ctx.top, "HEAD", repo_paths)
+    committed = gitrun.committed_blobs(ctx.top, "HEAD", repo_paths)
     for repo_path, path in sorted(repo_paths.items()):
         data = changes[path]
         expected = None if data is None else journal.blob_id(data, algo)
@@ -376,62 +236,7 @@ def _verify_committed(ctx: RepoContext, changes: Mapping[str, bytes | None]) -> 
 
 def _filtered_blob_id(ctx: RepoContext, repo_path: str, data: bytes) -> str:
     """The blob id git makes of `data` at `repo_path` after its filters (core.autocrlf, eol attributes)."""
-    return run_git(ctx.top, "hash-object", f"--path={repo_path}", "--stdin", input=data).stdout.decode().strip()
-
-
-def recover_workspace(workspace: Path) -> RecoveryResult:
-    """Restore (or finish) the run a crash interrupted, from its journal, then remove the journal.
-
-    HEAD still at the journal's HEAD: every journaled path and index entry is put back (the
-    original MEMORY.md included).  HEAD moved to a child of it whose tree holds exactly the
-    planned bytes (the run's commit was made): the commit is kept.  HEAD at a child with the
-    run's subject but other bytes (a hook rewrote them): HEAD is moved back and the paths restored.
-    Anything else means someone committed since the crash: RecoveryRefused (exit 3), nothing changed.
-    """
-    ctx = open_workspace(workspace)
-    with workspace_lock(ctx):
-        folder = _journal_folder(ctx)
-        record = journal.read_journal(folder)
-        if record is None:
-            return RecoveryResult("nothing", 0, journal.head_commit(ctx.top))
-        head = journal.head_commit(ctx.top)
-        outcome, undo = _recovery_outcome(ctx, record, head)
-        if outcome == "completed":
-            errors = journal.finish_tree(ctx.top, record, lambda path: journal.read_prior(folder, path),
-                                         folder.with_name(journal.RESCUE_DIR))
-            if errors:
-                raise Failed(f"{_shown(ctx, folder)}: could not finish {'; '.join(errors)}; fix that and run "
-                             f"`{journal.RECOVER_COMMAND}` again (the journal is kept)")
-            journal.remove_journal(folder)
-            return RecoveryResult(outcome, len(record.entries), head)
-        errors = journal.restore(ctx.top, record, lambda path: journal.read_prior(folder, path),
-                                 planned=lambda path: journal.read_planned(folder, path), undo_commit=undo,
-                                 keep_foreign=not journal.hooks_may_have_run(folder),
-                                 rescue_dir=folder.with_name(journal.RESCUE_DIR))
-        if errors:
-            raise Failed(f"{_shown(ctx, folder)}: could not restore {'; '.join(errors)}; fix that and run "
-                         f"`{journal.RECOVER_COMMAND}` again (the journal is kept)")
-        journal.remove_journal(folder)
-        return RecoveryResult(outcome, len(record.entries), record.head)
-
-
-def _recovery_outcome(ctx: RepoContext, record: Journal, head: str | None) -> tuple[str, str | None]:
-    """("restored" | "completed" | "undone", the commit to undo) for the journal and today's HEAD."""
-    if head == record.head:
-        return "restored", None
-    if head is not None and record.head is not None:
-        parents, subject = journal.commit_parents_and_subject(ctx.top, head)
-        if parents == (record.head,):
-            if journal.committed_as_planned(ctx.top, record, head):
-                return "completed", None
-            if record.subject is not None and subject == record.subject:
-                return "undone", head
-    raise RecoveryRefused(
-        f"{_shown(ctx, _journal_folder(ctx))}: HEAD moved since the interrupted run (was "
-        f"{(record.head or 'unborn')[:12]}, now {(head or 'unborn')[:12]}), so bonsai-git will not guess; the "
-        f"original bytes are under {_shown(ctx, _journal_folder(ctx) / journal.PRIOR_DIR)}. Check the tree, "
-        f"then delete that journal folder"
-    )
+    return gitrun.output(ctx.top, "hash-object", f"--path={repo_path}", "--stdin", input=data).strip()
 
 
 # --- apply_changes' steps ----------------------------------------------------------------------
@@ -442,10 +247,10 @@ def _journal_folder(ctx: RepoContext) -> Path:
 
 def _wait_for_index_lock(ctx: RepoContext) -> None:
     """Refuse (IndexLocked, exit 3) when git's index.lock stays held for ~2 s; never delete it."""
-    lock = journal.wait_for_index_lock(ctx.top, lock=git_path(ctx, "index.lock"))
+    lock = gitrun.wait_for_index_lock(ctx.top, lock=git_path(ctx, "index.lock"))
     if lock is not None:
         raise IndexLocked(
-            f"{_shown(ctx, lock)}: another git process holds the index; wait for it and retry (if no git "
+            f"{ctx.shown(lock)}: another git process holds the index; wait for it and retry (if no git "
             f"process is running, a crashed one left this file: check, then remove it yourself)"
         )
 
@@ -469,12 +274,11 @@ def _prior_bytes(ctx: RepoContext, changes: Mapping[str, bytes | None]) -> dict[
 def _journal_record(ctx: RepoContext, changes: Mapping[str, bytes | None], before: Mapping[str, bytes | None],
                     message: str | None) -> Journal:
     algo = ctx.object_format
-    index = journal.index_entries(ctx.top, [ctx.repo_path(p) for p in changes])
-    entries = tuple(
-        JournalEntry(path, before[path] is not None, index.get(ctx.repo_path(path)),
-                     None if changes[path] is None else journal.blob_id(changes[path] or b"", algo))
-        for path in sorted(changes)
-    )
+    repo_paths = {path: ctx.repo_path(path) for path in sorted(changes)}
+    index = gitrun.index_entries(ctx.top, repo_paths.values())
+    planned = {path: journal.blob_id(data, algo) for path, data in changes.items() if data is not None}
+    entries = tuple(JournalEntry(path, before[path] is not None, index.get(repo_path), planned.get(path))
+                    for path, repo_path in repo_paths.items())
     created: set[str] = set()
     for folder in {path.rpartition("/")[0] for path, data in changes.items() if data is not None}:
         while folder and folder not in created and not ctx.abs_path(folder).exists():
@@ -505,12 +309,12 @@ def _apply_one(ctx: RepoContext, writer: CheckedWriter, path: str, data: bytes |
     a temp file + rename for 10,000 new leaves; the crash journal lists it, so a half-written
     one is deleted by recovery); O_EXCL refuses a file someone else created meanwhile.
     """
-    repo_path = ctx.repo_path(path)
+    repo_path = ctx.prefix + path  # ctx.repo_path / abs_path, spelled out: the per-file loop calls only the writer
     if data is None:
         if prior is not None:
             writer.delete(repo_path, prior)
         return
-    target = ctx.abs_path(path)
+    target = ctx.workspace / path
     if target.parent not in folders:
         target.parent.mkdir(parents=True, exist_ok=True)
         folders.add(target.parent)
@@ -564,7 +368,7 @@ def _stage(ctx: RepoContext, changes: Mapping[str, bytes | None], modes: Mapping
 
 
 def _stage_step(ctx: RepoContext, *args: str, input: bytes | None = None) -> None:
-    proc = journal.run_git_retrying(ctx.top, *args, input=input)
+    proc = gitrun.run_retrying(ctx.top, *args, input=input)
     if proc.returncode != 0:
         raise Failed(f"git add failed: {_one_line(proc.stderr.decode('utf-8', 'replace'))}; the tree was restored")
 
@@ -572,14 +376,14 @@ def _stage_step(ctx: RepoContext, *args: str, input: bytes | None = None) -> Non
 def _git_converts(ctx: RepoContext, repo_paths: list[str]) -> bool:
     """True when git would not store some path's bytes as they are: core.autocrlf, or a text, eol,
     crlf, filter, ident or working-tree-encoding attribute (git check-attr, one call)."""
-    autocrlf = run_git(ctx.top, "config", "--get", "core.autocrlf", check=False).stdout.decode().strip().lower()
+    autocrlf = gitrun.run(ctx.top, "config", "--get", "core.autocrlf").stdout.decode().strip().lower()
     if autocrlf in ("true", "input", "yes", "on", "1"):
         return True
     names = {b"text", b"eol", b"crlf", b"filter", b"ident", b"working-tree-encoding"}
     # --all lists only the attributes a path has: asking for the six by name printed six lines per
     # path (100,000 leaves: ~40 MB of output, split into millions of strings, the migration's peak).
-    proc = run_git(ctx.top, "check-attr", "-z", "--stdin", "--all",
-                   input="\0".join(repo_paths).encode("utf-8", "surrogateescape"), check=False)
+    proc = gitrun.run(ctx.top, "check-attr", "-z", "--stdin", "--all",
+                      input="\0".join(repo_paths).encode("utf-8", "surrogateescape"))
     fields = proc.stdout.split(b"\0")
     pairs = zip(fields[1::3], fields[2::3])
     return proc.returncode != 0 or any(a in names and v not in (b"unspecified", b"unset") for a, v in pairs)
@@ -593,7 +397,7 @@ def _commit(ctx: RepoContext, message: str, no_verify: bool, folder: Path) -> st
     """
     args = ["commit", "-q", "--file=-"] + (["--no-verify"] if no_verify else [])
     own = {journal.OWN_COMMIT_ENV: str(folder.resolve())}
-    proc = journal.run_git_retrying(ctx.top, *args, input=message.encode(), extra_env=own)
+    proc = gitrun.run_retrying(ctx.top, *args, input=message.encode(), extra_env=own)
     if proc.returncode != 0:
         out = (proc.stdout + proc.stderr).decode("utf-8", "replace").strip()
         raise Failed(f"git commit failed (a hook or signing rejected it); nothing was committed: {_one_line(out)}")
@@ -613,7 +417,7 @@ def _restore(ctx: RepoContext, folder: Path, record: Journal, before: Mapping[st
         head = head_sha(ctx)
         undo = None
         if head is not None and head != record.head:  # our commit was made (maybe as Ctrl-C arrived)
-            parents, subject = journal.commit_parents_and_subject(ctx.top, head)
+            parents, subject = gitrun.commit_parents_and_subject(ctx.top, head)
             if head == commit or (parents == (record.head,) and subject == record.subject):
                 undo = head
         errors = journal.restore(ctx.top, record, lambda path: before[path] or b"", planned=changes.get,
@@ -633,20 +437,13 @@ def _reported(exc: BaseException) -> BaseException:
     """The BonsaiError to report for a failure after the restore (a bug's exception stays as it is)."""
     if isinstance(exc, KeyboardInterrupt):
         return Interrupted("interrupted; the tree, the index and MEMORY.md were restored")
-    if isinstance(exc, GitFailed):
+    if isinstance(exc, gitrun.GitFailed):
         return Failed(f"{exc.message}; the tree was restored")
     if isinstance(exc, BonsaiError):
         return exc
     if isinstance(exc, OSError):
         return Failed(f"{exc.filename or 'write'}: {exc.strerror or exc}; the tree was restored")
     return exc
-
-
-def _shown(ctx: RepoContext, path: Path) -> str:
-    try:
-        return path.relative_to(ctx.top).as_posix()
-    except ValueError:
-        return str(path)
 
 
 def _one_line(text: str) -> str:

@@ -23,7 +23,7 @@ from bonsai_git.core.config import Config
 from bonsai_git.core.errors import BadInput
 from bonsai_git.core.plan import plan_migration, verify_placements
 from bonsai_git.core.secretscan import find_secrets
-from bonsai_git.transaction import _memory_text
+from bonsai_git.preconditions import memory_text as _memory_text
 from bonsai_git.core.layout import TRUNK, parse_trunk
 from support import git, snapshot
 

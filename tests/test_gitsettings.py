@@ -495,17 +495,6 @@ def test_every_command_agrees_an_untracked_leaf_is_not_indexed_until_git_tracks_
     assert "memory/domains/business/_index.md" in json.loads(cli("status", "--json", "-C", str(repo))[1])["stale"]
 
 
-def test_git_env_makes_pathspecs_literal_except_where_git_cannot_take_it(monkeypatch: pytest.MonkeyPatch) -> None:
-    from bonsai_git.gitsettings import git_env
-
-    monkeypatch.setenv("GIT_GLOB_PATHSPECS", "1")
-    assert git_env(["ls-files", "--", "a*"])["GIT_LITERAL_PATHSPECS"] == "1"
-    assert "GIT_GLOB_PATHSPECS" not in git_env(["ls-files"])  # git refuses literal + glob together
-    assert "GIT_LITERAL_PATHSPECS" not in git_env(["-c", "core.excludesFile=x", "check-ignore", "--stdin"])
-    assert git_env(["commit", "-q"])["GIT_GLOB_PATHSPECS"] == "1"  # the user's hooks get the user's env
-    assert "GIT_LITERAL_PATHSPECS" not in git_env(["ls-files"], literal=False)
-
-
 def test_a_glob_named_workspace_is_still_refused_when_gitignore_hides_memory(tmp_path: Path) -> None:
     repo = two_workspaces(tmp_path, ("ws[1]", "ws1"))
     write(repo, ".gitignore", "memory/\n")

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from bonsai_git import secrethook
+from bonsai_git.gitrun import subcommand
 from bonsai_git.core.secretscan import fingerprint
 from support import GIT_ENV, corpus_bytes, git
 from core.test_secretscan import KEYS
@@ -141,11 +142,11 @@ def test_a_git_failure_is_one_line_not_a_traceback(make_repo: MakeRepo, monkeypa
 
     def truncated(cmd: list[str], *args: object, **kwargs: object) -> subprocess.CompletedProcess[bytes]:
         proc = real_run(cmd, *args, **kwargs)  # type: ignore[arg-type]
-        if Path(cmd[0]).name == "git" and cmd[1] == "cat-file":  # git is run by its absolute path (gitexe)
+        if Path(cmd[0]).name == "git" and subcommand(cmd[1:]) == "cat-file":  # git by its absolute path (gitrun)
             return subprocess.CompletedProcess(cmd, 128, b"", b"fatal: simulated\n")
         return proc
 
-    monkeypatch.setattr(secrethook.subprocess, "run", truncated)
+    monkeypatch.setattr(subprocess, "run", truncated)
     code, out, err = check(repo, monkeypatch, capsys, LEAF)
     assert (code, out) == (1, "") and err.count("\n") == 1
     assert err.startswith("bonsai-git-secrets: git cat-file stopped before") and "fatal: simulated" in err

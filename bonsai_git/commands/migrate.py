@@ -46,9 +46,9 @@ def run(workspace: Path, *, dry_run: bool, no_commit: bool, force: bool, as_json
 
 
 def recover(workspace: Path, echo: Echo) -> int:
-    """`migrate --recover`: settle an interrupted run's journal (transaction.recover_workspace) and say
+    """`migrate --recover`: settle an interrupted run's journal (recovery.recover_workspace) and say
     what it did: nothing, restored the paths, kept a finished commit, or undid an unfinished one."""
-    from ..transaction import recover_workspace
+    from ..recovery import recover_workspace
 
     result = recover_workspace(workspace)
     texts = {

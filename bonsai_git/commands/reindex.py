@@ -36,11 +36,9 @@ def run(workspace: Path, *, check: bool, echo: Echo) -> int:
 
 def _git_common_dir(workspace: Path) -> Path | None:
     """`git rev-parse --git-common-dir` as a path (None outside a repository: reindex then reports that)."""
-    import subprocess
+    from ..gitrun import run
 
-    from ..gitexe import git_exe
-
-    proc = subprocess.run([git_exe(), "rev-parse", "--git-common-dir"], cwd=workspace, capture_output=True)
+    proc = run(workspace, "rev-parse", "--git-common-dir")
     if proc.returncode != 0 or not workspace.is_dir():
         return None
     return workspace / proc.stdout.decode("utf-8", "surrogateescape").strip()

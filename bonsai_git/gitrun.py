@@ -1,0 +1,223 @@
+"""The one git runner: every git subprocess bonsai-git starts goes through `run` (issue 9).
+
+Modelled on pre-commit's `git.py` + `util.cmd_output`.  One place for:
+
+- **Which git.** `git_exe` searches PATH once per process (as `shutil.which` does: the first
+  executable regular file named git) and reuses the absolute path: `subprocess.run(["git", ...])`
+  made the child search PATH on every call (a migration ran ~24 git commands and ~190 failed
+  PATH lookups).  When no git is found the bare name is used, so the usual "No such file"
+  error still names git.
+- **Literal pathspecs.** `git_env` gives every command `GIT_LITERAL_PATHSPECS=1` (and drops the
+  glob/icase/noglob switches, which git refuses alongside it): a workspace folder named `ws[1]`
+  or `notes*` must never match its neighbours (a glob pathspec made `rollback` revert the wrong
+  workspace).  `literal=False` is for our own `:(glob)` listings; `check-ignore` takes path
+  names, not pathspecs, and dies under the switch, so it gets none.
+- **Stable output.** `STABLE_CONFIG` (`-c color.ui=false -c core.quotePath=false
+  -c diff.noprefix=false`) goes before every subcommand, so a user's config never colours,
+  quotes or un-prefixes what we parse; our parsers read NUL-separated (`-z`) output where they
+  read paths.  Commands that run the user's hooks (`commit`, `revert`, ...) take no pathspec
+  from us and get the user's environment and config unchanged (`-c` would reach the hooks
+  through GIT_CONFIG_PARAMETERS).
+- **One error.** `GitFailed` carries git's stderr; `run(check=True)` raises it.
+- **index.lock.** `run_retrying` retries, for up to ~2 s, a command that failed only because
+  another git process holds `index.lock`; `wait_for_index_lock` waits for it to go.
+
+Light on purpose (os, subprocess, time): the pre-commit hook imports it.  GitPython lives
+behind gitrepo.py alone.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+from .core.errors import BonsaiError
+
+# Before every subcommand that runs no user hook: output we parse looks the same whatever the
+# user's config says (no colour codes, UTF-8 paths as they are, `a/` `b/` prefixes in patches).
+STABLE_CONFIG = ("-c", "color.ui=false", "-c", "core.quotePath=false", "-c", "diff.noprefix=false")
+# git subcommands that run the user's hooks: they get the user's environment and config as they are.
+RUNS_HOOKS = frozenset({"commit", "revert", "merge", "am", "rebase", "cherry-pick"})
+# check-ignore takes path names, not pathspecs, and dies under GIT_LITERAL_PATHSPECS ("pathspec
+# magic not supported"): it gets no global pathspec switch at all.
+_NO_PATHSPECS = frozenset({"check-ignore"})
+_PATHSPEC_SWITCHES = ("GIT_GLOB_PATHSPECS", "GIT_NOGLOB_PATHSPECS", "GIT_ICASE_PATHSPECS")
+INDEX_LOCK_WAIT = 2.0  # seconds: another git process usually lets go of index.lock within this
+_POLL = 0.05
+
+_FOUND: list[str] = []
+
+
+class GitFailed(BonsaiError):
+    """A git command failed (exit 1); `stderr` holds git's own words, the message its first line."""
+
+    def __init__(self, args: Sequence[str], stderr: str, exit_code: int = 1) -> None:
+        super().__init__(f"git {' '.join(args[:2])} failed: {first_line(stderr)}")
+        self.stderr = stderr
+        self.exit_code = exit_code
+
+
+def git_exe() -> str:
+    """The absolute path of the git found on PATH at the first call (the bare `git` if none)."""
+    if not _FOUND:
+        _FOUND.append(_which("git") or "git")
+    return _FOUND[0]
+
+
+def _which(name: str) -> str | None:
+    for folder in os.environ.get("PATH", os.defpath).split(os.pathsep):
+        candidate = os.path.join(folder or os.curdir, name)
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return os.path.abspath(candidate)
+    return None
+
+
+def git_env(args: Sequence[str] = (), extra: Mapping[str, str] | None = None, *,
+            literal: bool = True, base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment for `git <args>`: `base` (default: the user's) plus `extra`, with literal
+    pathspecs unless the command runs hooks (then it is left as it is).
+
+    `literal=False` (our own `:(glob)` listings) clears every global pathspec switch instead, so
+    a user's GIT_LITERAL_PATHSPECS cannot break it either.
+    """
+    env = dict(os.environ if base is None else base)
+    env.update(extra or {})
+    command = subcommand(args)
+    if command in RUNS_HOOKS:
+        return env
+    env.pop("GIT_LITERAL_PATHSPECS", None)
+    for name in _PATHSPEC_SWITCHES:
+        env.pop(name, None)
+    if literal and command not in _NO_PATHSPECS:
+        env["GIT_LITERAL_PATHSPECS"] = "1"
+    return env
+
+
+def subcommand(args: Sequence[str]) -> str:
+    """The git subcommand among `args`, skipping `-c name=value`, `-C dir` and other leading options."""
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg in ("-c", "-C"):
+            skip = True
+        elif not arg.startswith("-"):
+            return arg
+    return ""
+
+
+def command(args: Sequence[str]) -> list[str]:
+    """The argv for `git <args>`: git's absolute path, STABLE_CONFIG unless the command runs hooks, `args`."""
+    stable = () if subcommand(args) in RUNS_HOOKS else STABLE_CONFIG
+    return [git_exe(), *stable, *args]
+
+
+def run(cwd: Path | str, *args: str, input: bytes | None = None, check: bool = False, literal: bool = True,
+        extra_env: Mapping[str, str] | None = None,
+        env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
+    """Run `git <args>` in `cwd`, output captured as bytes; raise GitFailed on a non-zero exit if `check`.
+
+    `extra_env` is added to the environment; `env` replaces the user's as its base (a probe
+    without GIT_DIR).  See the module docstring for the pathspec and `-c` rules.
+    """
+    proc = subprocess.run(command(args), cwd=cwd, input=input, capture_output=True,
+                          env=git_env(args, extra_env, literal=literal, base=env))
+    if check and proc.returncode != 0:
+        raise GitFailed(list(args), proc.stderr.decode("utf-8", "replace"))
+    return proc
+
+
+def output(cwd: Path | str, *args: str, input: bytes | None = None) -> str:
+    """`run(..., check=True)`'s stdout as text (UTF-8, undecodable bytes kept as surrogates)."""
+    return run(cwd, *args, input=input, check=True).stdout.decode("utf-8", "surrogateescape")
+
+
+def run_retrying(top: Path, *args: str, input: bytes | None = None, timeout: float = INDEX_LOCK_WAIT,
+                 extra_env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
+    """`run`, retried for up to `timeout` s while it fails only because index.lock exists.
+
+    Returns the last CompletedProcess (the caller checks returncode).
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        proc = run(top, *args, input=input, extra_env=extra_env)
+        if proc.returncode == 0 or not is_index_lock_error(proc.stderr) or time.monotonic() >= deadline:
+            return proc
+        time.sleep(_POLL)
+
+
+def is_index_lock_error(stderr: bytes) -> bool:
+    """True when git's stderr says it could not take index.lock because the file exists."""
+    return b"index.lock" in stderr and b"File exists" in stderr
+
+
+def wait_for_index_lock(top: Path, timeout: float = INDEX_LOCK_WAIT, *, lock: Path | None = None) -> Path | None:
+    """Wait up to `timeout` seconds for git's `index.lock` to go; return its path if it stays.
+
+    Another git process (an editor, a GUI, a hook) holds it briefly; a crashed git leaves it
+    behind.  It is never deleted here: only its owner, or the user, may do that.
+    """
+    if lock is None:  # the caller may know it already (RepoContext asks git once per run)
+        lock = (top / output(top, "rev-parse", "--git-path", "index.lock").strip()).resolve()
+    deadline = time.monotonic() + timeout
+    while lock.exists():
+        if time.monotonic() >= deadline:
+            return lock
+        time.sleep(_POLL)
+    return None
+
+
+def first_line(stderr: str | bytes) -> str:
+    """The first non-blank line of git's output, stripped ("no output" when there is none)."""
+    text = stderr.decode("utf-8", "replace") if isinstance(stderr, bytes) else stderr
+    return next((ln.strip() for ln in text.splitlines() if ln.strip()), "no output")
+
+
+# --- plumbing reads (the journal, the transaction and recovery share them) ----------------------
+
+def head_commit(top: Path) -> str | None:
+    """The commit HEAD points to, or None when HEAD is unborn (`git rev-parse --verify`)."""
+    proc = run(top, "rev-parse", "-q", "--verify", "HEAD^{commit}")
+    sha = proc.stdout.decode().strip()
+    return sha if proc.returncode == 0 and sha else None
+
+
+def index_entries(top: Path, repo_paths: Iterable[str]) -> dict[str, str]:
+    """{repo path: "mode sha stage"} for those of `repo_paths` that are in the index; raises GitFailed."""
+    wanted = set(repo_paths)
+    if not wanted:
+        return {}
+    specs = sorted({p.rpartition("/")[0] or p for p in wanted})  # folders: see committed_blobs
+    found: dict[str, str] = {}
+    for entry in filter(None, output(top, "ls-files", "-s", "-z", "--", *specs).split("\0")):
+        meta, path = entry.split("\t", 1)
+        if path in wanted:
+            found[path] = meta
+    return found
+
+
+def committed_blobs(top: Path, commit: str, repo_paths: Iterable[str]) -> dict[str, str]:
+    """{repo path: blob id} in `commit` for those of `repo_paths` it holds (one `git ls-tree`); raises GitFailed.
+
+    Asks for the paths' folders, not the paths: 10,000 pathspecs made ls-tree match every
+    entry against every spec.
+    """
+    wanted = set(repo_paths)
+    specs = sorted({p.rpartition("/")[0] or p for p in wanted})
+    if not specs:
+        return {}
+    found = {}
+    for entry in filter(None, output(top, "ls-tree", "-r", "-z", "--full-tree", commit, "--", *specs).split("\0")):
+        meta, path = entry.split("\t", 1)
+        if path in wanted:
+            found[path] = meta.split()[2]
+    return found
+
+
+def commit_parents_and_subject(top: Path, commit: str) -> tuple[tuple[str, ...], str]:
+    """(parent shas, subject line) of `commit`; raises GitFailed."""
+    parents, _, subject = output(top, "log", "-1", "--format=%P%n%s", commit).partition("\n")
+    return tuple(parents.split()), subject.rstrip("\n")

@@ -1,0 +1,105 @@
+"""The one git runner (bonsai_git/gitrun.py): which git, literal pathspecs, stable output, one error."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from bonsai_git import gitrun
+from bonsai_git.gitrun import GitFailed, git_env, run
+from support import commit, git
+
+MakeRepo = Callable[..., Path]
+
+
+def test_git_env_makes_pathspecs_literal_except_where_git_cannot_take_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GIT_GLOB_PATHSPECS", "1")
+    assert git_env(["ls-files", "--", "a*"])["GIT_LITERAL_PATHSPECS"] == "1"
+    assert "GIT_GLOB_PATHSPECS" not in git_env(["ls-files"])  # git refuses literal + glob together
+    assert "GIT_LITERAL_PATHSPECS" not in git_env(["-c", "core.excludesFile=x", "check-ignore", "--stdin"])
+    assert git_env(["commit", "-q"])["GIT_GLOB_PATHSPECS"] == "1"  # the user's hooks get the user's env
+    assert "GIT_LITERAL_PATHSPECS" not in git_env(["ls-files"], literal=False)
+
+
+def test_git_is_found_once_by_its_absolute_path() -> None:
+    exe = gitrun.git_exe()
+    assert os.path.isabs(exe) and Path(exe).name == "git" and gitrun.git_exe() is exe
+
+
+def test_a_folder_named_like_a_glob_matches_only_itself(make_repo: MakeRepo) -> None:
+    repo = make_repo("# m\n")
+    for folder in ("ws[1]", "ws1", "notes*", "notesX"):
+        (repo / folder).mkdir()
+        (repo / folder / "a.md").write_text(folder + "\n")
+    commit(repo, "folders", ".")
+    listed = run(repo, "ls-files", "-z", "--", "ws[1]", "notes*", check=True).stdout.split(b"\0")
+    assert [p for p in listed if p] == [b"notes*/a.md", b"ws[1]/a.md"]
+    glob = run(repo, "ls-files", "-z", "--", ":(glob)ws*/a.md", literal=False, check=True).stdout.split(b"\0")
+    assert len([p for p in glob if p]) == 2  # our own :(glob) listings still glob
+
+
+def test_output_is_stable_whatever_the_users_config_says(make_repo: MakeRepo) -> None:
+    repo = make_repo("# m\n")
+    for key, value in (("color.ui", "always"), ("core.quotePath", "true"), ("diff.noprefix", "true")):
+        git(repo, "config", key, value)
+    (repo / "café.md").write_text("one\n")
+    commit(repo, "accent", "café.md")
+    (repo / "café.md").write_text("two\n")
+    assert run(repo, "ls-files", check=True).stdout.decode("utf-8").splitlines() == ["MEMORY.md", "café.md"]
+    diff = gitrun.output(repo, "diff", "--", "café.md")
+    assert "\x1b[" not in diff and "--- a/café.md" in diff and "+++ b/café.md" in diff
+    # the user's own git sees their config: the override is ours alone
+    assert "\\303" in git(repo, "ls-files")
+
+
+def test_commands_that_run_hooks_get_the_users_config_unchanged(make_repo: MakeRepo) -> None:
+    repo = make_repo("# m\n")
+    seen = repo / "seen.txt"
+    hook = repo / ".git" / "hooks" / "pre-commit"
+    hook.write_text(f"#!/bin/sh\necho \"[$GIT_CONFIG_PARAMETERS]\" > '{seen}'\n")
+    hook.chmod(0o755)
+    (repo / "MEMORY.md").write_text("# m\nmore\n")
+    run(repo, "add", "MEMORY.md", check=True)
+    run(repo, "commit", "-q", "-m", "more", check=True)
+    assert seen.read_text() == "[]\n"
+    assert gitrun.command(["commit"])[1:] == ["commit"]
+    assert gitrun.command(["ls-files"])[1:] == [*gitrun.STABLE_CONFIG, "ls-files"]
+
+
+def test_a_failure_raises_one_error_carrying_gits_stderr(make_repo: MakeRepo) -> None:
+    repo = make_repo("# m\n")
+    assert run(repo, "rev-parse", "--verify", "no-such-ref").returncode != 0  # unchecked: the caller decides
+    with pytest.raises(GitFailed) as caught:
+        run(repo, "rev-parse", "--verify", "no-such-ref", check=True)
+    assert caught.value.message == "git rev-parse --verify failed: fatal: Needed a single revision"
+    assert "Needed a single revision" in caught.value.stderr and caught.value.exit_code == 1
+
+
+def test_a_command_waits_for_another_gits_index_lock(make_repo: MakeRepo) -> None:
+    repo = make_repo("# m\n")
+    lock = repo / ".git" / "index.lock"
+    lock.write_bytes(b"")
+    assert gitrun.wait_for_index_lock(repo, timeout=0.1) == lock.resolve()  # it stays: named, never deleted
+    assert lock.exists()
+    threading.Timer(0.3, lock.unlink).start()
+    started = time.monotonic()
+    (repo / "MEMORY.md").write_text("# m\nnew\n")
+    proc = gitrun.run_retrying(repo, "add", "MEMORY.md", timeout=5)
+    assert proc.returncode == 0 and time.monotonic() - started >= 0.25
+    assert git(repo, "diff", "--cached", "--name-only").strip() == "MEMORY.md"
+
+
+def test_plumbing_reads_name_index_entries_and_committed_blobs(make_repo: MakeRepo) -> None:
+    repo = make_repo("# m\n")
+    head = gitrun.head_commit(repo)
+    assert head == git(repo, "rev-parse", "HEAD").strip()
+    blob = git(repo, "rev-parse", "HEAD:MEMORY.md").strip()
+    assert gitrun.committed_blobs(repo, "HEAD", ["MEMORY.md", "absent.md"]) == {"MEMORY.md": blob}
+    assert gitrun.index_entries(repo, ["MEMORY.md"]) == {"MEMORY.md": f"100644 {blob} 0"}
+    assert gitrun.commit_parents_and_subject(repo, head or "") == ((), "memory")
+    assert gitrun.head_commit(make_repo(None)) is None
