@@ -175,6 +175,7 @@ class FactsCache:
         known = unread.blobs if unread is not None else {}
         done = unread.domains if unread is not None else {}
         seen = self._seen
+        bare: dict[int, LeafFacts] = {}  # LeafFacts(tokens, "", "", ""), one per token count (immutable, shared)
 
         def facts(leaf: Leaf) -> LeafFacts:
             if not leaf.text:  # unread (or empty: a done domain's entry then holds the facts of "")
@@ -182,7 +183,12 @@ class FactsCache:
                 if hit is not None:
                     tokens = hit.tokens.get(leaf.name)
                     if tokens is not None:
-                        return LeafFacts(tokens, "", hit.top_root_summary if leaf.name == hit.top else "", "")
+                        if leaf.name == hit.top:
+                            return LeafFacts(tokens, "", hit.top_root_summary, "")
+                        found = bare.get(tokens)
+                        if found is None:
+                            found = bare[tokens] = LeafFacts(tokens, "", "", "")
+                        return found
             found = memo.get(leaf)
             if found is None:
                 path = leaf.path

@@ -410,7 +410,11 @@ def _warn_layout(ws: Workspace, leaves: list[str]) -> None:
     from .core.config import SINGLE_FILE_DOMAINS, is_domain_name
     from .tree import domain_name_message, misplaced_leaf, misplaced_message
 
-    for path in sorted({*ws.tracked, *ws.untracked}):
+    folder = DOMAINS_DIR + "/"
+    # Only a path directly in memory/domains/ can be misplaced: a C-level test picks those out of the
+    # listing (10,000 paths) before the rule itself is asked.
+    shallow = {p for p in (*ws.tracked, *ws.untracked) if p.startswith(folder) and p.count("/") == 2}
+    for path in sorted(shallow):
         if misplaced_leaf(path):
             _warn(f"{ws.prefix}{path}: {misplaced_message(path)}")
     domains = {location[0] for path in leaves if (location := leaf_location(path)) is not None}
