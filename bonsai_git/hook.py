@@ -67,6 +67,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="bonsai-git-hook",
         description="Regenerate stale bonsai-git indexes (and absorb new MEMORY.md sections) before a commit.",
+        formatter_class=_HelpFormatter,
     )
     parser.add_argument("files", nargs="*", help="Ignored: the whole tree is checked (pre-commit passes staged files).")
     parser.add_argument("--check", action="store_true", help="Write nothing; exit 1 when anything is stale.")
@@ -74,6 +75,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--version", action="version", version=f"bonsai-git {__version__}")
     args = parser.parse_args(argv)
     return run_entry("bonsai-git", lambda: run_hook(args.directory, check=args.check))
+
+
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's formatter, sized only when help is printed: its own __init__ imports shutil (and
+    bz2, lzma: ~2 ms of every hook run) to ask the terminal's width, even when no help is shown."""
+
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog, width=1 << 16)
+
+    def format_help(self) -> str:
+        import shutil
+
+        self._width = shutil.get_terminal_size().columns - 2  # as argparse sizes it
+        self._max_help_position = min(24, max(self._width - 20, self._indent_increment * 2))
+        return super().format_help()
 
 
 def run_hook(directory: Path, *, check: bool = False) -> int:
