@@ -97,8 +97,10 @@ def attributes(top: Path, repo_paths: Iterable[str]) -> dict[str, dict[str, str]
 
 def attribute_gaps(top: Path, source: str, targets: Iterable[str]) -> dict[str, str]:
     """{attribute: value} that `source` (MEMORY.md's repo path) has and some of `targets` lack or differ on."""
+    if not attributes(top, [source])[source]:  # the usual case: one short git call, `targets` never listed
+        return {}
     targets = [t for t in dict.fromkeys(targets) if t != source]
-    if not targets or not attributes(top, [source])[source]:  # the usual case: one short git call
+    if not targets:
         return {}
     attrs = attributes(top, [source, *targets])
     mine = attrs[source]

@@ -32,7 +32,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -368,7 +368,7 @@ def _run_workspace(top: Path, ws: Workspace, check: bool, cache: FactsCache) -> 
 
     root = top / ws.prefix
     root_str = os.fspath(root)
-    check_attributes(top, ws.prefix, memory_probe_paths(ws.prefix, ws.tracked))  # e.g. git-crypt on MEMORY.md only
+    check_attributes(top, ws.prefix, _probe_paths(ws))  # e.g. git-crypt on MEMORY.md only
     sizes: dict[str, int] = {}
     leaves, warnings = indexed_leaf_paths(root, ws.tracked, ws.untracked, sizes)  # the one rule, as reindex and status
     for warning in warnings:
@@ -411,6 +411,12 @@ def _run_workspace(top: Path, ws: Workspace, check: bool, cache: FactsCache) -> 
         _warn(f"{ws.prefix}{TRUNK}: {result.inbox_sections} new section(s) after the end marker are not absorbed "
               "(absorb = false); run bonsai-git absorb")
     return [ws.prefix + p for p in result.changed]
+
+
+def _probe_paths(ws: Workspace) -> Iterator[str]:
+    """memory_probe_paths, listed only when asked: only when MEMORY.md has attributes (rare) are the
+    10,000 paths of a large tree compared with it."""
+    yield from memory_probe_paths(ws.prefix, ws.tracked)
 
 
 def _clean_blobs(ws: Workspace) -> dict[str, str]:
