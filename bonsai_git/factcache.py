@@ -6,7 +6,7 @@ the estimator and the code that derives them, so they are cached under `estimato
 (git's own SHA-1 of the bytes, `git hash-object` without conversion) in
 `<git common dir>/bonsai-git/leaf-facts.jsonl`: content-addressed, so an edited leaf simply
 misses.  The cache file also records a fingerprint of the deriving code (the source of
-indexes.py and of core/tokens.py, summary.py, secretscan.py, sections.py, branches.py and
+core/indexes.py, tokens.py, summary.py, secretscan.py, sections.py, branches.py and
 config.py, and the Python version): after an upgrade, or another engineer's change to a rule,
 every entry misses and the cache is rebuilt.  Nothing generated depends on the cache: with it or without it
 (`BONSAI_GIT_NO_CACHE=1`) the indexes are the same bytes.
@@ -67,7 +67,7 @@ FORMAT = 5
 # Package-relative paths of the code the cached facts and index files derive from.  A path that
 # is missing is a bug (a module moved: tests/test_factcache.py checks each exists), never a silent
 # fingerprint that no longer changes with the code.
-_DERIVING_MODULES = ("core/tokens.py", "core/summary.py", "core/secretscan.py", "core/sections.py", "indexes.py",
+_DERIVING_MODULES = ("core/tokens.py", "core/summary.py", "core/secretscan.py", "core/sections.py", "core/indexes.py",
                      "core/branches.py", "core/config.py")
 
 

@@ -273,10 +273,10 @@ def test_the_code_fingerprint_covers_the_modules_the_indexes_derive_from() -> No
     import bonsai_git.core.secretscan
     import bonsai_git.core.summary
     import bonsai_git.core.tokens
-    import bonsai_git.indexes
+    import bonsai_git.core.indexes
 
     package = Path(factcache.__file__).parent
     listed = {os.path.normpath(package / name) for name in factcache._DERIVING_MODULES}
     assert all(Path(path).is_file() for path in listed)
-    for name in ("core.branches", "core.secretscan", "core.summary", "core.tokens", "indexes"):
+    for name in ("core.branches", "core.secretscan", "core.summary", "core.tokens", "core.indexes"):
         assert os.path.normpath(sys.modules[f"bonsai_git.{name}"].__file__ or "") in listed, name

@@ -124,4 +124,4 @@ def test_the_code_version_covers_the_core_modules() -> None:
     """The renderers and rules live in bonsai_git/core/: a change there must miss the memo too."""
     from bonsai_git.freshness import _code_version
 
-    assert "core/branches.py:" in _code_version() and "indexes.py:" in _code_version()
+    assert "core/branches.py:" in _code_version() and "core/indexes.py:" in _code_version()
