@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import stat
 import sys
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -347,20 +347,31 @@ def _stage(ctx: RepoContext, changes: Mapping[str, bytes | None], modes: Mapping
                     input=listed.encode("utf-8", "surrogateescape"))
         return
     algo = ctx.object_format
-    stream: list[bytes] = []  # joined once: growing one buffer cost up to 4x the tree's size at its peak
-    lines = []
-    for repo_path, path in repo_paths.items():
-        data = changes[path]
-        if data is None:
-            lines.append(f"0 {'0' * (64 if algo == 'sha256' else 40)}\t{repo_path}")
-            continue
-        stream += (b"blob\ndata %d\n" % len(data), data, b"\n")
-        # Keep a tracked file's mode; a new one is a plain file. (Reading the executable bit from
-        # disk would commit every leaf as 100755 where core.fileMode=false: FAT, NTFS, WSL.)
-        mode = (modes.get(path) or "100644").split()[0]
-        lines.append(f"{mode} {journal.blob_id(data, algo)}\t{repo_path}")
-    if stream:
-        _stage_step(ctx, "fast-import", "--quiet", "--done", input=b"".join([*stream, b"done\n"]))
+    lines: list[str] = []
+
+    def blobs() -> Iterator[bytes]:
+        # Fed to git chunk by chunk, each file encoded just before it goes: joining the whole
+        # stream into one buffer was the migration's peak memory (2x the tree; issue 15).
+        for repo_path, path in repo_paths.items():
+            data = changes[path]
+            if data is None:
+                lines.append(f"0 {'0' * (64 if algo == 'sha256' else 40)}\t{repo_path}")
+                continue
+            yield b"blob\ndata %d\n" % len(data)
+            yield data
+            yield b"\n"
+            # Keep a tracked file's mode; a new one is a plain file. (Reading the executable bit from
+            # disk would commit every leaf as 100755 where core.fileMode=false: FAT, NTFS, WSL.)
+            mode = (modes.get(path) or "100644").split()[0]
+            lines.append(f"{mode} {journal.blob_id(data, algo)}\t{repo_path}")
+        yield b"done\n"
+
+    if any(changes[path] is not None for path in repo_paths.values()):
+        proc = gitrun.run_streaming(ctx.top, "fast-import", "--quiet", "--done", chunks=blobs())
+        if proc.returncode != 0:
+            raise Failed(f"git add failed: {_one_line(proc.stderr.decode('utf-8', 'replace'))}; the tree was restored")
+    else:
+        lines = [f"0 {'0' * (64 if algo == 'sha256' else 40)}\t{repo_path}" for repo_path in repo_paths]
     _stage_step(ctx, "update-index", "-z", "--index-info", input="\0".join(lines).encode("utf-8", "surrogateescape") + b"\0")
     _stage_step(ctx, "update-index", "-q", "--refresh")  # stat data, so `git status` need not re-hash
 
