@@ -16,6 +16,7 @@ failure) that every tree-changing command uses; `migrate` is the orchestration f
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 import sys
@@ -29,7 +30,7 @@ from .core.errors import BonsaiError, ConcurrentWrite, Failed, IndexLocked, Inte
 from .gitrepo import RepoContext, git_path, head_sha, open_workspace, workspace_lock
 from .journal import Journal, JournalEntry, crash_point
 from .preconditions import check_identity, check_migration, check_planned_paths
-from .plan import MigrationPlan, plan_migration, verify_placements
+from .plan import MigrationPlan, piece_at, plan_migration
 from .core.secretscan import has_secret, secret_warnings
 from .core.sections import unclosed_comment_warning
 from .core.tokens import estimate_tokens
@@ -167,10 +168,13 @@ def migrate(
                                    text_warnings=text_warnings)
         if not no_commit:  # --no-commit makes no commit, so needs no identity
             check_identity(ctx)
-        changes = {path: text.encode("utf-8") for path, text in plan.files}
+        # From here on the original is known by its digest: the old MEMORY.md bytes (the crash
+        # journal's prior copy) and the plan already hold it, a third copy was 1x the input (issue 15).
+        source = _Source.of(original)
+        del original
         sha = apply_changes(
-            ctx, changes, None if no_commit else message,
-            verify=lambda: _verify_on_disk(ctx, original, plan), no_verify=no_verify,
+            ctx, _EncodedFiles(plan.files), None if no_commit else message,
+            verify=lambda: _verify_on_disk(ctx, source, plan), no_verify=no_verify,
         )
         return MigrationResult(plan, commit=sha, notes=notes, message=message, warnings=warnings, config=config,
                                text_warnings=text_warnings)
@@ -203,16 +207,64 @@ def _secret_warnings(ctx: RepoContext, original: str, plan: MigrationPlan, allow
     return [w for path, text in plan.files for w in secret_warnings(ctx.repo_path(path), text, allow)]
 
 
-def _verify_on_disk(ctx: RepoContext, original: str, plan: MigrationPlan) -> None:
-    files = {}
+class _EncodedFiles(Mapping[str, "bytes | None"]):
+    """The plan's files as apply_changes' `changes` ({path: UTF-8 bytes}), each encoded when it is asked for.
+
+    Encoding every file up front held a second copy of the whole tree through the run (1.5x the
+    input at 100,000 sections, issue 15); each pass (write, journal, staging) now holds one
+    file's bytes at a time, for a few ms of encoding per pass.
+    """
+
+    def __init__(self, files: tuple[tuple[str, str], ...]) -> None:
+        self._texts = dict(files)
+
+    def __getitem__(self, path: str) -> bytes:
+        return self._texts[path].encode("utf-8")
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._texts)
+
+    def __len__(self) -> int:
+        return len(self._texts)
+
+
+@dataclass(frozen=True, slots=True)
+class _Source:
+    """The original MEMORY.md text known by its length (chars) and SHA-256 (of its UTF-8 bytes)."""
+
+    length: int
+    digest: bytes
+
+    @classmethod
+    def of(cls, text: str) -> _Source:
+        digest = hashlib.sha256()
+        for start in range(0, len(text), 1 << 20):  # a slice at a time: no second copy of the whole text
+            digest.update(text[start : start + (1 << 20)].encode("utf-8"))
+        return cls(len(text), digest.digest())
+
+
+def _verify_on_disk(ctx: RepoContext, source: _Source, plan: MigrationPlan) -> None:
+    """Every planned file reads back as written, and the pieces the placements name join to the original.
+
+    The second half is plan.verify_placements against `source`'s digest instead of the text
+    (planning checked the text itself): the pieces are hashed in document order, one at a time.
+    """
     for path, text in plan.files:
         data = ctx.abs_path(path).read_bytes()
         if data != text.encode("utf-8"):
             raise ConcurrentWrite(f"{ctx.repo_path(path)}: read back differently from what was written (another "
                                   f"process wrote to it while bonsai-git was running?); any such write was kept and "
                                   f"the run was undone. Run the command again")
-        files[path] = text  # the same bytes: the plan's own str, not a second decoded copy of the tree
-    verify_placements(original, files, plan.placements)
+    files = plan.file_map()  # the same bytes: the plan's own str, not a second decoded copy of the tree
+    digest, length = hashlib.sha256(), 0
+    for p in plan.placements:
+        piece = piece_at(files, p.path, p.offset, p.length)
+        if piece is None:
+            raise Failed(f"{p.path}: lost the section {p.heading or '(preamble)'!r}; nothing was committed")
+        digest.update(piece.encode("utf-8"))
+        length += len(piece)
+    if length != source.length or digest.digest() != source.digest:
+        raise Failed(f"{TRUNK}: the planned tree does not reproduce the original bytes; nothing was committed")
 
 
 def _verify_committed(ctx: RepoContext, changes: Mapping[str, bytes | None]) -> None:
