@@ -42,7 +42,7 @@ def _module_of(frame: FrameType) -> str | None:
     return None
 
 
-def trace_migrate(memory: Path, top: int) -> None:
+def trace_migrate(memory: Path, top: int, show: str) -> None:
     """Migrate *memory* (a Markdown file) in a fresh repository under the profiler; print the counts."""
     from click.testing import CliRunner
 
@@ -106,10 +106,11 @@ def trace_migrate(memory: Path, top: int) -> None:
         print(f"  switches (a module's next outgoing call goes to another module): {sum(switches.values())}")
         for caller, count in sorted(switches.items(), key=lambda kv: (-kv[1], kv[0]))[:top]:
             print(f"    {count:5d}  from {caller}")
-        busiest = max(switches, key=lambda c: (switches[c], c))
-        shown = outgoing[busiest][:40]
-        more = f" ... (+{len(outgoing[busiest]) - len(shown)})" if len(outgoing[busiest]) > len(shown) else ""
-        print(f"  {busiest}'s outgoing path: {' > '.join(shown)}{more}")
+        for name in dict.fromkeys([show, max(switches, key=lambda c: (switches[c], c))]):
+            calls = outgoing.get(name, [])
+            shown = calls[:40]
+            more = f" ... (+{len(calls) - len(shown)})" if len(calls) > len(shown) else ""
+            print(f"  {name}'s outgoing path ({max(len(calls) - 1, 0)} switches): {' > '.join(shown)}{more}")
         print(f"  modules in order of first entry: {', '.join(dict.fromkeys(path))}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -119,8 +120,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("memory", nargs="?", default=str(CORPUS / "03-chief-of-staff-6k.md"))
     parser.add_argument("--top", type=int, default=8)
+    parser.add_argument("--show", default="transaction", help="also print this module's outgoing path")
     args = parser.parse_args()
-    trace_migrate(Path(args.memory), args.top)
+    trace_migrate(Path(args.memory), args.top, args.show)
 
 
 if __name__ == "__main__":
