@@ -24,7 +24,7 @@ from pathlib import Path
 
 from bonsai_git.core.classify import SectionInput, body_of, classify_document
 from bonsai_git.core.config import Config
-from bonsai_git.plan import plan_migration
+from bonsai_git.core.plan import plan_migration
 from bonsai_git.core.sections import split_sections
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -36,7 +36,7 @@ from pathlib import Path
 from bonsai_git.core.lookup import lookup_cost
 from bonsai_git.reindex import reindex_workspace
 from bonsai_git.core.tokens import estimate_tokens
-from bonsai_git.tree import BEGIN, END
+from bonsai_git.core.layout import BEGIN, END
 
 HOOK = shutil.which("bonsai-git-hook", path=str(Path(sys.executable).parent)) or "bonsai-git-hook"
 ENV = dict(os.environ, GIT_AUTHOR_NAME="B", GIT_AUTHOR_EMAIL="b@example.com", GIT_COMMITTER_NAME="B",

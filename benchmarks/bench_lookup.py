@@ -29,9 +29,9 @@ from pathlib import Path
 
 from bonsai_git.core.config import Config, parse_config
 from bonsai_git.core.lookup import lookup_cost
-from bonsai_git.plan import plan_migration
+from bonsai_git.core.plan import plan_migration
 from bonsai_git.core.tokens import estimate_tokens
-from bonsai_git.tree import parse_trunk
+from bonsai_git.core.layout import parse_trunk
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPORA = (ROOT.parent.parent / "shared" / "corpus", Path("/work/shared/corpus"), ROOT / "tests" / "corpus")

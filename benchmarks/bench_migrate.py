@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from bonsai_git.core.config import Config
-from bonsai_git.plan import plan_migration
+from bonsai_git.core.plan import plan_migration
 from bonsai_git.core.tokens import estimate_tokens
 
 ROOT = Path(__file__).resolve().parent.parent

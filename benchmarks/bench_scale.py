@@ -36,9 +36,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from bonsai_git.core.config import Config
-from bonsai_git.plan import plan_migration
+from bonsai_git.core.plan import plan_migration
 from bonsai_git.reindex import reindex_workspace
-from bonsai_git.tree import BEGIN, END
+from bonsai_git.core.layout import BEGIN, END
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))

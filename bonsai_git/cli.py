@@ -163,7 +163,7 @@ def demo(directory: Path | None) -> None:
     _done(command.run(directory, echo=click.echo))
 
 
-# --- memory health and lifecycle (status.py, lifecycle.py) -----------------------------------
+# --- memory health and lifecycle (commands/status.py, reflect, move, regroup, archive, purge) ----------
 
 from .core.boot import DEFAULT_PROFILE, PROFILES  # noqa: E402 - a small pure table, needed by the option below
 

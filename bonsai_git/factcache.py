@@ -47,11 +47,14 @@ from pathlib import Path
 
 from .core.config import SINGLE_FILE_DOMAINS
 from .core.errors import BonsaiError
-from .indexes import BranchesOf, DomainStats, FactsOf, LeafFacts, branch_inputs, domain_index_files, leaf_facts
-from .tree import DOMAINS_DIR, Leaf, OnDisk, _read_bytes, git_blob_id, leaf_location, write_durably
+from .core.indexes import BranchesOf, DomainStats, FactsOf, LeafFacts, branch_inputs, domain_index_files, leaf_facts
+from .core.layout import DOMAINS_DIR, Leaf, OnDisk, git_blob_id, leaf_location
+from .tree import _read_bytes, write_durably
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from .core.config import Config
 
 try:  # hashlib's own blake2 backend: importing hashlib would load OpenSSL (~3 ms per hook run)
@@ -410,12 +413,7 @@ def _blob_and_size(base: str, path: str) -> tuple[str, int] | None:
 def _domain_hit(rest: bytes | None, names: list[str], clean: Mapping[str, str], base: str) -> DomainHit | None:
     """The DomainHit a `d` row's entry gives for leaves `names` (sorted), when well formed and each of
     its index files has the entry's blob id (in `clean`, else read under `base` and hashed); else None."""
-    if rest is None:
-        return None
-    try:
-        entry = json.loads(rest)
-    except ValueError:
-        return None
+    entry = _loads(rest)
     if not (isinstance(entry, list) and len(entry) == 6):
         return None
     tokens, top, top_root, paths, blobs, quiet = entry
@@ -431,10 +429,7 @@ def _domain_hit(rest: bytes | None, names: list[str], clean: Mapping[str, str], 
 
 def _facts_entry(data: bytes) -> list[object] | None:
     """A stored facts entry [tokens, summary, root summary, heading] (JSON), or None when damaged."""
-    try:
-        entry = json.loads(data)
-    except ValueError:
-        return None
+    entry = _loads(data)
     if (isinstance(entry, list) and len(entry) == 4 and type(entry[0]) is int and isinstance(entry[1], str)
             and isinstance(entry[2], str) and isinstance(entry[3], str)):
         return entry
@@ -442,13 +437,18 @@ def _facts_entry(data: bytes) -> list[object] | None:
 
 
 def _branch_entry(rest: bytes | None) -> tuple[list[str], list[str]] | None:
-    if rest is None:
+    entry = _loads(rest)
+    return (entry[0], entry[1]) if _is_branch_entry(entry) else None
+
+
+def _loads(data: bytes | None) -> Any:
+    """The JSON value a cache line's `data` holds, or None when absent or not JSON (a damaged line)."""
+    if data is None:
         return None
     try:
-        entry = json.loads(rest)
+        return json.loads(data)
     except ValueError:
         return None
-    return (entry[0], entry[1]) if _is_branch_entry(entry) else None
 
 
 def _json(value: object) -> bytes:

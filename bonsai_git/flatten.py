@@ -26,7 +26,7 @@ from pathlib import Path
 
 from .core.branches import is_index_name
 from .core.errors import BadInput, Failed, NothingToDo
-from .flatplan import PINNED, FlatPlan, Slot, original_slots, plan_flatten, strip_separator, verify_flat
+from .core.flatplan import PINNED, FlatPlan, Slot, original_slots, plan_flatten, strip_separator, verify_flat
 from . import gitrun
 from .gitrepo import RepoContext, open_workspace, workspace_lock
 from .journal import refuse_if_journaled
@@ -35,10 +35,8 @@ from .preconditions import check_clean_for_commit, check_identity
 from .reindex import read_trunk
 from .rollback import find_migration_commit
 from .transaction import apply_changes
-from .tree import (
-    DOMAINS_DIR, MEMORY_DIR, ROOT_INDEX, TRUNK, decode_utf8, parse_trunk, read_leaves,
-    remove_empty_folders, walk_leaf_paths,
-)
+from .core.layout import DOMAINS_DIR, MEMORY_DIR, ROOT_INDEX, TRUNK, decode_utf8, parse_trunk
+from .tree import read_leaves, remove_empty_folders, walk_leaf_paths
 
 _SOURCE = re.compile(r"^Bonsai-Source:[ \t]*\S+[ \t]+([0-9a-f]{40,64})[ \t]*$", re.M)
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from .core.boot import BootProfile
-from .status import KINDS, StatusReport, assess
+from .core.health import KINDS, StatusReport, assess
 
 SCHEMA_VERSION = 1
 

@@ -226,7 +226,7 @@ def indexed_leaf_paths(root: Path, tracked: Iterable[str], untracked: Iterable[s
     Paths are relative to `root` (the workspace), sorted.  `sizes`, when given, receives each
     indexed leaf's size in bytes from the same lstat (the hook's facts cache checks it).
     """
-    from .tree import DOMAINS_DIR, leaf_location  # light; not at import time (tree imports config)
+    from .core.layout import DOMAINS_DIR, leaf_location  # light; not at import time (layout imports config)
 
     leaves: list[str] = []
     warnings: list[str] = []

@@ -8,7 +8,7 @@ What a run does, for the repository that holds the current folder:
 1. One `git ls-files` lists the tracked and untracked paths named `MEMORY.md` or under a
    `memory/` folder.  Each tracked `MEMORY.md` with bonsai markers is a workspace (a repository
    may hold several); none ⇒ exit 0 at once.
-2. Per workspace, the leaves are the tracked leaf paths (`tree.leaf_location`), so what is
+2. Per workspace, the leaves are the tracked leaf paths (`layout.leaf_location`), so what is
    indexed is what is committed: untracked `.md` files under `memory/domains/` are not indexed
    (a warning names them), tracked leaves deleted from disk but not from the index are left
    out (a warning says `git rm`).  pre-commit never passes deleted files to a hook and only
@@ -37,10 +37,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import __version__
-from .core.errors import BonsaiError, NotARepository, Refused, run_entry
+from .entry import run_entry
+from .core.errors import BonsaiError, NotARepository, Refused
 from .gitrun import run
 from .gitsettings import check_attributes, check_repository_env, indexed_leaf_paths, memory_probe_paths
-from .tree import DOMAINS_DIR, MEMORY_DIR, TRUNK, is_migrated, leaf_location, markers_missing, read_regular
+from .core.layout import DOMAINS_DIR, MEMORY_DIR, TRUNK, is_migrated, leaf_location, markers_missing
+from .tree import read_regular
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms per hook run)
 if TYPE_CHECKING:
@@ -222,7 +224,7 @@ def _refuse_unstaged(top: Path, ws: Workspace, cache: FactsCache) -> None:
 
 
 def _would_rewrite_trunk(top: Path, ws: Workspace, cache: FactsCache) -> bool:
-    from .core.config import load_config
+    from .workspace import load_config
     from .reindex import reindex_workspace
 
     root = top / ws.prefix
@@ -347,7 +349,7 @@ def _has_domains(tracked: set[str], prefix: str) -> bool:
 
 
 def _run_workspace(top: Path, ws: Workspace, check: bool, cache: FactsCache) -> list[str]:
-    from .core.config import load_config
+    from .workspace import load_config
     from .reindex import reindex_workspace
 
     root = top / ws.prefix
@@ -408,7 +410,7 @@ def _clean_blobs(ws: Workspace) -> dict[str, str]:
 def _warn_layout(ws: Workspace, leaves: list[str]) -> None:
     """Warn about a `.md` file directly in memory/domains/ and a domain folder name `move` would refuse."""
     from .core.config import SINGLE_FILE_DOMAINS, is_domain_name
-    from .tree import domain_name_message, misplaced_leaf, misplaced_message
+    from .core.layout import domain_name_message, misplaced_leaf, misplaced_message
 
     for path in sorted({*ws.tracked, *ws.untracked}):
         if misplaced_leaf(path):

@@ -41,20 +41,19 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from .core.classify import Classification
-from .core.config import FALLBACK_DOMAIN, MAX_DOMAIN_NAME, SINGLE_FILE_DOMAINS, Config, is_domain_name, load_config
+from .workspace import load_config
+from .core.config import FALLBACK_DOMAIN, MAX_DOMAIN_NAME, SINGLE_FILE_DOMAINS, Config, is_domain_name
 from .core.errors import BadInput, Failed, NothingToDo, Refused
 from . import gitrun
 from .gitrepo import RepoContext, open_workspace, workspace_lock
 from .preconditions import check_clean_for_commit, check_committable, check_identity
-from .indexes import domain_fits_one_index, domain_stats, render_tree
+from .core.indexes import domain_fits_one_index, domain_stats, render_tree
 from .reindex import existing_index_paths, read_trunk, reindex_workspace
-from .status import age_days, is_due_for_purge
+from .core.health import age_days, is_due_for_purge
 from .survey import ARCHIVE_DIR, archive_dates, now_from_env, tracked_paths
 from .transaction import apply_changes
-from .tree import (
-    DOMAINS_DIR, MEMORY_DIR, ROOT_INDEX, TRUNK, Leaf, TrunkParts, leaf_location, read_leaves, remove_empty_folders,
-    walk_leaf_paths,
-)
+from .core.layout import DOMAINS_DIR, MEMORY_DIR, ROOT_INDEX, TRUNK, Leaf, TrunkParts, leaf_location
+from .tree import read_leaves, remove_empty_folders, walk_leaf_paths
 
 TRAILER = "Bonsai-Op"
 MEMORY_AREAS = (TRUNK, DOMAINS_DIR, ROOT_INDEX, *SINGLE_FILE_DOMAINS.values(), ARCHIVE_DIR)

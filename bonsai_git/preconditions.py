@@ -25,8 +25,9 @@ from .gitrepo import (
     staged_paths, status_paths,
 )
 from .gitsettings import check_attributes
-from .plan import MigrationPlan
-from .tree import DOMAINS_DIR, MEMORY_DIR, ROOT_INDEX, TRUNK, decode_utf8, read_regular
+from .core.plan import MigrationPlan
+from .core.layout import DOMAINS_DIR, MEMORY_DIR, ROOT_INDEX, TRUNK, decode_utf8
+from .tree import read_regular
 
 PLANNED_AREAS = (DOMAINS_DIR, ROOT_INDEX, "memory/dates.md")
 

@@ -10,7 +10,7 @@ Every shape the tree takes is derived from the leaves alone: a leaf edited, adde
 moved between domain folders; a new domain folder (it gets its `_index.md` and a root entry);
 nested folders inside a domain (their leaves belong to that domain); a domain left with no
 leaf (its `_index.md` is deleted, and its folder if that leaves it empty).  Files under
-`memory/archive/`, non-`.md` files and `_`/`.` names are not leaves (`tree.leaf_location`).
+`memory/archive/`, non-`.md` files and `_`/`.` names are not leaves (`layout.leaf_location`).
 
 Absorbing (`absorb=True`, see absorb.py) writes the new leaves first, reads them back and proves
 the inbox's bytes are all there, and only then rewrites MEMORY.md; if MEMORY.md changed on disk
@@ -25,20 +25,42 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from .core.config import SINGLE_FILE_DOMAINS, Config, load_config
+from .workspace import load_config
+from .core.config import SINGLE_FILE_DOMAINS, Config
 from .core.errors import BadInput, ConcurrentWrite
 from .core.branches import is_index_name
 from .gitsettings import stored_alike
-from .indexes import BranchesOf, FactsOf, foreign_block_line, render_tree
+from .core.indexes import BranchesOf, FactsOf, foreign_block_line, render_tree
+from .core.layout import (
+    DOMAINS_DIR,
+    END,
+    INDEX_NAME,
+    OnDisk,
+    TRUNK,
+    Leaf,
+    TrunkParts,
+    decode_utf8,
+    find_conflict_marker,
+    leaf_location,
+    markers_missing,
+    parse_trunk,
+    git_blob_id,
+    unread_leaves,
+)
 from .tree import (
-    DOMAINS_DIR, END, INDEX_NAME, CheckedWriter, OnDisk, TRUNK, Leaf, TrunkParts, decode_utf8, find_conflict_marker,
-    has_symlink_between, _read_bytes, leaf_location, markers_missing, parse_trunk, read_leaves, read_regular,
-    remove_empty_folders, git_blob_id, unread_leaves, walk_leaf_paths, write_durably,
+    CheckedWriter,
+    has_symlink_between,
+    _read_bytes,
+    read_leaves,
+    read_regular,
+    remove_empty_folders,
+    walk_leaf_paths,
+    write_durably,
 )
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms per hook run)
 if TYPE_CHECKING:
-    from .absorb import AbsorbedSection, AbsorbPlan
+    from .core.absorb import AbsorbedSection, AbsorbPlan
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,7 +221,7 @@ def _plan_absorb(workspace: Path, parts: TrunkParts, config: Config, singles: di
     Fills `singles` with the bytes each file the plan rewrites held when planned (a single-file
     domain's, None when absent; a same-topic leaf's), which is what writing it later expects to
     find: an agent's write meanwhile is then noticed, never overwritten (CheckedWriter)."""
-    from .absorb import plan_absorb  # markdown-it and slugify: only when there is an inbox
+    from .core.absorb import plan_absorb  # markdown-it and slugify: only when there is an inbox
 
     texts = {}
     for path in SINGLE_FILE_DOMAINS.values():
@@ -238,7 +260,7 @@ def _write_absorbed(workspace: Path, writer: CheckedWriter, plan: AbsorbPlan, ol
     while it holds the bytes the plan was made from (`singles`), else ConcurrentWrite.  On any
     failure the files written are put back (only where they still hold our bytes) and the error re-raised.
     """
-    from .absorb import verify_absorbed
+    from .core.absorb import verify_absorbed
 
     written: dict[str, bytes] = {}
     try:

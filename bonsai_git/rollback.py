@@ -19,7 +19,7 @@ from .core.errors import NothingToDo, Refused
 from . import gitrun
 from .gitrepo import RepoContext, open_workspace, staged_paths, status_paths, workspace_lock
 from .preconditions import check_identity, refuse_dirty, refuse_operation_in_progress, refuse_staged
-from .tree import TRUNK
+from .core.layout import TRUNK
 
 TRAILER = "Bonsai-Migration"
 

@@ -27,8 +27,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from .core.config import CONFIG_FILE, load_config
-from .core.errors import Failed, run_entry
+from .workspace import load_config
+from .core.config import CONFIG_FILE
+from .entry import run_entry
+from .core.errors import Failed
 from .core.secretscan import finding_fingerprint, mask_name, name_secret_kinds, new_secret_findings
 from .gitrun import run
 

@@ -24,19 +24,18 @@ from pathlib import Path
 
 from .core.boot import CODEX_FILES, PROFILES
 from .core.branches import is_index_name
-from .core.config import Config, load_config
+from .workspace import load_config
+from .core.config import Config
 from .core.errors import BadInput, BonsaiError, NotARepository
 from .gitrun import run
 from .gitsettings import (
     check_repository_env, indexed_leaf_paths, memory_listing, stored_alike, workspace_attribute_problem,
 )
 from .reindex import existing_index_paths, read_trunk
-from .status import FileFacts, Survey
-from .provenance import read_provenance
-from .tree import (
-    DOMAINS_DIR, MEMORY_DIR, TRUNK, _read_bytes, is_migrated, leaf_location, leaves_from_bytes, markers_missing,
-    read_regular_or_none,
-)
+from .core.health import FileFacts, Survey
+from .provenance import provenance_warning, read_provenance
+from .core.layout import DOMAINS_DIR, MEMORY_DIR, TRUNK, is_migrated, leaf_location, leaves_from_bytes, markers_missing
+from .tree import _read_bytes, read_regular_or_none
 
 ARCHIVE_DIR = "memory/archive"
 NOW_ENV = "BONSAI_NOW"
@@ -93,9 +92,10 @@ def survey_workspace(workspace: Path, now: int | None = None, fresh: FreshPrefix
     if not hook_found_fresh(workspace, top, common_dir, {} if fresh is None else fresh):
         stale, stale_error = _stale(workspace, config, disk, common_dir)
     indexes = tuple((p, (disk.data(p) or b"").decode("utf-8", "replace")) for p in disk.index_paths(workspace))
+    provenance = read_provenance(workspace)
     return Survey(config, now, _boot_files(workspace), leaves, archived, indexes, stale, stale_error,
-                  _scanned(workspace, disk), read_provenance(workspace), workspace_attribute_problem(workspace, tracked),
-                  chain_files=_chain_files(workspace))
+                  _scanned(workspace, disk), provenance, workspace_attribute_problem(workspace, tracked),
+                  chain_files=_chain_files(workspace), provenance_warning=provenance_warning(provenance))
 
 
 class _MemoryFiles:
@@ -344,7 +344,7 @@ def _stale(workspace: Path, config: Config, disk: _MemoryFiles, common_dir: Path
             raise markers_missing(trunk)  # status refuses as reindex --check does (exit 3)
         return None, None
     from .factcache import FactsCache, open_cache
-    from .indexes import render_tree
+    from .core.indexes import render_tree
 
     paths, _warnings = indexed_leaf_paths(workspace, *memory_listing(workspace))  # the hook's rule
     try:

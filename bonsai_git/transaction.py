@@ -25,16 +25,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import gitrun, journal
-from .core.config import Config, load_config
+from .workspace import load_config
+from .core.config import Config
 from .core.errors import BonsaiError, ConcurrentWrite, Failed, IndexLocked, Interrupted, Refused
 from .gitrepo import RepoContext, git_path, head_sha, open_workspace, workspace_lock
 from .journal import Journal, JournalEntry, crash_point
 from .preconditions import check_identity, check_migration, check_planned_paths
-from .plan import MigrationPlan, piece_at, plan_migration
+from .core.plan import MigrationPlan, piece_at, plan_migration
 from .core.secretscan import has_secret, secret_warnings
 from .core.sections import unclosed_comment_warning
 from .core.tokens import estimate_tokens
-from .tree import TRUNK, CheckedWriter, is_migrated, sync_barrier, write_durably
+from .core.layout import TRUNK, is_migrated
+from .tree import CheckedWriter, sync_barrier, write_durably
 
 
 @dataclass
@@ -154,7 +156,7 @@ def migrate(
         text_warnings = [w for w in [unclosed_comment_warning(ctx.repo_path(TRUNK), original)] if w]
         choices = None
         if plan_text is not None:
-            from .planfile import read_plan
+            from .core.planfile import read_plan
             from .core.sections import split_sections
 
             edited = read_plan(plan_text, split_sections(original).sections, config, plan_source)

@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from bonsai_git.transaction import migrate
-from bonsai_git.tree import BEGIN, END
+from bonsai_git.core.layout import BEGIN, END
 from support import GIT_ENV, git
 
 MakeRepo = Callable[..., Path]
@@ -61,7 +61,7 @@ def tree_files(ws: Path) -> dict[str, bytes]:
 def rebuilt_from_scratch(ws: Path, tmp: Path) -> dict[str, bytes]:
     """The tree a from-scratch reindex of a copy gives: every `_index.md` deleted, the block emptied."""
     from bonsai_git.reindex import reindex_workspace
-    from bonsai_git.tree import parse_trunk
+    from bonsai_git.core.layout import parse_trunk
 
     copy = tmp / "from-scratch"
     if copy.exists():

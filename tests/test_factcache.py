@@ -16,7 +16,7 @@ import bonsai_git.tree as tree
 import bonsai_git.factcache as factcache
 from bonsai_git.factcache import CACHE_PATH
 from bonsai_git.hook import run_hook
-from bonsai_git.tree import _leaf_location_general, leaf_location
+from bonsai_git.core.layout import _leaf_location_general, leaf_location
 from hypothesis import given
 from hypothesis import strategies as st
 from living_tree import (

@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bonsai_git.core.config import Config
-from bonsai_git.flatplan import PINNED, original_slots, plan_flatten, strip_separator
-from bonsai_git.plan import plan_migration
-from bonsai_git.tree import Leaf, leaf_location, parse_trunk
+from bonsai_git.core.flatplan import PINNED, original_slots, plan_flatten, strip_separator
+from bonsai_git.core.plan import plan_migration
+from bonsai_git.core.layout import Leaf, leaf_location, parse_trunk
 from memory_samples import CRON, PRICING, READING, SAMPLE, TRAVEL, MakeRepo, commit_all, migrated, run
 from support import CORPUS_FILES, bonsai_untouched, corpus_bytes, git, snapshot
 from test_properties import markdown

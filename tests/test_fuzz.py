@@ -21,10 +21,10 @@ from hypothesis import strategies as st
 from bonsai_git.cli import main
 from bonsai_git.core.config import Config
 from bonsai_git.core.errors import BadInput
-from bonsai_git.plan import plan_migration, verify_placements
+from bonsai_git.core.plan import plan_migration, verify_placements
 from bonsai_git.core.secretscan import find_secrets
 from bonsai_git.preconditions import memory_text as _memory_text
-from bonsai_git.tree import TRUNK, parse_trunk
+from bonsai_git.core.layout import TRUNK, parse_trunk
 from support import git, snapshot
 
 SAFE_PATH = re.compile(r"^(MEMORY\.md|memory/_index\.md|memory/dates\.md|memory/domains/[a-z0-9-]+/(_index|[^/._][^/]*)\.md)$")

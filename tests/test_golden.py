@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from bonsai_git.core.config import Config
-from bonsai_git.plan import plan_migration
+from bonsai_git.core.plan import plan_migration
 
 GOLDEN = Path(__file__).parent / "golden"
 CASES = sorted(p.name for p in GOLDEN.iterdir() if (p / "MEMORY.md").is_file())

@@ -13,10 +13,11 @@ from hypothesis import strategies as st
 from bonsai_git.core.config import Config, parse_config
 from bonsai_git.hook import run_hook
 from bonsai_git.core.lookup import is_index_path, leaf_costs, lookup_cost
-from bonsai_git.plan import plan_migration
+from bonsai_git.core.plan import plan_migration
 from bonsai_git.reindex import reindex_workspace
 from bonsai_git.core.tokens import estimate_tokens
-from bonsai_git.tree import TRUNK, walk_leaf_paths
+from bonsai_git.core.layout import TRUNK
+from bonsai_git.tree import walk_leaf_paths
 from living_tree import HOOK_SCRIPT, tree_files
 from memory_samples import MakeRepo, commit_all, run
 from support import git, snapshot

@@ -214,29 +214,6 @@ def test_hook_script_and_cli_command_behave_the_same(make_repo: MakeRepo, tmp_pa
     assert tree_files(repo) == tree_files(twin) == tree_files(triplet)
 
 
-PROBE = """
-import sys
-from bonsai_git.hook import main
-code = main(sys.argv[1:])
-heavy = sorted(m for m in ("git", "click", "markdown_it", "slugify", "filelock", "tomllib") if m in sys.modules)
-print(code, ",".join(heavy))
-"""
-
-
-def test_hook_path_never_imports_gitpython_or_click(make_repo: MakeRepo) -> None:
-    repo = migrated(make_repo)
-    write(repo, PRICING, "## Pricing\n\nWholesale $20.\n")
-    assert run([sys.executable, "-c", PROBE], repo).stdout.splitlines()[-1] == "1 "  # a run that rewrites files
-    assert run([sys.executable, "-c", PROBE], repo).stdout.splitlines()[-1] == "0 "  # a no-op run
-    with (repo / "MEMORY.md").open("a", encoding="utf-8") as fh:
-        fh.write("\n## Kiln service\nDone.\n")
-    # absorbing: slugify names the new leaf; plain text is cut by the line scanner, not markdown-it
-    assert run([sys.executable, "-c", PROBE], repo).stdout.splitlines()[-1] == "1 slugify"
-    timed = run([sys.executable, "-X", "importtime", str(HOOK_SCRIPT)], repo)
-    imported = {line.rsplit("|", 1)[-1].strip() for line in timed.stderr.splitlines() if line.startswith("import time:")}
-    assert "bonsai_git.hook" in imported and not imported & {"git", "click", "git.repo", "gitdb"}
-
-
 def test_hook_refuses_while_a_crash_journal_is_present(make_repo: MakeRepo, capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("bonsai_git.journal")
     repo = migrated(make_repo)

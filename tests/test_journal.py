@@ -24,7 +24,7 @@ from bonsai_git import journal
 from bonsai_git.cli import main
 from bonsai_git.core.config import Config
 from bonsai_git.core.errors import JournalPresent
-from bonsai_git.plan import plan_migration
+from bonsai_git.core.plan import plan_migration
 from support import corpus_bytes, git, snapshot
 
 SOURCE = corpus_bytes("03-chief-of-staff-6k.md")

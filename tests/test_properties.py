@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from bonsai_git.core.classify import classify_heading
 from bonsai_git.core.config import Config
-from bonsai_git.plan import plan_migration
+from bonsai_git.core.plan import plan_migration
 from bonsai_git.core.sections import split_sections
 
 _words = st.text(alphabet=st.sampled_from(list("abc xyz日本語한국 ñé📌-_#`~>*|")), max_size=20)

@@ -15,9 +15,10 @@ from bonsai_git.cli import main
 from bonsai_git.core.config import Config
 from bonsai_git.core.errors import BadInput
 from bonsai_git.factcache import FactsCache
-from bonsai_git.indexes import render_tree
+from bonsai_git.core.indexes import render_tree
 from bonsai_git.reindex import reindex_workspace
-from bonsai_git.tree import BEGIN, END, parse_trunk, read_leaves, walk_leaf_paths
+from bonsai_git.core.layout import BEGIN, END, parse_trunk
+from bonsai_git.tree import read_leaves, walk_leaf_paths
 from living_tree import (
     CRON, DATES, FAMILY, PRICING, READING, MakeRepo, migrated, rebuilt_from_scratch, run, tree_files, write,
 )

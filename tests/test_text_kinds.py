@@ -11,7 +11,7 @@ from click.testing import CliRunner, Result
 
 from bonsai_git.cli import main
 from bonsai_git.hook import main as hook_main
-from bonsai_git.tree import BEGIN, END, is_migrated, parse_trunk
+from bonsai_git.core.layout import BEGIN, END, is_migrated, parse_trunk
 from living_tree import LIVING, PRICING, MakeRepo, commit_all, migrated, tree_files, write
 from support import git, snapshot
 

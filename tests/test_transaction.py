@@ -14,7 +14,7 @@ from click.testing import CliRunner, Result
 
 from bonsai_git import transaction
 from bonsai_git.cli import main
-from bonsai_git.plan import plan_migration
+from bonsai_git.core.plan import plan_migration
 from bonsai_git.core.config import Config
 from support import bonsai_untouched, commit, corpus_bytes, forget_git_identity, git, put, snapshot
 

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from bonsai_git.cli import main
-from bonsai_git.tree import END, find_conflict_marker, parse_trunk
+from bonsai_git.core.layout import END, find_conflict_marker, parse_trunk
 from support import commit, git, snapshot
 
 MakeRepo = Callable[..., Path]

@@ -12,8 +12,8 @@ def run(workspace: Path, headings: tuple[str, ...], *, body: str, memory_file: P
         echo: Echo) -> int:
     """Explain `headings` (with `body` read when a heading decides nothing), or every section of
     `memory_file` in context, under the workspace's .bonsai.toml; text or JSON (with the scope table)."""
-    from ..core.config import load_config
-    from ..explain import explain_file, explain_headings, render_explain, scope_table
+    from ..workspace import load_config
+    from ..core.explain import explain_file, explain_headings, render_explain, scope_table
 
     config = load_config(workspace)
     if memory_file is not None:

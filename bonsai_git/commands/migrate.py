@@ -14,7 +14,7 @@ def run(workspace: Path, *, dry_run: bool, no_commit: bool, force: bool, as_json
     """Migrate (transaction.migrate) and print the result: notes and warnings on stderr, the summary
     (or its JSON) on stdout.  `plan_out` (with `dry_run`) receives the editable plan; `plan_in` is
     read strictly (BadInput naming it).  Refusals and restored failures are raised (exit 3 / 1)."""
-    from ..report import migration_json, migration_text
+    from ..core.report import migration_json, migration_text
     from ..transaction import migrate
 
     plan_text = _read_plan_file(plan_in) if plan_in is not None else None
@@ -24,7 +24,7 @@ def run(workspace: Path, *, dry_run: bool, no_commit: bool, force: bool, as_json
                      no_verify=no_verify, plan_text=plan_text,
                      plan_source=str(plan_in) if plan_in is not None else "plan.toml")
     if plan_out is not None and result.plan is not None:
-        from ..planfile import render_plan
+        from ..core.planfile import render_plan
 
         plan_out.write_bytes(render_plan(result.plan, result.config).encode("utf-8"))
         echo(f"note: wrote the plan to {plan_out}; edit it, then run bonsai-git migrate --plan {plan_out}", err=True)

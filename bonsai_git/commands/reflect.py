@@ -11,7 +11,7 @@ from .common import Echo
 
 def run(workspace: Path, *, as_json: bool, echo: Echo) -> int:
     """Print the reflection candidates as text or JSON (ages counted from the survey's clock)."""
-    from ..status import reflect_json, reflect_text, reflection_candidates
+    from ..core.health import reflect_json, reflect_text, reflection_candidates
     from ..survey import survey_workspace
 
     survey = survey_workspace(workspace)

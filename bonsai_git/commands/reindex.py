@@ -12,7 +12,7 @@ def run(workspace: Path, *, check: bool, echo: Echo) -> int:
     """Reindex under the workspace lock with the hook's fact cache (an unchanged leaf is not summarized
     again); print each file written (or stale, under `check`) on stdout.  Returns 1 when `check`
     finds stale files (with a one-line hint on stderr), else 0."""
-    from ..core.config import load_config
+    from ..workspace import load_config
     from ..factcache import open_cache
     from ..journal import holding_lock
     from ..reindex import reindex_workspace

@@ -7,7 +7,7 @@ to a leaf's entry grow with the log of the size of memory, never linearly.
 
 Invariants:
 - Leaves never move.  Splitting writes index files only: a sub-branch index of folder F is
-  `F/_index.<key>.md` (names starting with `_` are never leaves, `tree.leaf_location`), next
+  `F/_index.<key>.md` (names starting with `_` are never leaves, `layout.leaf_location`), next
   to the leaves it lists.  A sub-folder a person made (`business/seo/`) is a sub-branch of its
   own with `seo/_index.md`, split further the same way when it grows.
 - Every entry is relative to the folder of the index that lists it: a leaf entry

@@ -23,14 +23,13 @@ The subject's placeholders are {domains} {before} {after} {sections}; any other 
 positional `{0}`/`{}`, an unbalanced brace or a format spec that does not render is refused
 when the file is parsed (BadInput, exit 3), never at commit time.
 
-Parsing is pure (`parse_config(text)`); `load_config(path)` only reads the file.
+Parsing is pure (`parse_config(text)`); `workspace.load_config(path)` only reads the file.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 
 from .errors import BadInput
 from .tokens import ESTIMATORS
@@ -249,18 +248,6 @@ def parse_config(text: str, source: str = CONFIG_FILE) -> Config:
     allow = _secret_allow(_table(data, "secrets", ("allow",), source).get("allow", []), source)
     return replace(cfg, absorb=absorb, estimator=estimator, subject=subject, domains=domains,
                    scopes=scopes, configured=configured, secret_allow=allow)
-
-
-def load_config(workspace: Path) -> Config:
-    """Read `<workspace>/.bonsai.toml` if it exists, else return the defaults."""
-    path = workspace / CONFIG_FILE
-    if not path.is_file():
-        return Config()
-    try:
-        text = path.read_bytes().decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise BadInput(f"{CONFIG_FILE}: not UTF-8 (byte {exc.start})") from None
-    return parse_config(text, CONFIG_FILE)
 
 
 def _table(data: dict[str, object], key: str, allowed_keys: tuple[str, ...], source: str) -> dict[str, object]:

@@ -7,8 +7,6 @@ The CLI converts these in one place (cli.py).  Exit codes follow DESIGN.md §6:
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 
 class BonsaiError(Exception):
     """Base class: a one-line message for stderr and the exit code the CLI returns."""
@@ -81,31 +79,3 @@ def os_error_message(exc: OSError) -> str:
     # os.replace(temp, target) names the temp file first: the target is what the user knows
     where = exc.filename2 if exc.filename2 is not None else exc.filename if exc.filename is not None else "a file"
     return f"{where}: {exc.strerror or exc}; fix that (or move it away) and run the command again"
-
-
-def run_entry(prog: str, action: Callable[[], int]) -> int:
-    """Run a console script's `action` and map what escapes it to an exit code, printing one line.
-
-    BonsaiError: its code; Ctrl-C: 130; OSError: 1 (os_error_message); anything else is a bug:
-    traceback and 4.  For the light scripts (bonsai-git-hook, bonsai-git-secrets), which avoid
-    click; the click CLI maps the same way in cli.BonsaiGroup.
-    """
-    import sys
-
-    try:
-        return action()
-    except BonsaiError as exc:
-        print(f"{prog}: {exc.message}", file=sys.stderr)
-        return exc.exit_code
-    except KeyboardInterrupt:
-        print(f"{prog}: interrupted", file=sys.stderr)
-        return 130
-    except OSError as exc:  # the file system refused: the user's to fix, not a bug
-        print(f"{prog}: {os_error_message(exc)}", file=sys.stderr)
-        return 1
-    except Exception:  # a bug: show it, exit 4
-        import traceback
-
-        traceback.print_exc()
-        print(f"{prog}: internal error (a bug); please report the traceback above", file=sys.stderr)
-        return 4

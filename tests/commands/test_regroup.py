@@ -7,7 +7,7 @@ from pathlib import Path
 
 from bonsai_git.core.config import Config
 from bonsai_git.lifecycle import regroup_moves
-from bonsai_git.tree import Leaf
+from bonsai_git.core.layout import Leaf
 from support import BONSAI, MakeRepo, bonsai, commit, git, snapshot
 
 MEMORY = (

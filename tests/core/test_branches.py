@@ -13,11 +13,12 @@ from bonsai_git.cli import main
 from bonsai_git.core.config import DOMAIN_SCOPES, Config, parse_config
 from bonsai_git.core.errors import BadInput
 from bonsai_git.hook import run_hook
-from bonsai_git.indexes import render_tree
+from bonsai_git.core.indexes import render_tree
 from bonsai_git.core.lookup import is_index_path, leaf_costs, lookup_cost
 from bonsai_git.reindex import reindex_workspace
 from bonsai_git.core.tokens import estimate_tokens
-from bonsai_git.tree import BEGIN, END, TRUNK, Leaf, parse_trunk, walk_leaf_paths
+from bonsai_git.core.layout import BEGIN, END, TRUNK, Leaf, parse_trunk
+from bonsai_git.tree import walk_leaf_paths
 from living_tree import MakeRepo
 from support import git
 

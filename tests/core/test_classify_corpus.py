@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from bonsai_git.core.config import Config
-from bonsai_git.plan import plan_migration
+from bonsai_git.core.plan import plan_migration
 
 CORPUS = Path(__file__).parent.parent / "corpus"
 

@@ -5,12 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from bonsai_git.core.config import Config, is_domain_name, load_config, parse_config
+from bonsai_git.core.config import Config, is_domain_name, parse_config
 from bonsai_git.core.errors import BadInput
-
-
-def test_load_config_defaults_without_file(tmp_path: Path) -> None:
-    assert load_config(tmp_path) == Config()
 
 
 def test_parse_config_reads_every_key() -> None:

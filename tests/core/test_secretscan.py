@@ -25,7 +25,7 @@ from bonsai_git.core.secretscan import (
 )
 from bonsai_git.core.slugs import leaf_name
 from bonsai_git.core.summary import summarize
-from bonsai_git.tree import parse_trunk
+from bonsai_git.core.layout import parse_trunk
 from secret_cases import ALNUM, digits, fake
 from support import git
 

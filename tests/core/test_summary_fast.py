@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from bonsai_git.core import summary as _s
 from bonsai_git.core.config import Config
-from bonsai_git.plan import plan_migration
+from bonsai_git.core.plan import plan_migration
 from bonsai_git.core.summary import _summary_without_parser, summarize, summarize_parsed
 
 from support import CORPUS_FILES, corpus_bytes

@@ -29,10 +29,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from .core.config import SINGLE_FILE_DOMAINS
-from .core.errors import Failed
-from .core.sections import BOM, split_sections
-from .tree import TRUNK, Leaf, leaf_location, parse_trunk
+from .config import SINGLE_FILE_DOMAINS
+from .errors import Failed
+from .layout import TRUNK, Leaf, leaf_location, parse_trunk
+from .sections import BOM, split_sections
 
 PINNED = "MEMORY.md (pinned text)"
 INBOX = "MEMORY.md (inbox)"

@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .core.classify import Classification, SectionInput, body_of, classify_document, classify_section, is_pinned
-from .core.config import FALLBACK_DOMAIN, Config, domain_scope
-from .core.errors import BadInput
+from .classify import Classification, SectionInput, body_of, classify_document, classify_section, is_pinned
+from .config import FALLBACK_DOMAIN, Config, domain_scope
+from .errors import BadInput
 from .plan import PINNED, plan_migration
-from .core.sections import split_sections
+from .sections import split_sections
 
 
 def explain_headings(headings: Sequence[str], body: str, config: Config) -> list[dict[str, Any]]:

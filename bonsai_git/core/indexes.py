@@ -32,12 +32,12 @@ import zlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from .core.branches import BranchLeaf, fits_one_index, heading_text, render_domain_indexes
-from .core.config import DEFAULT_BRANCH_TOKENS, SINGLE_FILE_DOMAINS, Config, domain_scope
-from .core.secretscan import mask_name
-from .core.summary import summarize
-from .core.tokens import estimate_tokens, format_tokens
-from .tree import BEGIN, DOMAINS_DIR, END, INDEX_NAME, ROOT_INDEX, TRUNK, Leaf, TrunkParts
+from .branches import BranchLeaf, fits_one_index, heading_text, render_domain_indexes
+from .config import DEFAULT_BRANCH_TOKENS, SINGLE_FILE_DOMAINS, Config, domain_scope
+from .layout import BEGIN, DOMAINS_DIR, END, INDEX_NAME, ROOT_INDEX, TRUNK, Leaf, TrunkParts
+from .secretscan import mask_name
+from .summary import summarize
+from .tokens import estimate_tokens, format_tokens
 
 BLOCK_CAP_TOKENS = 380
 ROOT_SUMMARY_CHARS = 80

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from bonsai_git.core.config import Config
 from bonsai_git.core.errors import BadInput
-from bonsai_git.plan import plan_migration
-from bonsai_git.planfile import read_plan, render_plan, toml_string
+from bonsai_git.core.plan import plan_migration
+from bonsai_git.core.planfile import read_plan, render_plan, toml_string
 from bonsai_git.core.sections import split_sections
 from support import BONSAI, MakeRepo, bonsai, commit, corpus_bytes, git, snapshot
 

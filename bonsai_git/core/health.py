@@ -27,7 +27,7 @@ Findings (each a warning; any warning makes `bonsai-git status` exit 1), in this
 | `purge_due` | an archived file archived more than 180 days ago |
 | `inbox` | text waiting after the trunk's end marker |
 | `secret` | a secret-looking value (`file:line: kind` and its fingerprint; the value is never shown), or a file name holding one (shown masked) |
-| `openclaw_provenance` | OpenClaw's record makes MEMORY.md `armed` (the agent's next write drops it from boot) or `untrusted` (not loaded at boot now); see provenance.py |
+| `openclaw_provenance` | OpenClaw's record makes MEMORY.md `armed` (the agent's next write drops it from boot) or `untrusted` (not loaded at boot now); see provenance.py; the survey passes its state and warning in |
 | `attributes` | MEMORY.md has git attributes (an encryption `filter`...) that files under `memory/` lack: they reach history unconverted (gitsettings.py) |
 
 A workspace that is not migrated yet gets its boot budget and the note "not migrated";
@@ -71,18 +71,23 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from .core.boot import CLAUDE_CODE_MAX_BYTES, CLAUDE_CODE_MAX_LINES, BootBudget, BootProfile, boot_budget
-from .core.config import FALLBACK_DOMAIN, SINGLE_FILE_DOMAINS, Config, is_domain_name
+from .boot import CLAUDE_CODE_MAX_BYTES, CLAUDE_CODE_MAX_LINES, BootBudget, BootProfile, boot_budget
+from .config import FALLBACK_DOMAIN, SINGLE_FILE_DOMAINS, Config, is_domain_name
 from .indexes import DomainStats, domain_stats
-from .core.lookup import LookupCost, leaf_costs, summarize_costs
-from .core.secretscan import find_secrets, finding_fingerprint, mask_name, name_secret_kinds
-from .core.sections import split_sections, unclosed_comment_warning
-from .provenance import provenance_warning
-from .core.tokens import estimate_tokens
-from .tree import (
-    TRUNK, Leaf, domain_name_message, find_conflict_marker, leaf_location, misplaced_leaf, misplaced_message,
+from .layout import (
+    TRUNK,
+    Leaf,
+    domain_name_message,
+    find_conflict_marker,
+    leaf_location,
+    misplaced_leaf,
+    misplaced_message,
     parse_trunk,
 )
+from .lookup import LookupCost, leaf_costs, summarize_costs
+from .secretscan import find_secrets, finding_fingerprint, mask_name, name_secret_kinds
+from .sections import split_sections, unclosed_comment_warning
+from .tokens import estimate_tokens
 
 SCHEMA_VERSION = 1
 DAY = 86_400
@@ -131,6 +136,8 @@ class Survey:
     provenance: str = "none"
     attributes: str | None = None  # gitsettings.attribute_problem's message, when MEMORY.md's attributes are missing
     chain_files: tuple[tuple[str, str], ...] = ()  # Codex's candidates: {path from the project root: text}
+    # provenance.provenance_warning(provenance): the shell reads OpenClaw's record and words it
+    provenance_warning: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,7 +249,7 @@ def assess(survey: Survey, profile: BootProfile, thresholds: Thresholds = Thresh
         *(Finding("purge_due", p, None, f"archived {d} days ago (grace {thresholds.purge_days} days); "
                   f"run bonsai-git purge") for p, d in due),
         *_secret_findings(survey.scanned, survey.config.secret_allow),
-        *_provenance_findings(survey.provenance),
+        *_provenance_findings(survey.provenance, survey.provenance_warning),
         *([Finding("attributes", TRUNK, None, survey.attributes)] if survey.attributes else []),
     ]
     notes = () if parts is not None or trunk is None else (f"{TRUNK}: not migrated: run bonsai-git migrate --dry-run",)
@@ -266,9 +273,9 @@ def survey_lookup_cost(survey: Survey) -> LookupCost:
     return summarize_costs(costs, indexes, survey.config.estimator)
 
 
-def _provenance_findings(state: str) -> Iterable[Finding]:
+def _provenance_findings(state: str, warning: str | None) -> Iterable[Finding]:
     if state in ("armed", "untrusted"):
-        yield Finding("openclaw_provenance", TRUNK, None, f"OpenClaw provenance {state}: {provenance_warning(state)}")
+        yield Finding("openclaw_provenance", TRUNK, None, f"OpenClaw provenance {state}: {warning}")
 
 
 def _finding_key(f: Finding) -> tuple[int, str, int]:
@@ -284,7 +291,7 @@ def absorbable_sections(inbox: str, config: Config) -> int:
     """How many `##` sections after the end marker absorb would move (pinned ones stay in the trunk)."""
     if not inbox.strip():
         return 0
-    from .core.classify import is_pinned  # its keyword tables cost ~5 ms to import; an empty inbox never needs them
+    from .classify import is_pinned  # its keyword tables cost ~5 ms to import; an empty inbox never needs them
 
     return sum(1 for section in split_sections(inbox).sections if not is_pinned(section.heading, config))
 

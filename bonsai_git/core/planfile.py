@@ -18,11 +18,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from .core.config import FALLBACK_DOMAIN, MAX_DOMAIN_NAME, SINGLE_FILE_DOMAINS, Config, domain_scope, is_domain_name
-from .core.errors import BadInput
+from .config import FALLBACK_DOMAIN, MAX_DOMAIN_NAME, SINGLE_FILE_DOMAINS, Config, domain_scope, is_domain_name
+from .errors import BadInput
 from .plan import PINNED, PREAMBLE_LEAF, MigrationPlan, SectionChoice
-from .core.sections import Section
-from .core.slugs import is_leaf_path_name, leaf_name
+from .sections import Section
+from .slugs import is_leaf_path_name, leaf_name
 
 PLAN_VERSION = 1
 _ENTRY_KEYS = frozenset({"heading", "line", "domain", "leaf", "decided_by", "score"})

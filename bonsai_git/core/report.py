@@ -2,13 +2,28 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
-from .core.lookup import lookup_cost
+from .lookup import lookup_cost
 
-if TYPE_CHECKING:  # typing only: this module stays free of git and I/O
+if TYPE_CHECKING:  # typing only
     from .plan import MigrationPlan
-    from .transaction import MigrationResult
+
+
+class MigrationResult(Protocol):
+    """What a report reads of a migrate run (transaction.MigrationResult has these fields)."""
+
+    @property
+    def plan(self) -> MigrationPlan | None: ...
+    @property
+    def commit(self) -> str | None: ...
+    @property
+    def already_migrated(self) -> bool: ...
+    @property
+    def dry_run(self) -> bool: ...
+    @property
+    def warnings(self) -> Sequence[str]: ...
 
 
 def migration_json(result: MigrationResult) -> dict[str, Any]:

@@ -33,18 +33,18 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import overload
 
-from .core.branches import group_folder_room
-from .core.classify import Classification, SectionInput, body_of, classify_document, is_pinned
-from .core.config import FALLBACK_DOMAIN, SINGLE_FILE_DOMAINS, Config
-from .core.errors import BadInput, Failed
+from .branches import group_folder_room
+from .classify import Classification, SectionInput, body_of, classify_document, is_pinned
+from .config import FALLBACK_DOMAIN, SINGLE_FILE_DOMAINS, Config
+from .errors import BadInput, Failed
 from .indexes import (
     DomainStats, config_scopes, domain_fits_one_index, domain_stats, render_block, render_index_files,
     render_root_index,
 )
-from .core.sections import BOM, Section, split_sections
-from .core.slugs import is_leaf_path_name, leaf_name, unique_leaf_names
-from .core.tokens import estimate_tokens
-from .tree import DOMAINS_DIR, ROOT_INDEX, TRUNK, Leaf, parse_trunk
+from .layout import DOMAINS_DIR, ROOT_INDEX, TRUNK, Leaf, parse_trunk
+from .sections import BOM, Section, split_sections
+from .slugs import is_leaf_path_name, leaf_name, unique_leaf_names
+from .tokens import estimate_tokens
 
 PREAMBLE_LEAF = "preamble"
 PINNED = "pinned"  # the plan's domain for a section kept verbatim in the trunk

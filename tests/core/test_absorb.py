@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bonsai_git import reindex as reindex_module
-from bonsai_git.absorb import AbsorbPlan, may_hold_sections, plan_absorb, verify_absorbed
+from bonsai_git.core.absorb import AbsorbPlan, may_hold_sections, plan_absorb, verify_absorbed
 from bonsai_git.cli import main
 from bonsai_git.core.config import Config, parse_config
 from bonsai_git.core.errors import Failed
@@ -167,7 +167,7 @@ def test_absorb_failed_verification_leaves_memory_md_and_removes_new_leaves(
     ws = migrated(make_repo)
     append(ws, NEW)
     before = tree_files(ws)
-    import bonsai_git.absorb as absorb_module
+    import bonsai_git.core.absorb as absorb_module
 
     def corrupt(old_inbox: str, p: AbsorbPlan, files: dict[str, str]) -> None:
         raise Failed("memory/domains/business/pricing-update.md: injected; MEMORY.md was left unchanged")
@@ -213,7 +213,7 @@ TRAVEL_LEAF = "memory/domains/personal/travel.md"  # Travel classifies to person
     ("Travel", "Travel plans", False), ("Travel", "Travels", False), ("旅行", "旅行：", True),
 ])
 def test_same_topic_folds_case_whitespace_and_punctuation(a: str, b: str, same: bool) -> None:
-    from bonsai_git.absorb import same_topic
+    from bonsai_git.core.absorb import same_topic
 
     assert (same_topic(a) == same_topic(b)) is same
 

@@ -32,14 +32,14 @@ import unicodedata
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
-from .core.classify import SectionInput, body_of, classify_section, is_pinned
-from .core.config import SINGLE_FILE_DOMAINS, Config
-from .core.errors import Failed
+from .classify import SectionInput, body_of, classify_section, is_pinned
+from .config import SINGLE_FILE_DOMAINS, Config
+from .errors import Failed
+from .layout import DOMAINS_DIR, TRUNK, leaf_location
 from .plan import piece_at
-from .core.secretscan import mask_secrets
-from .core.sections import heading_of, split_sections
-from .core.slugs import unique_leaf_names
-from .tree import DOMAINS_DIR, TRUNK, leaf_location
+from .secretscan import mask_secrets
+from .sections import heading_of, split_sections
+from .slugs import unique_leaf_names
 
 # A line that could open a level-2 section (ATX `##`, or a setext `---` underline).
 _MAYBE_SECTION = re.compile(r"^ {0,3}(?:##(?:[ \t]|\r?$)|-+[ \t]*\r?$)", re.M)

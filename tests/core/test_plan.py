@@ -6,8 +6,8 @@ from hypothesis import strategies as st
 
 from bonsai_git.core.config import Config, parse_config
 from bonsai_git.core.errors import Failed
-from bonsai_git.plan import Placement, piece_at, plan_migration, verify_placements
-from bonsai_git.tree import BEGIN, END, parse_trunk
+from bonsai_git.core.plan import Placement, piece_at, plan_migration, verify_placements
+from bonsai_git.core.layout import BEGIN, END, parse_trunk
 from support import CORPUS_FILES, EXPECTED, corpus_bytes
 
 LONG_PREAMBLE = "# Memory\n\n" + "An introduction that goes on for a while. " * 10 + "\n\n"

@@ -3,12 +3,12 @@ from __future__ import annotations
 import pytest
 
 from bonsai_git.core.config import DOMAIN_SCOPES, Config
-from bonsai_git.indexes import (
+from bonsai_git.core.indexes import (
     BLOCK_CAP_TOKENS, LOOKUP_LINE, WRITE_LINE, domain_stats, foreign_block_line, render_block, render_branch_index,
     render_tree,
 )
 from bonsai_git.core.tokens import estimate_tokens
-from bonsai_git.tree import BEGIN, END, Leaf, parse_trunk
+from bonsai_git.core.layout import BEGIN, END, Leaf, parse_trunk
 
 
 def _leaves(n: int, domains: int = 7) -> list[Leaf]:
