@@ -6,9 +6,9 @@ the estimator and the code that derives them, so they are cached under `estimato
 (git's own SHA-1 of the bytes, `git hash-object` without conversion) in
 `<git common dir>/bonsai-git/leaf-facts.jsonl`: content-addressed, so an edited leaf simply
 misses.  The cache file also records a fingerprint of the deriving code (the source of
-tokens.py, summary.py, secretscan.py, sections.py, indexes.py and branches.py, and the Python
-version): after an upgrade, or another engineer's change to a rule, every entry misses and the
-cache is rebuilt.  Nothing generated depends on the cache: with it or without it
+core/indexes.py, tokens.py, summary.py, secretscan.py, sections.py, branches.py and
+config.py, and the Python version): after an upgrade, or another engineer's change to a rule,
+every entry misses and the cache is rebuilt.  Nothing generated depends on the cache: with it or without it
 (`BONSAI_GIT_NO_CACHE=1`) the indexes are the same bytes.
 
 Because the key is git's blob id, a leaf git reports unchanged against its index entry (the
@@ -64,7 +64,11 @@ except ImportError:  # pragma: no cover - other Python implementations
 
 CACHE_PATH = "bonsai-git/leaf-facts.jsonl"
 FORMAT = 5
-_DERIVING_MODULES = ("tokens.py", "summary.py", "secretscan.py", "sections.py", "indexes.py", "branches.py")
+# Package-relative paths of the code the cached facts and index files derive from.  A path that
+# is missing is a bug (a module moved: tests/test_factcache.py checks each exists), never a silent
+# fingerprint that no longer changes with the code.
+_DERIVING_MODULES = ("core/tokens.py", "core/summary.py", "core/secretscan.py", "core/sections.py", "core/indexes.py",
+                     "core/branches.py", "core/config.py")
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,6 +178,7 @@ class FactsCache:
         known = unread.blobs if unread is not None else {}
         done = unread.domains if unread is not None else {}
         seen = self._seen
+        bare: dict[int, LeafFacts] = {}  # LeafFacts(tokens, "", "", ""), one per token count (immutable, shared)
 
         def facts(leaf: Leaf) -> LeafFacts:
             if not leaf.text:  # unread (or empty: a done domain's entry then holds the facts of "")
@@ -181,7 +186,12 @@ class FactsCache:
                 if hit is not None:
                     tokens = hit.tokens.get(leaf.name)
                     if tokens is not None:
-                        return LeafFacts(tokens, "", hit.top_root_summary if leaf.name == hit.top else "", "")
+                        if leaf.name == hit.top:
+                            return LeafFacts(tokens, "", hit.top_root_summary, "")
+                        found = bare.get(tokens)
+                        if found is None:
+                            found = bare[tokens] = LeafFacts(tokens, "", "", "")
+                        return found
             found = memo.get(leaf)
             if found is None:
                 path = leaf.path

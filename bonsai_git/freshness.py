@@ -132,10 +132,12 @@ def _code_version() -> str:
     """The Python version and each module's (name, size, mtime) of this package: any code change misses."""
     if not _VERSION:
         parts = [sys.version]
-        with os.scandir(os.path.dirname(__file__)) as entries:
-            for entry in sorted(entries, key=lambda e: e.name):
-                if entry.name.endswith(".py"):
-                    st = entry.stat()
-                    parts.append(f"{entry.name}:{st.st_size}:{st.st_mtime_ns}")
+        here = os.path.dirname(__file__)
+        for folder in (here, os.path.join(here, "core")):  # the pure modules (rules, renderers) live in core/
+            with os.scandir(folder) as entries:
+                for entry in sorted(entries, key=lambda e: e.name):
+                    if entry.name.endswith(".py"):
+                        st = entry.stat()
+                        parts.append(f"{os.path.relpath(entry.path, here)}:{st.st_size}:{st.st_mtime_ns}")
         _VERSION.append("|".join(parts))
     return _VERSION[0]

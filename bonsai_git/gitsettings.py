@@ -97,8 +97,10 @@ def attributes(top: Path, repo_paths: Iterable[str]) -> dict[str, dict[str, str]
 
 def attribute_gaps(top: Path, source: str, targets: Iterable[str]) -> dict[str, str]:
     """{attribute: value} that `source` (MEMORY.md's repo path) has and some of `targets` lack or differ on."""
+    if not attributes(top, [source])[source]:  # the usual case: one short git call, `targets` never listed
+        return {}
     targets = [t for t in dict.fromkeys(targets) if t != source]
-    if not targets or not attributes(top, [source])[source]:  # the usual case: one short git call
+    if not targets:
         return {}
     attrs = attributes(top, [source, *targets])
     mine = attrs[source]
@@ -230,16 +232,17 @@ def indexed_leaf_paths(root: Path, tracked: Iterable[str], untracked: Iterable[s
 
     leaves: list[str] = []
     warnings: list[str] = []
-    root_str = os.fspath(root)
+    base = os.path.join(os.fspath(root), "")  # with its separator: one concatenation per leaf, not a join
+    lstat, is_regular = os.lstat, stat.S_ISREG  # the hot loop: one lstat per tracked leaf, every commit
     for path in sorted(set(tracked)):
         if leaf_location(path) is None:
             continue
         try:
-            st = os.lstat(os.path.join(root_str, path))
+            st = lstat(base + path)
         except (FileNotFoundError, NotADirectoryError):
             warnings.append(f"{path}: deleted but not staged, so left out of the indexes; git rm it")
             continue
-        if stat.S_ISREG(st.st_mode):
+        if is_regular(st.st_mode):
             leaves.append(path)
             if sizes is not None:
                 sizes[path] = st.st_size

@@ -32,7 +32,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -69,6 +69,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="bonsai-git-hook",
         description="Regenerate stale bonsai-git indexes (and absorb new MEMORY.md sections) before a commit.",
+        formatter_class=_HelpFormatter,
     )
     parser.add_argument("files", nargs="*", help="Ignored: the whole tree is checked (pre-commit passes staged files).")
     parser.add_argument("--check", action="store_true", help="Write nothing; exit 1 when anything is stale.")
@@ -76,6 +77,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--version", action="version", version=f"bonsai-git {__version__}")
     args = parser.parse_args(argv)
     return run_entry("bonsai-git", lambda: run_hook(args.directory, check=args.check))
+
+
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's formatter, sized only when help is printed: its own __init__ imports shutil (and
+    bz2, lzma: ~2 ms of every hook run) to ask the terminal's width, even when no help is shown."""
+
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog, width=1 << 16)
+
+    def format_help(self) -> str:
+        import shutil
+
+        self._width = shutil.get_terminal_size().columns - 2  # as argparse sizes it
+        self._max_help_position = min(24, max(self._width - 20, self._indent_increment * 2))
+        return super().format_help()
 
 
 def run_hook(directory: Path, *, check: bool = False) -> int:
@@ -354,7 +370,7 @@ def _run_workspace(top: Path, ws: Workspace, check: bool, cache: FactsCache) -> 
 
     root = top / ws.prefix
     root_str = os.fspath(root)
-    check_attributes(top, ws.prefix, memory_probe_paths(ws.prefix, ws.tracked))  # e.g. git-crypt on MEMORY.md only
+    check_attributes(top, ws.prefix, _probe_paths(ws))  # e.g. git-crypt on MEMORY.md only
     sizes: dict[str, int] = {}
     leaves, warnings = indexed_leaf_paths(root, ws.tracked, ws.untracked, sizes)  # the one rule, as reindex and status
     for warning in warnings:
@@ -399,6 +415,12 @@ def _run_workspace(top: Path, ws: Workspace, check: bool, cache: FactsCache) -> 
     return [ws.prefix + p for p in result.changed]
 
 
+def _probe_paths(ws: Workspace) -> Iterator[str]:
+    """memory_probe_paths, listed only when asked: only when MEMORY.md has attributes (rare) are the
+    10,000 paths of a large tree compared with it."""
+    yield from memory_probe_paths(ws.prefix, ws.tracked)
+
+
 def _clean_blobs(ws: Workspace) -> dict[str, str]:
     """{path: blob id} of the workspace's regular files that git reports unchanged against its index
     (`git ls-files -t --modified` did not tag them `C`, after git's own stat and racy checks)."""
@@ -412,7 +434,11 @@ def _warn_layout(ws: Workspace, leaves: list[str]) -> None:
     from .core.config import SINGLE_FILE_DOMAINS, is_domain_name
     from .core.layout import domain_name_message, misplaced_leaf, misplaced_message
 
-    for path in sorted({*ws.tracked, *ws.untracked}):
+    folder = DOMAINS_DIR + "/"
+    # Only a path directly in memory/domains/ can be misplaced: a C-level test picks those out of the
+    # listing (10,000 paths) before the rule itself is asked.
+    shallow = {p for p in (*ws.tracked, *ws.untracked) if p.startswith(folder) and p.count("/") == 2}
+    for path in sorted(shallow):
         if misplaced_leaf(path):
             _warn(f"{ws.prefix}{path}: {misplaced_message(path)}")
     domains = {location[0] for path in leaves if (location := leaf_location(path)) is not None}

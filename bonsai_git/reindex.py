@@ -110,8 +110,8 @@ def reindex_workspace(
     absorbing = absorb and bool(parts.inbox.strip())
     skip = set(unread) if unread and facts is not None and not absorbing else set()  # absorb reads every leaf
     leaves = read_leaves(workspace, [p for p in paths if p not in skip])
-    if skip:
-        leaves = tuple(sorted(leaves + unread_leaves(p for p in paths if p in skip), key=lambda leaf: leaf.path))
+    if skip:  # in no particular order: every renderer groups by domain and sorts (domain_stats)
+        leaves += unread_leaves(p for p in paths if p in skip)
     singles: dict[str, bytes | None] = {}
     plan = _plan_absorb(workspace, parts, config, singles, leaves) if absorbing else None
     if plan is None or not plan.sections:

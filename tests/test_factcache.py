@@ -261,3 +261,22 @@ def test_rows_no_run_uses_are_dropped_once_they_outweigh_the_rest(make_repo: Mak
     write(repo, CRON, "## Cron Jobs\n\n- one job left\n")  # the compacted file serves the next run
     twin = _twin(repo, repo.parent / "twin-of-compacted")
     _same_as_without_cache(repo, twin)
+
+
+def test_the_code_fingerprint_covers_the_modules_the_indexes_derive_from() -> None:
+    """Each deriving module is read by the fingerprint where it lives now: a module moved (into
+    core/, say) must never leave a fingerprint that no longer changes with its code."""
+    import os
+    import sys
+
+    import bonsai_git.core.branches
+    import bonsai_git.core.secretscan
+    import bonsai_git.core.summary
+    import bonsai_git.core.tokens
+    import bonsai_git.core.indexes
+
+    package = Path(factcache.__file__).parent
+    listed = {os.path.normpath(package / name) for name in factcache._DERIVING_MODULES}
+    assert all(Path(path).is_file() for path in listed)
+    for name in ("core.branches", "core.secretscan", "core.summary", "core.tokens", "core.indexes"):
+        assert os.path.normpath(sys.modules[f"bonsai_git.{name}"].__file__ or "") in listed, name

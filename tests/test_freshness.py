@@ -118,3 +118,10 @@ def test_memo_is_shared_by_a_fleet_and_skips_only_known_workspaces(make_repo: Ma
     assert result.returncode == 1
     assert f"wrote {leaf.parent.relative_to(repo).as_posix()}/_index.md" in result.stdout
     assert "a/memory" not in result.stdout
+
+
+def test_the_code_version_covers_the_core_modules() -> None:
+    """The renderers and rules live in bonsai_git/core/: a change there must miss the memo too."""
+    from bonsai_git.freshness import _code_version
+
+    assert "core/branches.py:" in _code_version() and "core/indexes.py:" in _code_version()

@@ -95,12 +95,22 @@ def story(harness: Any, runtime: Any, bonsai_cli: list[str], tmp_path_factory: p
     s["states"]["after agent write, no record"] = sb.provenance_state()
     harness.git(ws, "add", "MEMORY.md")
     harness.git(ws, "commit", "-q", "-m", "agent notes")
-    # Another bonsai-git rewrite: the user adds a leaf and reindexes.
+    # A leaf added to an existing domain, then reindex: the quiet trunk leaves MEMORY.md alone.
+    trunk = (ws / "MEMORY.md").read_bytes()
     (ws / "memory/domains/general/harbour-permits.md").write_text("## Harbour Permits\n\nRenew the mooring permit in May.\n")
     harness.commit_all(ws, "leaf")
+    s["reindex quiet"] = harness.bonsai(ws, "reindex").check(0)
+    harness.commit_all(ws, "reindex")
+    s["trunk untouched"] = (ws / "MEMORY.md").read_bytes() == trunk
+    s["states"]["after reindex, existing domain"] = sb.provenance_state()
+    # Another bonsai-git rewrite: a leaf in a new domain changes the trunk's domain list.
+    (ws / "memory/domains/boating").mkdir()
+    (ws / "memory/domains/boating/mooring.md").write_text("## Mooring\n\nThe boat is moored at pier 4.\n")
+    harness.commit_all(ws, "new domain")
     s["reindex"] = harness.bonsai(ws, "reindex").check(0)
     harness.commit_all(ws, "reindex")
-    s["states"]["after reindex"] = sb.provenance_state()
+    s["trunk rewritten"] = (ws / "MEMORY.md").read_bytes() != trunk
+    s["states"]["after reindex, new domain"] = sb.provenance_state()
     # Way out 2 (prevention): session 5 re-adopts MEMORY.md through the agent's tools, then writes.
     content = (ws / "MEMORY.md").read_text(encoding="utf-8")
     s["t5"] = sb.agent_turn([*_readopt(content), _append_after_end_marker("Session Five Note")], session="s5")
@@ -139,8 +149,15 @@ def test_clearing_the_record_restores_boot_injection(story: dict[str, Any]) -> N
     assert story["states"]["after agent write, no record"] == "agent"
 
 
-def test_reindex_arms_the_record_again(story: dict[str, Any]) -> None:
-    assert story["states"]["after reindex"] == "armed"
+def test_reindex_after_a_leaf_in_an_existing_domain_keeps_the_record_agent(story: dict[str, Any]) -> None:
+    """Issue 11's quiet trunk: a leaf added inside an existing domain never rewrites MEMORY.md."""
+    assert story["trunk untouched"]
+    assert story["states"]["after reindex, existing domain"] == "agent"
+
+
+def test_reindex_of_a_new_domain_rewrites_the_trunk_and_arms_the_record_again(story: dict[str, Any]) -> None:
+    assert story["trunk rewritten"]
+    assert story["states"]["after reindex, new domain"] == "armed"
 
 
 def test_readopting_after_a_rewrite_keeps_memory_md_trusted(story: dict[str, Any]) -> None:
