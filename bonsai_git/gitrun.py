@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import tempfile
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -128,6 +129,44 @@ def run(cwd: Path | str, *args: str, input: bytes | None = None, check: bool = F
     if check and proc.returncode != 0:
         raise GitFailed(list(args), proc.stderr.decode("utf-8", "replace"))
     return proc
+
+
+def run_streaming(cwd: Path | str, *args: str, chunks: Iterable[bytes]) -> subprocess.CompletedProcess[bytes]:
+    """Run `git <args>` in `cwd` with `chunks` written to its stdin one by one, as `run` would with their join.
+
+    For input too large to hold twice (`git fast-import` of a 50 MB tree: joining the stream into
+    one buffer was the migration's peak memory, issue 15).  stdout and stderr go to temporary
+    files, so git never blocks on a full pipe while we write.  Returns the CompletedProcess (the
+    caller checks returncode; stderr holds git's words).  When git exits early (a closed pipe),
+    writing stops and its exit code and stderr are returned.  Any exception while producing or
+    writing a chunk (Ctrl-C included) kills git, waits for it and is re-raised.
+    """
+    argv = command(args)
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.PIPE, stdout=out, stderr=err,
+                                env=git_env(args))
+        assert proc.stdin is not None
+        try:
+            try:
+                for chunk in chunks:
+                    proc.stdin.write(chunk)
+                proc.stdin.close()
+            except BrokenPipeError:
+                pass  # git exited before reading everything: its exit code and stderr say why
+            code = proc.wait()
+        except BaseException:
+            proc.kill()
+            proc.wait()
+            raise
+        finally:
+            if not proc.stdin.closed:
+                try:
+                    proc.stdin.close()
+                except BrokenPipeError:
+                    pass
+        out.seek(0)
+        err.seek(0)
+        return subprocess.CompletedProcess(argv, code, out.read(), err.read())
 
 
 def output(cwd: Path | str, *args: str, input: bytes | None = None) -> str:

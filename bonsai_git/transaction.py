@@ -16,10 +16,11 @@ failure) that every tree-changing command uses; `migrate` is the orchestration f
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 import sys
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,7 +31,7 @@ from .core.errors import BonsaiError, ConcurrentWrite, Failed, IndexLocked, Inte
 from .gitrepo import RepoContext, git_path, head_sha, open_workspace, workspace_lock
 from .journal import Journal, JournalEntry, crash_point
 from .preconditions import check_identity, check_migration, check_planned_paths
-from .core.plan import MigrationPlan, plan_migration, verify_placements
+from .core.plan import MigrationPlan, piece_at, plan_migration
 from .core.secretscan import has_secret, secret_warnings
 from .core.sections import unclosed_comment_warning
 from .core.tokens import estimate_tokens
@@ -169,10 +170,13 @@ def migrate(
                                    text_warnings=text_warnings)
         if not no_commit:  # --no-commit makes no commit, so needs no identity
             check_identity(ctx)
-        changes = {path: text.encode("utf-8") for path, text in plan.files}
+        # From here on the original is known by its digest: the old MEMORY.md bytes (the crash
+        # journal's prior copy) and the plan already hold it, a third copy was 1x the input (issue 15).
+        source = _Source.of(original)
+        del original
         sha = apply_changes(
-            ctx, changes, None if no_commit else message,
-            verify=lambda: _verify_on_disk(ctx, original, plan), no_verify=no_verify,
+            ctx, _EncodedFiles(plan.files), None if no_commit else message,
+            verify=lambda: _verify_on_disk(ctx, source, plan), no_verify=no_verify,
         )
         return MigrationResult(plan, commit=sha, notes=notes, message=message, warnings=warnings, config=config,
                                text_warnings=text_warnings)
@@ -205,16 +209,64 @@ def _secret_warnings(ctx: RepoContext, original: str, plan: MigrationPlan, allow
     return [w for path, text in plan.files for w in secret_warnings(ctx.repo_path(path), text, allow)]
 
 
-def _verify_on_disk(ctx: RepoContext, original: str, plan: MigrationPlan) -> None:
-    files = {}
+class _EncodedFiles(Mapping[str, "bytes | None"]):
+    """The plan's files as apply_changes' `changes` ({path: UTF-8 bytes}), each encoded when it is asked for.
+
+    Encoding every file up front held a second copy of the whole tree through the run (1.5x the
+    input at 100,000 sections, issue 15); each pass (write, journal, staging) now holds one
+    file's bytes at a time, for a few ms of encoding per pass.
+    """
+
+    def __init__(self, files: tuple[tuple[str, str], ...]) -> None:
+        self._texts = dict(files)
+
+    def __getitem__(self, path: str) -> bytes:
+        return self._texts[path].encode("utf-8")
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._texts)
+
+    def __len__(self) -> int:
+        return len(self._texts)
+
+
+@dataclass(frozen=True, slots=True)
+class _Source:
+    """The original MEMORY.md text known by its length (chars) and SHA-256 (of its UTF-8 bytes)."""
+
+    length: int
+    digest: bytes
+
+    @classmethod
+    def of(cls, text: str) -> _Source:
+        digest = hashlib.sha256()
+        for start in range(0, len(text), 1 << 20):  # a slice at a time: no second copy of the whole text
+            digest.update(text[start : start + (1 << 20)].encode("utf-8"))
+        return cls(len(text), digest.digest())
+
+
+def _verify_on_disk(ctx: RepoContext, source: _Source, plan: MigrationPlan) -> None:
+    """Every planned file reads back as written, and the pieces the placements name join to the original.
+
+    The second half is plan.verify_placements against `source`'s digest instead of the text
+    (planning checked the text itself): the pieces are hashed in document order, one at a time.
+    """
     for path, text in plan.files:
         data = ctx.abs_path(path).read_bytes()
         if data != text.encode("utf-8"):
             raise ConcurrentWrite(f"{ctx.repo_path(path)}: read back differently from what was written (another "
                                   f"process wrote to it while bonsai-git was running?); any such write was kept and "
                                   f"the run was undone. Run the command again")
-        files[path] = text  # the same bytes: the plan's own str, not a second decoded copy of the tree
-    verify_placements(original, files, plan.placements)
+    files = plan.file_map()  # the same bytes: the plan's own str, not a second decoded copy of the tree
+    digest, length = hashlib.sha256(), 0
+    for p in plan.placements:
+        piece = piece_at(files, p.path, p.offset, p.length)
+        if piece is None:
+            raise Failed(f"{p.path}: lost the section {p.heading or '(preamble)'!r}; nothing was committed")
+        digest.update(piece.encode("utf-8"))
+        length += len(piece)
+    if length != source.length or digest.digest() != source.digest:
+        raise Failed(f"{TRUNK}: the planned tree does not reproduce the original bytes; nothing was committed")
 
 
 def _verify_committed(ctx: RepoContext, changes: Mapping[str, bytes | None]) -> None:
@@ -349,20 +401,31 @@ def _stage(ctx: RepoContext, changes: Mapping[str, bytes | None], modes: Mapping
                     input=listed.encode("utf-8", "surrogateescape"))
         return
     algo = ctx.object_format
-    stream: list[bytes] = []  # joined once: growing one buffer cost up to 4x the tree's size at its peak
-    lines = []
-    for repo_path, path in repo_paths.items():
-        data = changes[path]
-        if data is None:
-            lines.append(f"0 {'0' * (64 if algo == 'sha256' else 40)}\t{repo_path}")
-            continue
-        stream += (b"blob\ndata %d\n" % len(data), data, b"\n")
-        # Keep a tracked file's mode; a new one is a plain file. (Reading the executable bit from
-        # disk would commit every leaf as 100755 where core.fileMode=false: FAT, NTFS, WSL.)
-        mode = (modes.get(path) or "100644").split()[0]
-        lines.append(f"{mode} {journal.blob_id(data, algo)}\t{repo_path}")
-    if stream:
-        _stage_step(ctx, "fast-import", "--quiet", "--done", input=b"".join([*stream, b"done\n"]))
+    lines: list[str] = []
+
+    def blobs() -> Iterator[bytes]:
+        # Fed to git chunk by chunk, each file encoded just before it goes: joining the whole
+        # stream into one buffer was the migration's peak memory (2x the tree; issue 15).
+        for repo_path, path in repo_paths.items():
+            data = changes[path]
+            if data is None:
+                lines.append(f"0 {'0' * (64 if algo == 'sha256' else 40)}\t{repo_path}")
+                continue
+            yield b"blob\ndata %d\n" % len(data)
+            yield data
+            yield b"\n"
+            # Keep a tracked file's mode; a new one is a plain file. (Reading the executable bit from
+            # disk would commit every leaf as 100755 where core.fileMode=false: FAT, NTFS, WSL.)
+            mode = (modes.get(path) or "100644").split()[0]
+            lines.append(f"{mode} {journal.blob_id(data, algo)}\t{repo_path}")
+        yield b"done\n"
+
+    if any(changes[path] is not None for path in repo_paths.values()):
+        proc = gitrun.run_streaming(ctx.top, "fast-import", "--quiet", "--done", chunks=blobs())
+        if proc.returncode != 0:
+            raise Failed(f"git add failed: {_one_line(proc.stderr.decode('utf-8', 'replace'))}; the tree was restored")
+    else:
+        lines = [f"0 {'0' * (64 if algo == 'sha256' else 40)}\t{repo_path}" for repo_path in repo_paths]
     _stage_step(ctx, "update-index", "-z", "--index-info", input="\0".join(lines).encode("utf-8", "surrogateescape") + b"\0")
     _stage_step(ctx, "update-index", "-q", "--refresh")  # stat data, so `git status` need not re-hash
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -103,3 +103,34 @@ def test_plumbing_reads_name_index_entries_and_committed_blobs(make_repo: MakeRe
     assert gitrun.index_entries(repo, ["MEMORY.md"]) == {"MEMORY.md": f"100644 {blob} 0"}
     assert gitrun.commit_parents_and_subject(repo, head or "") == ((), "memory")
     assert gitrun.head_commit(make_repo(None)) is None
+
+
+# --- run_streaming: large input fed chunk by chunk (migrate's fast-import, issue 15) -------------
+
+def test_streamed_input_reaches_git_as_the_joined_bytes_would(make_repo: MakeRepo) -> None:
+    repo = make_repo("# m\n")
+    chunks = [b"line %d\n" % i * 50 for i in range(2000)]  # ~1.4 MB: more than a pipe buffer holds
+    streamed = gitrun.run_streaming(repo, "hash-object", "--stdin", chunks=iter(chunks))
+    joined = run(repo, "hash-object", "--stdin", input=b"".join(chunks), check=True)
+    assert streamed.returncode == 0 and streamed.stdout == joined.stdout
+
+
+def test_a_git_that_stops_reading_returns_its_exit_code_and_stderr(make_repo: MakeRepo) -> None:
+    repo = make_repo("# m\n")
+    chunks = [b"not a fast-import command\n", *([b"x" * (1 << 16)] * 64)]  # 4 MB git never reads
+    proc = gitrun.run_streaming(repo, "fast-import", "--quiet", "--done", chunks=iter(chunks))
+    assert proc.returncode != 0
+    assert b"not a fast-import command" in proc.stderr or b"Unsupported command" in proc.stderr
+
+
+def test_a_failing_producer_stops_git_and_raises_its_error(make_repo: MakeRepo) -> None:
+    repo = make_repo("# m\n")
+
+    def chunks() -> Iterator[bytes]:
+        yield b"blob\ndata 3\nabc\n"
+        raise KeyboardInterrupt
+
+    before = git(repo, "count-objects", "-v")
+    with pytest.raises(KeyboardInterrupt):
+        gitrun.run_streaming(repo, "fast-import", "--quiet", "--done", chunks=chunks())
+    assert git(repo, "count-objects", "-v") == before  # git was stopped before it stored anything
