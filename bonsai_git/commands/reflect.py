@@ -11,7 +11,8 @@ from .common import Echo
 
 def run(workspace: Path, *, as_json: bool, echo: Echo) -> int:
     """Print the reflection candidates as text or JSON (ages counted from the survey's clock)."""
-    from ..core.health import reflect_json, reflect_text, reflection_candidates
+    from ..core.health import reflection_candidates
+    from ..core.health_report import reflect_json, reflect_text
     from ..survey import survey_workspace
 
     survey = survey_workspace(workspace)

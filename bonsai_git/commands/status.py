@@ -24,7 +24,8 @@ def run(workspace: Path, *, as_json: bool, profile: str, file_cap: int | None, t
         rows = survey_fleet(workspace, caps)
         echo(json.dumps(fleet_json(rows), indent=2, ensure_ascii=False) if as_json else fleet_text(rows))
         return 0 if all(row.report.healthy for row in rows) else 1
-    from ..core.health import assess, status_json, status_text
+    from ..core.health import assess
+    from ..core.health_report import status_json, status_text
     from ..survey import survey_workspace
 
     report = assess(survey_workspace(workspace), caps)

@@ -14,7 +14,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bonsai_git.core.boot import profile_named
-from bonsai_git.core.health import KINDS, assess, status_json, status_text
+from bonsai_git.core.health import KINDS, assess
+from bonsai_git.core.health_report import status_json, status_text
 from bonsai_git.survey import parse_now, survey_workspace
 from support import git, snapshot
 from memory_samples import CRON, DAY0, READING, SAMPLE, TRAVEL, MakeRepo, at, commit_all, migrated, run
@@ -232,7 +233,7 @@ def test_git_log_dates_follow_the_commit_not_the_clock(make_repo: MakeRepo, monk
 
 @pytest.mark.parametrize(("name", "padded"), [("agents", "agents    "), ("项目", "项目      "), ("longer-than-ten", "longer-than-ten")])
 def test_domain_column_pads_by_terminal_width(name: str, padded: str) -> None:
-    from bonsai_git.core.health import _pad
+    from bonsai_git.core.health_report import _pad
 
     assert _pad(name, 10) == padded
 
