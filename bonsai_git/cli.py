@@ -286,7 +286,7 @@ def flatten(workspace: Path, dry_run: bool, no_commit: bool, no_verify: bool) ->
     _done(command.run(workspace, dry_run=dry_run, no_commit=no_commit, no_verify=no_verify, echo=click.echo))
 
 
-# --- the living tree: absorb, the pre-commit hook, the plain git hook (absorb.py, hook.py, githook.py) ---
+# --- the living tree: absorb, the pre-commit hook, the plain git hook (core/absorb.py, hook.py, githook.py) ---
 
 @main.command()
 @WORKSPACE

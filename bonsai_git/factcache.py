@@ -7,7 +7,7 @@ the estimator and the code that derives them, so they are cached under `estimato
 `<git common dir>/bonsai-git/leaf-facts.jsonl`: content-addressed, so an edited leaf simply
 misses.  The cache file also records a fingerprint of the deriving code (the source of
 core/indexes.py, tokens.py, summary.py, secretscan.py, sections.py, branches.py and
-config.py, and the Python version): after an upgrade, or another engineer's change to a rule,
+core/config.py, and the Python version): after an upgrade, or another engineer's change to a rule,
 every entry misses and the cache is rebuilt.  Nothing generated depends on the cache: with it or without it
 (`BONSAI_GIT_NO_CACHE=1`) the indexes are the same bytes.
 

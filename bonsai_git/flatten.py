@@ -2,7 +2,7 @@
 
 The way back that keeps later memories: `rollback` reverts the migration commit, which conflicts
 as soon as a leaf changed after it; flatten instead writes what the tree holds *today* (every
-edit, every new leaf, the inbox) back into one file, in the original order (flatplan.py), and
+edit, every new leaf, the inbox) back into one file, in the original order (core/flatplan.py), and
 deletes the leaves, the branch indexes, the root index and `memory/dates.md`.  Right after a
 migration the result is the original MEMORY.md byte for byte, and `migrate` works on it again.
 

@@ -58,7 +58,7 @@ def survey_fleet(directory: Path, profile: BootProfile) -> tuple[FleetRow, ...]:
 
 
 def _lookup_median(report: StatusReport) -> int | None:
-    """The median lookup cost in tokens (lookup.py: boot to a leaf's entry), None before a migration."""
+    """The median lookup cost in tokens (core/lookup.py: boot to a leaf's entry), None before a migration."""
     return None if report.lookup is None else report.lookup.median
 
 

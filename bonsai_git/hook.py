@@ -18,7 +18,7 @@ What a run does, for the repository that holds the current folder:
    refused (exit 3): the commit would carry indexes of text it does not hold.  MEMORY.md's git
    attributes must reach memory/ too (gitsettings.check_attributes, exit 3).
 3. With `absorb = true` (the default), `##` sections appended after the trunk's end marker are
-   moved into new leaves first (absorb.py).  Then every stale generated file is rewritten.
+   moved into new leaves first (core/absorb.py).  Then every stale generated file is rewritten.
    Writing runs hold `bonsai.lock` (as `absorb` and `reindex` do), and every file is replaced
    through tree.CheckedWriter, so an agent's write meanwhile is never overwritten.
 4. Exit 0 when nothing changed; 1 when it wrote anything (a new untracked `_index.md` or

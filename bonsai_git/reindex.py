@@ -12,7 +12,7 @@ nested folders inside a domain (their leaves belong to that domain); a domain le
 leaf (its `_index.md` is deleted, and its folder if that leaves it empty).  Files under
 `memory/archive/`, non-`.md` files and `_`/`.` names are not leaves (`layout.leaf_location`).
 
-Absorbing (`absorb=True`, see absorb.py) writes the new leaves first, reads them back and proves
+Absorbing (`absorb=True`, see core/absorb.py) writes the new leaves first, reads them back and proves
 the inbox's bytes are all there, and only then rewrites MEMORY.md; if MEMORY.md changed on disk
 meanwhile (the agent wrote to it), the new leaves are removed again and nothing is lost.
 """

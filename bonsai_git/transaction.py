@@ -134,7 +134,7 @@ def migrate(
 ) -> MigrationResult:
     """Migrate `<workspace>/MEMORY.md` into a memory tree as one commit (DESIGN.md §5).
 
-    `plan_text`: an edited plan (planfile.py; `plan_source` names it in messages) that decides
+    `plan_text`: an edited plan (core/planfile.py; `plan_source` names it in messages) that decides
     each section's domain and leaf instead of the classifier; every other guarantee is unchanged.
     Raises Refused (exit 3) for every failed precondition or a plan that does not fit MEMORY.md,
     with nothing written; Failed (exit 1) or Interrupted (exit 130) after a restore.  Already

@@ -1,5 +1,5 @@
 """`bonsai-git absorb`: move the `##` sections appended after MEMORY.md's end marker into leaves (a
-same-topic leaf is extended), then reindex (absorb.py, reindex.py)."""
+same-topic leaf is extended), then reindex (core/absorb.py, reindex.py)."""
 
 from __future__ import annotations
 

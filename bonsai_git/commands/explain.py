@@ -1,4 +1,4 @@
-"""`bonsai-git explain`: where each heading (or every section of a file) goes, and why (explain.py)."""
+"""`bonsai-git explain`: where each heading (or every section of a file) goes, and why (core/explain.py)."""
 
 from __future__ import annotations
 
