@@ -185,14 +185,15 @@ def _name_start(text: str, m: re.Match[str]) -> bool:
     return _word_start(text, m)
 
 
-# Key prefixes short enough to end an ordinary word (`task-…`, `shelf_…`): in a file name, glued
-# to a word they count only when what follows looks random; every longer prefix (`glpat-`, `ghp_`,
-# `xoxb-`, `akia`) is a key wherever it stands, since slugs glue words to it (`notes2024glpat-…`).
+# Where a key may begin when masking (names and generated text): key prefixes short enough to end
+# an ordinary word (`task-…`, `shelf_…`) count glued to a word only when what follows looks
+# random; every longer prefix (`glpat-`, `ghp_`, `xoxb-`, `akia`) is a key wherever it stands,
+# since slugs and run-on text glue words to it (`notes2024glpat-…`).  Reports keep _word_start.
 _WORDLIKE_PREFIXES = ("sk-", "hf_")
 
 
 def _name_key_start(text: str, m: re.Match[str]) -> bool:
-    """Where a key format may begin in a file name (see _WORDLIKE_PREFIXES)."""
+    """Where a key format may begin in masked text or a file name (see _WORDLIKE_PREFIXES)."""
     value = m.group(0)
     if not value[:3].lower().startswith(_WORDLIKE_PREFIXES) or _word_start(text, m):
         return True
@@ -289,8 +290,7 @@ def _name_rules() -> tuple[_Rule, ...]:
     # In a name a fixed-length key may be glued to more text on both sides (`0000akia…0000`): a
     # slug has no other separator to show where it ends.
     return tuple(replace(r, pattern=re.compile(r.pattern.pattern.replace(_END, ""),
-                                               r.pattern.flags | re.IGNORECASE),
-                         start=_name_key_start if r.start is _word_start else r.start) if r.vendor
+                                               r.pattern.flags | re.IGNORECASE)) if r.vendor
                  else r for r in _rules())
 
 
@@ -350,14 +350,15 @@ def find_secrets(text: str, *, aggressive: bool = False, allow: Collection[str] 
     pointers the reports leave out, and ignores `allow` and ALLOW_MARKER.  Reports (warnings,
     status, the hooks) use the default, which drops a value whose `fingerprint` is in `allow`
     (`[secrets] allow` of `.bonsai.toml`) or whose line (its first or last) ends with
-    ALLOW_MARKER.  Overlapping findings keep the earliest (then longest) one.  Never raises.
+    ALLOW_MARKER.  Overlapping findings keep the earliest (then longest) one; `aggressive`
+    (masking) joins them.  Never raises.
     """
     hits = _scan(text, _rules(), aggressive, gate=True)
     if aggressive:
         hits += [(m.start(), m.end(), RANDOM_KIND) for m in _TOKEN.finditer(text) if _looks_random(m.group(0))]
     if not hits:
         return ()
-    kept = _resolve(hits)
+    kept = _resolve(hits, join=aggressive)
     if not aggressive:
         kept = [h for h in kept if not _allowed(text, h, allow)]
     found = []
@@ -384,8 +385,10 @@ def _scan(text: str, rules: tuple[_Rule, ...], aggressive: bool, gate: bool = Fa
     for rule in rules:
         if rule.lowered and lowered is None:
             lowered = _lower(text)
+        # Masking (aggressive) takes a key glued to more text as a key (see _name_key_start).
+        start_ok = _name_key_start if aggressive and rule.start is _word_start else rule.start
         for m in rule.pattern.finditer(lowered if rule.lowered and lowered is not None else text):
-            if not rule.start(text, m):
+            if not start_ok(text, m):
                 continue
             start, end = m.span(rule.group)
             value = text[start:end]
@@ -404,13 +407,17 @@ def _lower(text: str) -> str:
     return lowered if len(lowered) == len(text) else text.translate(_ASCII_LOWER)
 
 
-def _resolve(hits: list[_Hit]) -> list[_Hit]:
-    """The hits without overlaps: the earliest, then the longest, wins."""
+def _resolve(hits: list[_Hit], *, join: bool = False) -> list[_Hit]:
+    """The hits without overlaps: the earliest, then the longest, wins.  `join` (for masking):
+    an overlapping hit that ends later extends the one kept, so every char any hit covers is
+    masked (a random-looking run that starts before a key must not leave the key's tail)."""
     hits.sort(key=lambda h: (h[0], -h[1]))
     kept: list[_Hit] = []
     for hit in hits:
         if not kept or hit[0] >= kept[-1][1]:
             kept.append(hit)
+        elif join and hit[1] > kept[-1][1]:
+            kept[-1] = (kept[-1][0], hit[1], kept[-1][2])
     return kept
 
 
@@ -584,21 +591,7 @@ def _name_hits(part: str) -> list[_Hit]:
     hits += [(m.start(), m.end(), RANDOM_KIND) for m in _TOKEN.finditer(part) if _looks_random(m.group(0))]
     hits += [(m.start(), m.end(), RANDOM_KIND) for m in _CASELESS_RUN.finditer(part)
              if _looks_random_caseless(m.group(0))]
-    return _union(hits) if hits else []
-
-
-def _union(hits: list[_Hit]) -> list[_Hit]:
-    """The hits with overlapping ones joined (the first one's kind): a name masks every char any
-    hit covers, so a random-looking run that starts before a key cannot leave the key's tail."""
-    hits.sort(key=lambda h: (h[0], -h[1]))
-    kept: list[_Hit] = []
-    for start, end, kind in hits:
-        if kept and start < kept[-1][1]:
-            if end > kept[-1][1]:
-                kept[-1] = (kept[-1][0], end, kept[-1][2])
-        else:
-            kept.append((start, end, kind))
-    return kept
+    return _resolve(hits, join=True) if hits else []
 
 
 def _mask_hits(text: str, hits: list[_Hit]) -> str:

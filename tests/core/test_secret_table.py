@@ -354,3 +354,18 @@ def test_a_word_ending_in_a_short_key_prefix_is_not_a_key(name: str) -> None:
     from bonsai_git.core.secretscan import mask_name
 
     assert mask_name(name) == name
+
+
+@pytest.mark.parametrize("text", [
+    "ticket projectnumber2024glpat-m6fV_Kmt_z95IOmfGNEB closed",  # glued to a word and a number
+    "ref aaaaaaaaaaaaaaaaaaaaglpat-m6fV_Kmt_z95IOmfGNEBaaaaaaaaaaaaaaaaaaaa end",  # too plain to look random
+    "x 00000000AKIAT07PHFU8QWP93TJ6 y",  # a fixed-length key glued to a counter
+])
+def test_generated_text_masks_a_key_glued_to_other_text(text: str) -> None:
+    """The kind behind mask_name's glued keys, in summaries: masking takes a glued key as a key and
+    joins overlapping hits, while reports keep a word start (`task-…` is not `sk-…`)."""
+    from bonsai_git.core.secretscan import mask_secrets
+
+    masked = mask_secrets(text)
+    assert "[masked]" in masked
+    assert not any(run in masked for run in ("z95IOmfGNEB", "QWP93TJ6"))
