@@ -38,7 +38,10 @@ class WorkspaceCommand(click.Command):
     def invoke(self, ctx: click.Context) -> Any:
         workspace = ctx.params.get("workspace")
         if isinstance(workspace, Path):
+            from .gitrun import forget_repo_facts
             from .gitsettings import check_repository_env, find_workspace
+
+            forget_repo_facts()  # a command sees the repository as it is now, not as an earlier one in this process did
 
             # Run from any folder inside a workspace, as git runs from any folder of a repository.
             found = find_workspace(workspace)

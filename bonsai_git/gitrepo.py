@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,10 +27,10 @@ from .gitrun import git_exe
 from .gitsettings import check_repository_env
 from .journal import LOCK_NAME  # one name for the lock, next to the journal folder
 
+assert LOCK_NAME in gitrun.FACT_GIT_PATHS and "bonsai" in gitrun.FACT_GIT_PATHS  # asked for in the one rev-parse
+
 if TYPE_CHECKING:
     import git
-# The git paths a run asks for, fetched in open_workspace's single rev-parse.
-_GIT_PATHS = (LOCK_NAME, "bonsai", "index.lock", "info/sparse-checkout")
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,9 @@ class RepoContext:
     object_format: str = "sha1"
     superproject: Path | None = None
     _repo: list[Any] = field(default_factory=list, repr=False, compare=False)
+    _config: list[dict[str, str | None]] = field(default_factory=list, repr=False, compare=False)
+    # {repo path: {attribute: value}} as `git check-attr -a` gave them earlier in this run (preconditions)
+    attributes: dict[str, dict[str, str]] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def repo(self) -> "git.Repo":
@@ -79,6 +83,64 @@ class RepoContext:
             return os.fspath(path)
 
 
+def config_value(ctx: RepoContext, name: str) -> str | None:
+    """The value git's config gives `name` ("section.key", any case; the last one set wins), None
+    when unset; a key set without `=` reads as "", as `git config --get` prints it.
+
+    One `git config -z --list` per run answers every key the run asks about (the preconditions'
+    sparse-checkout flags, staging's core.autocrlf): one git process instead of one per key.
+    A config git cannot read counts as empty, as `git config --get` then prints nothing.
+    """
+    values = _config(ctx)
+    key = _config_key(name)
+    return None if key not in values else values[key] or ""
+
+
+def config_flag(ctx: RepoContext, name: str) -> bool:
+    """`git config --bool name` prints "true": git's booleans (true/yes/on or a non-zero integer, any
+    case; a key set without `=`).  Unset, false/no/off/0/"" and values git rejects are False."""
+    values = _config(ctx)
+    key = _config_key(name)
+    if key not in values:
+        return False
+    value = values[key]
+    if value is None:  # `[core] sparseCheckout` alone: git reads it as true
+        return True
+    word = value.lower()
+    if word in ("true", "yes", "on"):
+        return True
+    if word in ("false", "no", "off", ""):
+        return False
+    # Else an integer as git_parse_int reads it (strtoimax base 0, then a k/m/g unit); anything
+    # else git --bool refuses, printing nothing.
+    number = _GIT_INT.fullmatch(value)
+    return number is not None and any(ch in "123456789abcdefABCDEF" for ch in number[2])
+
+
+_GIT_INT = re.compile(r"\s*([+-]?)(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)[kKmMgG]?")
+
+
+def _config(ctx: RepoContext) -> dict[str, str | None]:
+    """{key: value, None for a key set without `=`} from one `git config -z --list`, kept on `ctx`."""
+    if not ctx._config:
+        proc = gitrun.run(ctx.top, "config", "-z", "--list")
+        values: dict[str, str | None] = {}
+        if proc.returncode == 0:
+            for entry in proc.stdout.decode("utf-8", "surrogateescape").split("\0"):
+                if entry:
+                    key, newline, value = entry.partition("\n")
+                    values[_config_key(key)] = value if newline else None
+        ctx._config.append(values)
+    return ctx._config[0]
+
+
+def _config_key(name: str) -> str:
+    """git's own spelling of a key: section and variable names are case-insensitive, a subsection is not."""
+    section, _, rest = name.partition(".")
+    middle, _, variable = rest.rpartition(".")
+    return ".".join(filter(None, [section.lower(), middle, variable.lower()])) if rest else section.lower()
+
+
 def open_workspace(workspace: Path) -> RepoContext:
     """Find the git work tree holding `workspace` and open it with GitPython.
 
@@ -89,22 +151,34 @@ def open_workspace(workspace: Path) -> RepoContext:
     if not workspace.is_dir():
         raise NotARepository(f"{workspace.name}: no such directory")
     check_repository_env(workspace)
-    # One rev-parse for every fact a run needs (each git call costs ~4 ms); the superproject
-    # line comes last because git prints nothing for it outside a submodule.  When it fails (no
-    # repository, a bare one, a git dir, safe.directory), the probe below says why.
-    facts_proc = gitrun.run(workspace, "rev-parse", "--is-bare-repository", "--is-inside-work-tree", "--absolute-git-dir",
-                            "--show-toplevel", "--show-object-format",
-                            *(arg for name in _GIT_PATHS for arg in ("--git-path", name)),
-                            "--show-superproject-working-tree")
-    facts = facts_proc.stdout.decode("utf-8", "surrogateescape").splitlines()
-    if facts_proc.returncode != 0 or len(facts) < 5 + len(_GIT_PATHS) or facts[0] == "true" or facts[1] != "true":
+    # One rev-parse for every fact a run needs (each git call costs ~4 ms), usually the one the
+    # CLI's journal check already made (gitrun.repo_facts).  When it fails (no repository, a bare
+    # one, a git dir, safe.directory), the probe below says why.
+    facts = gitrun.take_repo_facts(workspace)
+    if facts is None or facts[0] == "true" or facts[1] != "true":
         _refuse_without_work_tree(workspace)
+    assert facts is not None
     git_dir, top = Path(facts[2]), Path(facts[3]).resolve()
-    git_paths = {name: (workspace / out).resolve() for name, out in zip(_GIT_PATHS, facts[5:])}
-    superproject = Path(facts[5 + len(_GIT_PATHS)]) if len(facts) > 5 + len(_GIT_PATHS) else None
+    git_paths = {name: (workspace / out).resolve() for name, out in zip(gitrun.FACT_GIT_PATHS, facts[5:])}
+    superproject = _superproject(workspace, top)
     rel = workspace.relative_to(top).as_posix()
     prefix = "" if rel == "." else rel + "/"
     return RepoContext(top, workspace, prefix, git_dir, git_paths, facts[4] or "sha1", superproject)
+
+
+def _superproject(workspace: Path, top: Path) -> Path | None:
+    """The work tree of the superproject when `top` is a submodule's work tree, else None.
+
+    git answers it (`rev-parse --show-superproject-working-tree`) by starting `git ls-files` in
+    the folder above `top`: two processes.  That search can only succeed inside another work
+    tree, so when no folder above `top` holds a `.git` (and GIT_DIR is not set) there is none
+    and git is not asked.
+    """
+    if not os.environ.get("GIT_DIR") and not any(os.path.lexists(folder / ".git") for folder in top.parents):
+        return None
+    out = gitrun.run(workspace, "rev-parse", "--show-superproject-working-tree").stdout
+    line = out.decode("utf-8", "surrogateescape").strip()
+    return Path(line) if line else None
 
 
 def _refuse_without_work_tree(workspace: Path) -> None:

@@ -102,10 +102,16 @@ def journal_dir(cwd: Path) -> Path | None:
     key = "\0".join([os.path.abspath(cwd), *(os.environ.get(n, "") for n in ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR"))])
     if key in _JOURNAL_DIRS:
         return _JOURNAL_DIRS[key]
-    proc = gitrun.run(cwd, "rev-parse", "--git-path", JOURNAL_DIR)
-    if proc.returncode != 0:
-        return None
-    found = _JOURNAL_DIRS[key] = (cwd / proc.stdout.decode("utf-8", "surrogateescape").strip()).resolve()
+    # The run's own facts in the same rev-parse (gitrun.repo_facts), so open_workspace asks no second one.
+    facts = gitrun.repo_facts(cwd)
+    if facts is not None:
+        out = facts[len(gitrun.FACT_QUESTIONS) + gitrun.FACT_GIT_PATHS.index(JOURNAL_DIR)]
+    else:  # a bare repository or a git dir has no top level: ask for the one path alone
+        proc = gitrun.run(cwd, "rev-parse", "--git-path", JOURNAL_DIR)
+        if proc.returncode != 0:
+            return None
+        out = proc.stdout.decode("utf-8", "surrogateescape").strip()
+    found = _JOURNAL_DIRS[key] = (cwd / out).resolve()
     return found
 
 

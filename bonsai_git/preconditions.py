@@ -21,10 +21,10 @@ from collections.abc import Iterable, Sequence
 from . import gitrun
 from .core.errors import BadInput, Failed, Refused
 from .gitrepo import (
-    RepoContext, git_path, head_blob, head_is_detached, head_sha, ignored_paths, in_progress_operation, is_tracked,
+    RepoContext, config_flag, git_path, head_blob, head_is_detached, head_sha, ignored_paths, in_progress_operation,
     staged_paths, status_paths,
 )
-from .gitsettings import check_attributes
+from .gitsettings import attribute_problem, attributes
 from .core.plan import MigrationPlan
 from .core.layout import DOMAINS_DIR, MEMORY_DIR, ROOT_INDEX, TRUNK, decode_utf8
 from .tree import read_regular
@@ -75,10 +75,20 @@ def check_committable(ctx: RepoContext, repo_paths: Sequence[str], what: str) ->
     """Refuse when git would not commit `repo_paths` as bonsai-git writes them: attributes MEMORY.md
     has and they would lack (an encryption filter, gitsettings), or a .gitignore rule hiding one.
     `what` names the commit in the message ("tree", "change")."""
-    check_attributes(ctx.top, ctx.prefix, repo_paths)
+    problem = attribute_problem(ctx.top, ctx.prefix, repo_paths, _attributes(ctx, repo_paths))
+    if problem is not None:
+        raise Refused(problem)
     ignored = ignored_paths(ctx, repo_paths)
     if ignored:
         raise Refused(f"{ignored[0]}: ignored by .gitignore; un-ignore {MEMORY_DIR}/ so the {what} can be committed")
+
+
+def _attributes(ctx: RepoContext, repo_paths: Sequence[str]) -> dict[str, dict[str, str]]:
+    """`git check-attr -a` of MEMORY.md and `repo_paths` in one call, kept on `ctx`: staging asks
+    which of the same paths git converts (transaction._git_converts) and takes this answer."""
+    attrs = attributes(ctx.top, [ctx.repo_path(TRUNK), *repo_paths])
+    ctx.attributes.update(attrs)
+    return attrs
 
 
 def check_clean_for_commit(ctx: RepoContext, areas: Iterable[str]) -> None:
@@ -97,9 +107,9 @@ def check_clean_for_commit(ctx: RepoContext, areas: Iterable[str]) -> None:
 def check_migration(ctx: RepoContext, *, allow_detached: bool) -> tuple[str, list[str], str]:
     """Every refusal of DESIGN.md §5 step 2; returns MEMORY.md's text, notes, and its blob id in HEAD.
 
-    Four git calls: HEAD and MEMORY.md's blob in it (one rev-parse), one `git status` of the whole
+    Two git calls: HEAD and MEMORY.md's blob in it (one rev-parse), one `git status` of the whole
     work tree (staged paths are those whose index column is set, as `git diff --cached` lists
-    them; MEMORY.md's own changes; the unrelated paths), whether MEMORY.md is tracked.
+    them; MEMORY.md's own changes; the unrelated paths; whether MEMORY.md is tracked).
     """
     trunk = ctx.repo_path(TRUNK)
     head, source_blob = head_blob(ctx, trunk)
@@ -116,7 +126,9 @@ def check_migration(ctx: RepoContext, *, allow_detached: bool) -> tuple[str, lis
         raise BadInput(f"{trunk}: not found; run bonsai-git in the workspace that holds MEMORY.md (or use -C DIR)")
     if not path.is_file():
         raise BadInput(f"{trunk}: not a regular file")
-    if not is_tracked(ctx, trunk):
+    # Tracked = in git's index.  Nothing is staged (refused above), so the index holds what HEAD
+    # holds, plus intent-to-add entries (`git add -N`: status " A"): no `git ls-files` needed.
+    if source_blob is None and not any(p == trunk and xy != "??" for xy, p in status):
         raise BadInput(f"{trunk}: not tracked by git; commit it first (git add MEMORY.md && git commit)")
     if any(p == trunk for _xy, p in status):
         raise BadInput(f"{trunk}: has uncommitted changes; commit or discard them first")
@@ -192,12 +204,9 @@ def _outside_sparse_checkout(ctx: RepoContext, repo_paths: list[str]) -> list[st
     inside one, or a parent of one.  Non-cone mode: the patterns are gitignore-style "include"
     rules; `git check-ignore` evaluates them (a pattern match means included).
     """
-    def flag(name: str) -> bool:
-        return gitrun.run(ctx.top, "config", "--bool", name).stdout.decode().strip() == "true"
-
-    if not flag("core.sparseCheckout"):
+    if not config_flag(ctx, "core.sparseCheckout"):
         return []
-    if flag("core.sparseCheckoutCone"):
+    if config_flag(ctx, "core.sparseCheckoutCone"):
         listed = gitrun.run(ctx.top, "sparse-checkout", "list").stdout.decode("utf-8", "surrogateescape")
         cones = [d.strip().strip("/") for d in listed.splitlines() if d.strip()]
 

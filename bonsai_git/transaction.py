@@ -28,7 +28,7 @@ from . import gitrun, journal
 from .workspace import load_config
 from .core.config import Config
 from .core.errors import BonsaiError, ConcurrentWrite, Failed, IndexLocked, Interrupted, Refused
-from .gitrepo import RepoContext, git_path, head_sha, open_workspace, workspace_lock
+from .gitrepo import RepoContext, config_value, git_path, head_sha, open_workspace, workspace_lock
 from .journal import Journal, JournalEntry, crash_point
 from .preconditions import check_identity, check_migration, check_planned_paths
 from .core.plan import MigrationPlan, piece_at, plan_migration
@@ -426,8 +426,9 @@ def _stage(ctx: RepoContext, changes: Mapping[str, bytes | None], modes: Mapping
             raise Failed(f"git add failed: {_one_line(proc.stderr.decode('utf-8', 'replace'))}; the tree was restored")
     else:
         lines = [f"0 {'0' * (64 if algo == 'sha256' else 40)}\t{repo_path}" for repo_path in repo_paths]
+    # No `update-index --refresh` for the entries' stat data: the `git commit` that always follows
+    # refreshes the index itself (an as-is commit does, before its hooks run), one process fewer.
     _stage_step(ctx, "update-index", "-z", "--index-info", input="\0".join(lines).encode("utf-8", "surrogateescape") + b"\0")
-    _stage_step(ctx, "update-index", "-q", "--refresh")  # stat data, so `git status` need not re-hash
 
 
 def _stage_step(ctx: RepoContext, *args: str, input: bytes | None = None) -> None:
@@ -436,13 +437,20 @@ def _stage_step(ctx: RepoContext, *args: str, input: bytes | None = None) -> Non
         raise Failed(f"git add failed: {_one_line(proc.stderr.decode('utf-8', 'replace'))}; the tree was restored")
 
 
+_CONVERTING = frozenset({"text", "eol", "crlf", "filter", "ident", "working-tree-encoding"})
+
+
 def _git_converts(ctx: RepoContext, repo_paths: list[str]) -> bool:
     """True when git would not store some path's bytes as they are: core.autocrlf, or a text, eol,
-    crlf, filter, ident or working-tree-encoding attribute (git check-attr, one call)."""
-    autocrlf = gitrun.run(ctx.top, "config", "--get", "core.autocrlf").stdout.decode().strip().lower()
+    crlf, filter, ident or working-tree-encoding attribute (git check-attr, one call, or none when the
+    preconditions' answer for these paths is on `ctx`)."""
+    autocrlf = (config_value(ctx, "core.autocrlf") or "").strip().lower()
     if autocrlf in ("true", "input", "yes", "on", "1"):
         return True
-    names = {b"text", b"eol", b"crlf", b"filter", b"ident", b"working-tree-encoding"}
+    if all(p in ctx.attributes for p in repo_paths):  # the preconditions asked git already this run
+        return any(a in _CONVERTING and v not in ("unspecified", "unset")
+                   for p in repo_paths for a, v in ctx.attributes[p].items())
+    names = {a.encode() for a in _CONVERTING}
     # --all lists only the attributes a path has: asking for the six by name printed six lines per
     # path (100,000 leaves: ~40 MB of output, split into millions of strings, the migration's peak).
     proc = gitrun.run(ctx.top, "check-attr", "-z", "--stdin", "--all",

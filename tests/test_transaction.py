@@ -175,6 +175,16 @@ def _untracked(make_repo: MakeRepo) -> Path:
     return put(_missing(make_repo), {"MEMORY.md": SOURCE})
 
 
+def _untracked_and_ignored(make_repo: MakeRepo) -> Path:
+    return put(put(_missing(make_repo), {".gitignore": "MEMORY.md\n"}, "ignore"), {"MEMORY.md": SOURCE})
+
+
+def _intent_to_add(make_repo: MakeRepo) -> Path:
+    repo = _untracked(make_repo)
+    git(repo, "add", "-N", "MEMORY.md")  # in the index (status " A"), not in HEAD
+    return repo
+
+
 def _modified(make_repo: MakeRepo) -> Path:
     return put(make_repo(SOURCE), {"MEMORY.md": SOURCE + b"\nmore\n"})
 
@@ -222,6 +232,8 @@ def _small(make_repo: MakeRepo) -> Path:
         (_staged, "new.txt: staged changes"),
         (_missing, "MEMORY.md: not found"),
         (_untracked, "MEMORY.md: not tracked by git"),
+        (_untracked_and_ignored, "MEMORY.md: not tracked by git"),
+        (_intent_to_add, "MEMORY.md: has uncommitted changes"),
         (_modified, "MEMORY.md: has uncommitted changes"),
         (_symlink, "MEMORY.md: is a symlink"),
         (_directory, "MEMORY.md: not a regular file"),
@@ -417,3 +429,26 @@ def test_migrate_no_commit_needs_no_identity(make_repo: MakeRepo, monkeypatch: p
     assert result.exit_code == 0, result.stderr
     assert (repo / "memory" / "domains").is_dir()
 
+
+
+def test_a_migration_starts_fifteen_git_processes(make_repo: MakeRepo, tmp_path: Path) -> None:
+    """Each git process costs 2-4 ms of a ~0.2 s migration (issue 15): the journal check and the
+    repository facts share one rev-parse, one `git config --list` answers every key, the
+    preconditions' check-attr serves staging too, and the commit refreshes the index itself."""
+    import subprocess
+    import sys
+
+    repo = make_repo(corpus_bytes("03-chief-of-staff-6k.md"))
+    shim = tmp_path / "shim"
+    shim.mkdir()
+    log = tmp_path / "git-calls.log"
+    real = subprocess.run(["which", "git"], capture_output=True, text=True, check=True).stdout.strip()
+    (shim / "git").write_text(f'#!/bin/sh\nprintf "%s\\n" "$*" >> {log}\nexec {real} "$@"\n', encoding="utf-8")
+    (shim / "git").chmod(0o755)
+    env = dict(os.environ, PATH=f"{shim}{os.pathsep}{os.environ['PATH']}")
+    proc = subprocess.run([str(Path(sys.executable).parent / "bonsai-git"), "migrate", "--force"], cwd=repo, env=env,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    calls = log.read_text(encoding="utf-8").splitlines()
+    assert len(calls) <= 15, "\n".join(calls)
+    assert git(repo, "status", "--porcelain") == ""
