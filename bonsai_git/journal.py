@@ -159,14 +159,17 @@ def write_journal(folder: Path, journal: Journal, prior: Mapping[str, bytes],
     if folder.exists():
         shutil.rmtree(folder)
     folder.mkdir()
+    # The copies go straight into the new folder (O_EXCL, fsynced; no temp file, rename and
+    # folder fsync each): until journal.json exists below, a half-written copy is never read
+    # (the folder is replaced), and the folder fsyncs that follow make every entry durable.
     for path in sorted(prior):
         target = folder / PRIOR_DIR / safe_relative(path)
         target.parent.mkdir(parents=True, exist_ok=True)
-        write_durably(target, prior[path])
+        write_durably(target, prior[path], exclusive=True)
     for path in sorted(planned or {}):
         target = folder / PLANNED_DIR / safe_relative(path)
         target.parent.mkdir(parents=True, exist_ok=True)
-        write_durably(target, (planned or {})[path])
+        write_durably(target, (planned or {})[path], exclusive=True)
     for sub in sorted({p for p in folder.rglob("*") if p.is_dir()}, key=lambda p: len(p.parts), reverse=True):
         fsync_folder(sub)
     write_durably(folder / JOURNAL_FILE, _encode(journal))
