@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import subprocess
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,6 +51,7 @@ class RepoContext:
     superproject: Path | None = None
     _repo: list[Any] = field(default_factory=list, repr=False, compare=False)
     _config: list[dict[str, str | None]] = field(default_factory=list, repr=False, compare=False)
+    _started: dict[tuple[object, ...], gitrun.Started] = field(default_factory=dict, repr=False, compare=False)
     # {repo path: {attribute: value}} as `git check-attr -a` gave them earlier in this run (preconditions)
     attributes: dict[str, dict[str, str]] = field(default_factory=dict, repr=False, compare=False)
 
@@ -81,6 +83,26 @@ class RepoContext:
             return path.relative_to(self.top).as_posix()
         except ValueError:
             return os.fspath(path)
+
+
+def prefetch(ctx: RepoContext, *args: str, input: bytes | None = None) -> None:
+    """Start the read-only `git <args>` now (gitrun.start); `git_result` with the same arguments
+    takes its answer later.  A run starts its independent reads together so they overlap each
+    other and its own work (planning) instead of adding up, ~3 ms each (issue 15)."""
+    if (args, input) not in ctx._started:
+        ctx._started[(args, input)] = gitrun.start(ctx.top, *args, input=input)
+
+
+def git_result(ctx: RepoContext, *args: str, input: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+    """`gitrun.run(ctx.top, *args)`'s result: the prefetched command's when there is one (then forgotten)."""
+    started = ctx._started.pop((args, input), None)
+    return started.result() if started is not None else gitrun.run(ctx.top, *args, input=input)
+
+
+def settle(ctx: RepoContext) -> None:
+    """Wait for every prefetched command nobody asked for (a refusal came first): no git left running."""
+    while ctx._started:
+        ctx._started.popitem()[1].result()
 
 
 def config_value(ctx: RepoContext, name: str) -> str | None:
@@ -120,10 +142,13 @@ def config_flag(ctx: RepoContext, name: str) -> bool:
 _GIT_INT = re.compile(r"\s*([+-]?)(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)[kKmMgG]?")
 
 
+CONFIG_LIST = ("config", "-z", "--list")
+
+
 def _config(ctx: RepoContext) -> dict[str, str | None]:
     """{key: value, None for a key set without `=`} from one `git config -z --list`, kept on `ctx`."""
     if not ctx._config:
-        proc = gitrun.run(ctx.top, "config", "-z", "--list")
+        proc = git_result(ctx, *CONFIG_LIST)
         values: dict[str, str | None] = {}
         if proc.returncode == 0:
             for entry in proc.stdout.decode("utf-8", "surrogateescape").split("\0"):
@@ -249,7 +274,7 @@ def head_blob(ctx: RepoContext, repo_path: str) -> tuple[str | None, str | None]
 
     (None, None) when HEAD is unborn; (sha, None) when the commit does not hold the path.
     """
-    proc = gitrun.run(ctx.top, "rev-parse", "HEAD^{commit}", f"HEAD:{repo_path}")
+    proc = git_result(ctx, "rev-parse", "HEAD^{commit}", f"HEAD:{repo_path}")
     shas = proc.stdout.decode().split()
     if proc.returncode == 0 and len(shas) == 2:
         return shas[0], shas[1]
@@ -274,9 +299,16 @@ def in_progress_operation(ctx: RepoContext) -> str | None:
 
 def status_paths(ctx: RepoContext, *pathspecs: str) -> list[tuple[str, str]]:
     """`git status --porcelain` entries (XY code, repo-relative path) under the pathspecs (all if none)."""
-    args = ["status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames"]
-    out = gitrun.run(ctx.top, *args, "--", *(pathspecs or (".",)), check=True).stdout.decode("utf-8", "surrogateescape")
+    proc = git_result(ctx, *status_args(*pathspecs))
+    if proc.returncode != 0:
+        raise gitrun.GitFailed(status_args(*pathspecs), proc.stderr.decode("utf-8", "replace"))
+    out = proc.stdout.decode("utf-8", "surrogateescape")
     return [(entry[:2], entry[3:]) for entry in out.split("\0") if entry]
+
+
+def status_args(*pathspecs: str) -> tuple[str, ...]:
+    """status_paths' git arguments (to prefetch them)."""
+    return ("status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--", *(pathspecs or (".",)))
 
 
 def staged_paths(ctx: RepoContext) -> list[str]:
@@ -290,9 +322,12 @@ def is_tracked(ctx: RepoContext, repo_path: str) -> bool:
     return gitrun.run(ctx.top, "ls-files", "--error-unmatch", "--", repo_path).returncode == 0
 
 
+IGNORED_ARGS = ("check-ignore", "--no-index", "--stdin", "-z")
+
+
 def ignored_paths(ctx: RepoContext, repo_paths: Sequence[str]) -> list[str]:
     """The paths among `repo_paths` that .gitignore (or exclude files) would ignore."""
     if not repo_paths:
         return []
-    proc = gitrun.run(ctx.top, "check-ignore", "--no-index", "--stdin", "-z", input="\0".join(repo_paths).encode())
+    proc = git_result(ctx, *IGNORED_ARGS, input="\0".join(repo_paths).encode())
     return [p for p in proc.stdout.decode().split("\0") if p]

@@ -131,6 +131,38 @@ def run(cwd: Path | str, *args: str, input: bytes | None = None, check: bool = F
     return proc
 
 
+class Started:
+    """A git command `start` launched: `result()` waits for it (the first time) and returns its
+    CompletedProcess, as `run` would have.  Several can run at once: each waits for its reader
+    (a full pipe just pauses git), so reading them one by one in any order cannot deadlock."""
+
+    def __init__(self, argv: list[str], proc: subprocess.Popen[bytes], input: bytes | None) -> None:
+        self._argv, self._proc, self._input = argv, proc, input
+        self._done: subprocess.CompletedProcess[bytes] | None = None
+
+    def result(self) -> subprocess.CompletedProcess[bytes]:
+        """The finished command's exit code, stdout and stderr (waits for it)."""
+        if self._done is None:
+            try:
+                out, err = self._proc.communicate(self._input)
+            except BaseException:
+                self._proc.kill()
+                self._proc.wait()
+                raise
+            self._done = subprocess.CompletedProcess(self._argv, self._proc.returncode, out, err)
+        return self._done
+
+
+def start(cwd: Path | str, *args: str, input: bytes | None = None) -> Started:
+    """Start `git <args>` in `cwd` without waiting for it (as `run` would run it; stdin is `input`,
+    or nothing): a read whose answer is needed later runs while bonsai-git does other work.
+    Read-only commands only: its effect must not depend on when it runs."""
+    argv = command(args)
+    proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=git_env(args))
+    return Started(argv, proc, input)
+
+
 def run_streaming(cwd: Path | str, *args: str, chunks: Iterable[bytes]) -> subprocess.CompletedProcess[bytes]:
     """Run `git <args>` in `cwd` with `chunks` written to its stdin one by one, as `run` would with their join.
 
@@ -258,9 +290,16 @@ def forget_repo_facts() -> None:
     _FACTS.clear()
 
 
+HEAD_COMMIT = ("rev-parse", "-q", "--verify", "HEAD^{commit}")
+
+
 def head_commit(top: Path) -> str | None:
     """The commit HEAD points to, or None when HEAD is unborn (`git rev-parse --verify`)."""
-    proc = run(top, "rev-parse", "-q", "--verify", "HEAD^{commit}")
+    return head_of(run(top, *HEAD_COMMIT))
+
+
+def head_of(proc: subprocess.CompletedProcess[bytes]) -> str | None:
+    """head_commit's answer from its finished `git HEAD_COMMIT` (run or started)."""
     sha = proc.stdout.decode().strip()
     return sha if proc.returncode == 0 and sha else None
 

@@ -21,8 +21,8 @@ from collections.abc import Iterable, Sequence
 from . import gitrun
 from .core.errors import BadInput, Failed, Refused
 from .gitrepo import (
-    RepoContext, config_flag, git_path, head_blob, head_is_detached, head_sha, ignored_paths, in_progress_operation,
-    staged_paths, status_paths,
+    IGNORED_ARGS, RepoContext, config_flag, git_path, git_result, head_blob, head_is_detached, head_sha, ignored_paths,
+    in_progress_operation, prefetch, staged_paths, status_args, status_paths,
 )
 from .gitsettings import attribute_problem, attributes
 from .core.plan import MigrationPlan
@@ -65,9 +65,13 @@ def refuse_dirty(dirty: Sequence[str], advice: str) -> None:
         raise Refused(f"{dirty[0]}: has uncommitted changes; {advice}")
 
 
+IDENTITY_ARGS = ("var", "GIT_COMMITTER_IDENT")
+SUBMODULE_ARGS = ("ls-files", "-s", "-z", "--", "memory")  # the index entries at and under memory/ (gitlinks)
+
+
 def check_identity(ctx: RepoContext) -> None:
     """Refuse when git cannot make a committer identity (`git var GIT_COMMITTER_IDENT`)."""
-    if gitrun.run(ctx.top, "var", "GIT_COMMITTER_IDENT").returncode != 0:
+    if git_result(ctx, *IDENTITY_ARGS).returncode != 0:
         raise Refused("git has no committer identity; set it with `git config user.name` and `git config user.email`")
 
 
@@ -75,10 +79,12 @@ def check_committable(ctx: RepoContext, repo_paths: Sequence[str], what: str) ->
     """Refuse when git would not commit `repo_paths` as bonsai-git writes them: attributes MEMORY.md
     has and they would lack (an encryption filter, gitsettings), or a .gitignore rule hiding one.
     `what` names the commit in the message ("tree", "change")."""
+    if repo_paths:  # both questions at once: check-ignore runs while check-attr does
+        prefetch(ctx, *IGNORED_ARGS, input="\0".join(repo_paths).encode())
     problem = attribute_problem(ctx.top, ctx.prefix, repo_paths, _attributes(ctx, repo_paths))
+    ignored = ignored_paths(ctx, repo_paths)  # asked even when refusing below: the started git is waited for
     if problem is not None:
         raise Refused(problem)
-    ignored = ignored_paths(ctx, repo_paths)
     if ignored:
         raise Refused(f"{ignored[0]}: ignored by .gitignore; un-ignore {MEMORY_DIR}/ so the {what} can be committed")
 
@@ -112,6 +118,7 @@ def check_migration(ctx: RepoContext, *, allow_detached: bool) -> tuple[str, lis
     them; MEMORY.md's own changes; the unrelated paths; whether MEMORY.md is tracked).
     """
     trunk = ctx.repo_path(TRUNK)
+    prefetch(ctx, *status_args())  # runs while rev-parse does
     head, source_blob = head_blob(ctx, trunk)
     require_commit(head, "commit MEMORY.md first (git add MEMORY.md && git commit)")
     refuse_operation_in_progress(ctx)  # before "detached": a rebase detaches HEAD
@@ -192,9 +199,15 @@ def check_planned_paths(ctx: RepoContext, plan: MigrationPlan) -> None:
 
 
 def _submodules_at(ctx: RepoContext, paths: list[str]) -> list[str]:
-    """Those of the workspace-relative `paths` that the index holds as submodules (gitlinks)."""
-    entries = gitrun.index_entries(ctx.top, [ctx.repo_path(p) for p in paths])
-    return sorted(p for p, meta in entries.items() if meta.startswith("160000 "))
+    """Those of the workspace-relative `paths` (memory/ and folders under it) that the index holds as
+    submodules (gitlinks): one `git ls-files -s` of memory/ (SUBMODULE_ARGS, prefetched by migrate)."""
+    args = (*SUBMODULE_ARGS[:-1], ctx.repo_path(SUBMODULE_ARGS[-1]))
+    proc = git_result(ctx, *args)
+    if proc.returncode != 0:
+        raise gitrun.GitFailed(args, proc.stderr.decode("utf-8", "replace"))
+    wanted = {ctx.repo_path(p) for p in paths}
+    entries = (e.split("\t", 1) for e in proc.stdout.decode("utf-8", "surrogateescape").split("\0") if e)
+    return sorted(path for meta, path in entries if path in wanted and meta.startswith("160000 "))
 
 
 def _outside_sparse_checkout(ctx: RepoContext, repo_paths: list[str]) -> list[str]:
