@@ -39,7 +39,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from .config import FALLBACK_DOMAIN, Config
-from .tokens import CJK_CHAR
+from .tokens import has_cjk
 
 BODY_CHARS = 800  # the body signal reads this many characters after the heading line
 BODY_MIN = 2.0  # a body decides when its best domain scores at least this
@@ -160,7 +160,7 @@ def _index(domains: tuple[tuple[str, tuple[str, ...]], ...], configured: tuple[s
                 heading_only.add(keyword)
             if not keyword:
                 continue
-            if CJK_CHAR.search(keyword) or not _WORD.search(keyword):  # substrings: CJK, or no letters (`🚀`)
+            if has_cjk(keyword) or not _WORD.search(keyword):  # substrings: CJK, or no letters (`🚀`)
                 if all(d != domain for d, _k, _w in cjk.get(keyword, ())):
                     cjk.setdefault(keyword, []).append((domain, keyword, weight))
                 continue
@@ -179,7 +179,7 @@ def _index(domains: tuple[tuple[str, tuple[str, ...]], ...], configured: tuple[s
         words={k: tuple(v) for k, v in words.items()},
         phrases={k: tuple(v) for k, v in by_first.items()},
         cjk=cjk_re,
-        cjk_only=all(CJK_CHAR.search(k) for k in cjk),
+        cjk_only=all(has_cjk(k) for k in cjk),
         cjk_keywords={k: tuple(v) for k, v in cjk.items()},
         configured=frozenset(configured),
         surface=_surface_forms([*words, *(p[0] for p in phrases)]),
@@ -221,7 +221,7 @@ def _score_text(text: str, index: _Index, scores: dict[str, float], found: dict[
                     continue
                 scores[domain] = scores.get(domain, 0.0) + weight
                 found.setdefault(domain, []).append(shown)
-    if index.cjk is not None and (not index.cjk_only or CJK_CHAR.search(text)):
+    if index.cjk is not None and (not index.cjk_only or has_cjk(text)):
         for m in _substring_matcher(index.cjk).finditer(text):
             for domain, keyword, weight in index.cjk_keywords[m.group()]:
                 if body and keyword in index.heading_only:
@@ -395,7 +395,7 @@ def body_of(section_text: str) -> str:
 
 @functools.lru_cache(maxsize=4096)
 def _keyword_pattern(keyword: str) -> re.Pattern[str]:
-    if CJK_CHAR.search(keyword) or not any(ch.isalnum() for ch in keyword):
+    if has_cjk(keyword) or not any(ch.isalnum() for ch in keyword):
         return re.compile(re.escape(keyword), re.IGNORECASE)
     words = r"\s+".join(re.escape(w) for w in keyword.split())
     return re.compile(rf"(?<!\w){words}(?:e?s)?(?!\w)", re.IGNORECASE)
