@@ -332,22 +332,32 @@ def index_entries(top: Path, repo_paths: Iterable[str]) -> dict[str, str]:
     return found
 
 
-def committed_blobs(top: Path, commit: str, repo_paths: Iterable[str]) -> dict[str, str]:
+def committed_blobs(top: Path, commit: str, repo_paths: Iterable[str],
+                    started: Started | None = None) -> dict[str, str]:
     """{repo path: blob id} in `commit` for those of `repo_paths` it holds (one `git ls-tree`); raises GitFailed.
 
     Asks for the paths' folders, not the paths: 10,000 pathspecs made ls-tree match every
-    entry against every spec.
+    entry against every spec.  `started`: that ls-tree (`committed_blobs_args`), started earlier.
     """
     wanted = set(repo_paths)
-    specs = sorted({p.rpartition("/")[0] or p for p in wanted})
-    if not specs:
+    args = committed_blobs_args(commit, wanted)
+    if args is None:
         return {}
+    proc = started.result() if started is not None else run(top, *args)
+    if proc.returncode != 0:
+        raise GitFailed(args, proc.stderr.decode("utf-8", "replace"))
     found = {}
-    for entry in filter(None, output(top, "ls-tree", "-r", "-z", "--full-tree", commit, "--", *specs).split("\0")):
+    for entry in filter(None, proc.stdout.decode("utf-8", "surrogateescape").split("\0")):
         meta, path = entry.split("\t", 1)
         if path in wanted:
             found[path] = meta.split()[2]
     return found
+
+
+def committed_blobs_args(commit: str, repo_paths: Iterable[str]) -> tuple[str, ...] | None:
+    """committed_blobs' `git ls-tree` arguments (None: no path asked)."""
+    specs = sorted({p.rpartition("/")[0] or p for p in repo_paths})
+    return ("ls-tree", "-r", "-z", "--full-tree", commit, "--", *specs) if specs else None
 
 
 def commit_parents_and_subject(top: Path, commit: str) -> tuple[tuple[str, ...], str]:

@@ -108,9 +108,9 @@ def apply_changes(
             _stage(ctx, changes, {e.path: e.index for e in record.entries})
             crash_point("staged")
             durable.wait()  # every written file is on stable storage before HEAD can move
-            commit = _commit(ctx, message, no_verify, folder)
+            commit, listing = _commit(ctx, message, no_verify, folder, changes)
             crash_point("committed")
-            _verify_committed(ctx, changes)
+            _verify_committed(ctx, changes, listing)
         else:
             durable.wait()  # before the journal goes
         writer.finish()  # a write that landed in a file we replaced, late: carried or refused
@@ -319,7 +319,8 @@ def _verify_on_disk(ctx: RepoContext, source: _Source, plan: MigrationPlan) -> N
         raise Failed(f"{TRUNK}: the planned tree does not reproduce the original bytes; nothing was committed")
 
 
-def _verify_committed(ctx: RepoContext, changes: Mapping[str, bytes | None]) -> None:
+def _verify_committed(ctx: RepoContext, changes: Mapping[str, bytes | None],
+                      listing: gitrun.Started | None = None) -> None:
     """The commit must hold exactly our bytes (a pre-commit hook may have rewritten them).
 
     One `git ls-tree` for all paths, compared with blob ids hashed here (git's object format);
@@ -327,7 +328,7 @@ def _verify_committed(ctx: RepoContext, changes: Mapping[str, bytes | None]) -> 
     """
     algo = ctx.object_format
     repo_paths = {ctx.repo_path(p): p for p in changes}
-    committed = gitrun.committed_blobs(ctx.top, "HEAD", repo_paths)
+    committed = gitrun.committed_blobs(ctx.top, "HEAD", repo_paths, listing)  # `listing`: its ls-tree, started
     for repo_path, path in sorted(repo_paths.items()):
         data = changes[path]
         expected = None if data is None else journal.blob_id(data, algo)
@@ -517,8 +518,10 @@ def _git_converts(ctx: RepoContext, repo_paths: list[str]) -> bool:
     return proc.returncode != 0 or any(a in names and v not in (b"unspecified", b"unset") for a, v in pairs)
 
 
-def _commit(ctx: RepoContext, message: str, no_verify: bool, folder: Path) -> str | None:
-    """Run the real `git commit`; return the new HEAD (None if the commit failed before a ref moved).
+def _commit(ctx: RepoContext, message: str, no_verify: bool, folder: Path,
+            changes: Mapping[str, bytes | None]) -> tuple[str | None, gitrun.Started | None]:
+    """Run the real `git commit`; return the new HEAD (None if the commit failed before a ref moved)
+    and `_verify_committed`'s `git ls-tree HEAD` of the changed paths, started beside the HEAD read.
 
     The commit's hooks see OWN_COMMIT_ENV naming our journal, so our own pre-commit hook runs
     instead of refusing because of the journal this very run holds.
@@ -529,7 +532,14 @@ def _commit(ctx: RepoContext, message: str, no_verify: bool, folder: Path) -> st
     if proc.returncode != 0:
         out = (proc.stdout + proc.stderr).decode("utf-8", "replace").strip()
         raise Failed(f"git commit failed (a hook or signing rejected it); nothing was committed: {_one_line(out)}")
-    return head_sha(ctx)
+    listed = gitrun.committed_blobs_args("HEAD", (ctx.repo_path(p) for p in changes))
+    listing = gitrun.start(ctx.top, *listed) if listed is not None else None
+    try:
+        return head_sha(ctx), listing
+    except BaseException:
+        if listing is not None:
+            listing.result()
+        raise
 
 
 def _restore(ctx: RepoContext, folder: Path, record: Journal, before: Mapping[str, bytes | None],
