@@ -52,8 +52,8 @@ class RepoContext:
     _repo: list[Any] = field(default_factory=list, repr=False, compare=False)
     _config: list[dict[str, str | None]] = field(default_factory=list, repr=False, compare=False)
     _started: dict[tuple[object, ...], gitrun.Started] = field(default_factory=dict, repr=False, compare=False)
-    # {repo path: {attribute: value}} as `git check-attr -a` gave them earlier in this run (preconditions)
-    attributes: dict[str, dict[str, str]] = field(default_factory=dict, repr=False, compare=False)
+    # [(the repo paths the preconditions' `git check-attr -a` covered, whether git converts one of them)]
+    converts: list[tuple[frozenset[str], bool]] = field(default_factory=list, repr=False, compare=False)
 
     @property
     def repo(self) -> "git.Repo":

@@ -32,7 +32,9 @@ from .gitrepo import (
     CONFIG_LIST, RepoContext, config_value, git_path, head_sha, open_workspace, prefetch, settle, workspace_lock,
 )
 from .journal import Journal, JournalEntry, crash_point
-from .preconditions import IDENTITY_ARGS, SUBMODULE_ARGS, check_identity, check_migration, check_planned_paths
+from .preconditions import (
+    CONVERTING, IDENTITY_ARGS, SUBMODULE_ARGS, check_identity, check_migration, check_planned_paths,
+)
 from .core.plan import MigrationPlan, piece_at, plan_migration
 from .core.secretscan import has_secret, secret_warnings
 from .core.sections import unclosed_comment_warning
@@ -495,9 +497,6 @@ def _stage_step(ctx: RepoContext, *args: str, input: bytes | None = None) -> Non
         raise Failed(f"git add failed: {_one_line(proc.stderr.decode('utf-8', 'replace'))}; the tree was restored")
 
 
-_CONVERTING = frozenset({"text", "eol", "crlf", "filter", "ident", "working-tree-encoding"})
-
-
 def _git_converts(ctx: RepoContext, repo_paths: list[str]) -> bool:
     """True when git would not store some path's bytes as they are: core.autocrlf, or a text, eol,
     crlf, filter, ident or working-tree-encoding attribute (git check-attr, one call, or none when the
@@ -505,10 +504,9 @@ def _git_converts(ctx: RepoContext, repo_paths: list[str]) -> bool:
     autocrlf = (config_value(ctx, "core.autocrlf") or "").strip().lower()
     if autocrlf in ("true", "input", "yes", "on", "1"):
         return True
-    if all(p in ctx.attributes for p in repo_paths):  # the preconditions asked git already this run
-        return any(a in _CONVERTING and v not in ("unspecified", "unset")
-                   for p in repo_paths for a, v in ctx.attributes[p].items())
-    names = {a.encode() for a in _CONVERTING}
+    if ctx.converts and ctx.converts[0][0].issuperset(repo_paths):  # the preconditions asked git already
+        return ctx.converts[0][1]
+    names = {a.encode() for a in CONVERTING}
     # --all lists only the attributes a path has: asking for the six by name printed six lines per
     # path (100,000 leaves: ~40 MB of output, split into millions of strings, the migration's peak).
     proc = gitrun.run(ctx.top, "check-attr", "-z", "--stdin", "--all",
