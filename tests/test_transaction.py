@@ -452,3 +452,35 @@ def test_a_migration_starts_fifteen_git_processes(make_repo: MakeRepo, tmp_path:
     calls = log.read_text(encoding="utf-8").splitlines()
     assert len(calls) <= 15, "\n".join(calls)
     assert git(repo, "status", "--porcelain") == ""
+
+
+def test_a_refused_migration_leaves_no_git_running(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reads migrate starts before MEMORY.md is checked are waited for when a check refuses."""
+    from bonsai_git import gitrun
+
+    started: list[gitrun.Started] = []
+    real = gitrun.start
+
+    def recording(*args: object, **kwargs: object) -> gitrun.Started:
+        one = real(*args, **kwargs)  # type: ignore[arg-type]
+        started.append(one)
+        return one
+
+    monkeypatch.setattr(gitrun, "start", recording)
+    repo = _modified(make_repo)
+    assert_refused(bonsai_untouched(repo, "migrate", "-C", str(repo)), 3, "MEMORY.md: has uncommitted changes")
+    assert len(started) >= 3
+    assert all(one._proc.returncode is not None for one in started)  # every one reaped
+
+
+def test_a_failed_flush_to_disk_restores_the_tree(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The durability flush runs on a thread (transaction._BackgroundSync): its error still stops the
+    run before git commit, and the tree is restored."""
+    repo = make_repo(SOURCE)
+
+    def failing() -> None:
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(transaction, "sync_barrier", failing)
+    result = bonsai_untouched(repo, "migrate", "-C", str(repo))
+    assert_refused(result, 1, "Input/output error; the tree was restored")
