@@ -32,7 +32,7 @@ import io
 import os
 import subprocess
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from .core.errors import BonsaiError
@@ -136,8 +136,8 @@ class Started:
     CompletedProcess, as `run` would have.  Several can run at once: each waits for its reader
     (a full pipe just pauses git), so reading them one by one in any order cannot deadlock."""
 
-    def __init__(self, argv: list[str], proc: subprocess.Popen[bytes], input: bytes | None) -> None:
-        self._argv, self._proc, self._input = argv, proc, input
+    def __init__(self, args: Sequence[str], argv: list[str], proc: subprocess.Popen[bytes], input: bytes | None) -> None:
+        self._args, self._argv, self._proc, self._input = args, argv, proc, input
         self._done: subprocess.CompletedProcess[bytes] | None = None
 
     def result(self) -> subprocess.CompletedProcess[bytes]:
@@ -152,6 +152,28 @@ class Started:
             self._done = subprocess.CompletedProcess(self._argv, self._proc.returncode, out, err)
         return self._done
 
+    def records(self, sep: bytes = b"\0") -> Iterator[bytes]:
+        """The command's stdout record by record (`sep`-terminated), read as git writes it: a
+        100,000-line listing is never held whole (issue 15).  Started without input; raises
+        GitFailed (git's stderr, which must stay small: it is read at the end) on a non-zero exit."""
+        assert self._done is None and self._proc.stdout is not None and self._proc.stderr is not None
+        try:
+            rest = b""
+            while chunk := self._proc.stdout.read(1 << 16):
+                *whole, rest = (rest + chunk).split(sep)
+                yield from whole
+            if rest:
+                yield rest
+            err = self._proc.stderr.read()
+            code = self._proc.wait()
+        except BaseException:
+            self._proc.kill()
+            self._proc.wait()
+            raise
+        self._done = subprocess.CompletedProcess(self._argv, code, b"", err)
+        if code != 0:
+            raise GitFailed(self._args, err.decode("utf-8", "replace"))
+
 
 def start(cwd: Path | str, *args: str, input: bytes | None = None) -> Started:
     """Start `git <args>` in `cwd` without waiting for it (as `run` would run it; stdin is `input`,
@@ -160,7 +182,7 @@ def start(cwd: Path | str, *args: str, input: bytes | None = None) -> Started:
     argv = command(args)
     proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=git_env(args))
-    return Started(argv, proc, input)
+    return Started(args, argv, proc, input)
 
 
 def run_streaming(cwd: Path | str, *args: str, chunks: Iterable[bytes]) -> subprocess.CompletedProcess[bytes]:
@@ -213,6 +235,18 @@ def _spool() -> io.BufferedRandom:
     import tempfile
 
     return tempfile.TemporaryFile()
+
+
+def run_streaming_retrying(top: Path, *args: str, chunks: Callable[[], Iterable[bytes]],
+                           timeout: float = INDEX_LOCK_WAIT) -> subprocess.CompletedProcess[bytes]:
+    """`run_streaming` with `chunks()`'s stream, retried as `run_retrying` retries (another git
+    holds index.lock); `chunks` makes the stream anew for each try."""
+    deadline = time.monotonic() + timeout
+    while True:
+        proc = run_streaming(top, *args, chunks=chunks())
+        if proc.returncode == 0 or not is_index_lock_error(proc.stderr) or time.monotonic() >= deadline:
+            return proc
+        time.sleep(_POLL)
 
 
 def output(cwd: Path | str, *args: str, input: bytes | None = None) -> str:

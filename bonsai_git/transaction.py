@@ -107,12 +107,12 @@ def apply_changes(
         if message is not None:
             hooks_ran = True  # from here on a changed file may be a commit hook's fix of our bytes
             journal.mark_committing(folder)
-            _stage(ctx, changes, {e.path: e.index for e in record.entries})
+            _stage(ctx, changes, record.entries)
             crash_point("staged")
             durable.wait()  # every written file is on stable storage before HEAD can move
             commit, listing = _commit(ctx, message, no_verify, folder, changes)
             crash_point("committed")
-            _verify_committed(ctx, changes, listing)
+            _verify_committed(ctx, changes, record.entries, listing)
         else:
             durable.wait()  # before the journal goes
         writer.finish()  # a write that landed in a file we replaced, late: carried or refused
@@ -321,21 +321,36 @@ def _verify_on_disk(ctx: RepoContext, source: _Source, plan: MigrationPlan) -> N
         raise Failed(f"{TRUNK}: the planned tree does not reproduce the original bytes; nothing was committed")
 
 
-def _verify_committed(ctx: RepoContext, changes: Mapping[str, bytes | None],
+def _verify_committed(ctx: RepoContext, changes: Mapping[str, bytes | None], entries: tuple[JournalEntry, ...],
                       listing: gitrun.Started | None = None) -> None:
     """The commit must hold exactly our bytes (a pre-commit hook may have rewritten them).
 
-    One `git ls-tree` for all paths, compared with blob ids hashed here (git's object format);
-    a mismatch is checked again through git's filters (core.autocrlf may store LF for our CRLF).
+    One `git ls-tree` for all paths (`listing`: started beside the HEAD read), read record by
+    record and compared with the blob ids the journal recorded for our bytes (`entries`: hashed
+    once, when the journal was written); a mismatch is checked again through git's filters
+    (core.autocrlf may store LF for our CRLF), in path order.
     """
-    algo = ctx.object_format
-    repo_paths = {ctx.repo_path(p): p for p in changes}
-    committed = gitrun.committed_blobs(ctx.top, "HEAD", repo_paths, listing)  # `listing`: its ls-tree, started
-    for repo_path, path in sorted(repo_paths.items()):
-        data = changes[path]
-        expected = None if data is None else journal.blob_id(data, algo)
-        got = committed.get(repo_path)
-        if got != expected and not (data is not None and got == _filtered_blob_id(ctx, repo_path, data)):
+    expected = {ctx.repo_path(e.path): e for e in entries}
+    args = gitrun.committed_blobs_args("HEAD", expected)
+    if args is None:
+        return
+    if listing is None:
+        listing = gitrun.start(ctx.top, *args)
+    differ: list[tuple[str, str | None]] = []
+    seen: set[str] = set()
+    for record in listing.records():
+        meta, _, raw = record.partition(b"\t")
+        repo_path = raw.decode("utf-8", "surrogateescape")
+        entry = expected.get(repo_path)
+        if entry is not None:
+            seen.add(repo_path)
+            got = meta.split()[2].decode()
+            if got != entry.planned:
+                differ.append((repo_path, got))
+    differ += [(p, None) for p, e in expected.items() if p not in seen and e.planned is not None]
+    for repo_path, found in sorted(differ, key=lambda d: d[0]):
+        data = changes[expected[repo_path].path]
+        if not (data is not None and found == _filtered_blob_id(ctx, repo_path, data)):
             raise Failed(f"{repo_path}: a commit hook changed it; the commit was undone and the tree restored")
 
 
@@ -437,19 +452,20 @@ def _apply_one(ctx: RepoContext, writer: CheckedWriter, path: str, data: bytes |
                               f"kept and the run was undone. Run the command again") from None
 
 
-def _stage(ctx: RepoContext, changes: Mapping[str, bytes | None], modes: Mapping[str, str | None]) -> None:
+def _stage(ctx: RepoContext, changes: Mapping[str, bytes | None], entries: tuple[JournalEntry, ...]) -> None:
     """Stage exactly the changed paths (deleted ones leave the index), as `git add` would.
 
     When no git filter or line-ending conversion applies to them (the usual case), the blobs are
     the bytes this run wrote, not what is on disk now: they go into one pack through
-    `git fast-import` and the index gets their ids (hashed here) through `update-index
+    `git fast-import` and the index gets their ids (the journal's) through `update-index
     --index-info`.  So an agent's append that lands between our write and this step stays an
     unstaged change beside the commit instead of being committed, and then mistaken for a commit
     hook's edit (which restores the whole run).  A 10,000-leaf migration also writes one pack
     instead of 10,000 loose objects (0.5 s instead of 1-3.5 s, no `gc --auto` storm).  When git
     converts, `git update-index --add --remove --stdin` lets git apply its filters as `git add`
-    would.  `modes`: each path's index entry before the run ("mode sha stage", None: untracked),
-    from the journal.
+    would.  `entries`: the journal's, one per changed path in path order: each path's index entry
+    before the run ("mode sha stage", None: untracked) and the blob id of our bytes (None: deleted).
+    Both streams (the blobs, the index lines) are produced path by path as git reads them.
     """
     repo_paths = {ctx.repo_path(p): p for p in sorted(changes)}
     if _git_converts(ctx, list(repo_paths)):
@@ -457,38 +473,40 @@ def _stage(ctx: RepoContext, changes: Mapping[str, bytes | None], modes: Mapping
         _stage_step(ctx, "update-index", "--add", "--remove", "-z", "--stdin",
                     input=listed.encode("utf-8", "surrogateescape"))
         return
-    algo = ctx.object_format
-    lines: list[str] = []
+    zero = "0" * (64 if ctx.object_format == "sha256" else 40)
 
     def blobs() -> Iterator[bytes]:
         # Fed to git chunk by chunk, each file encoded just before it goes: joining the whole
         # stream into one buffer was the migration's peak memory (2x the tree; issue 15).
-        for repo_path, path in repo_paths.items():
-            data = changes[path]
-            if data is None:
-                lines.append(f"0 {'0' * (64 if algo == 'sha256' else 40)}\t{repo_path}")
-                continue
-            yield b"blob\ndata %d\n" % len(data)
-            yield data
-            yield b"\n"
-            # Keep a tracked file's mode; a new one is a plain file. (Reading the executable bit from
-            # disk would commit every leaf as 100755 where core.fileMode=false: FAT, NTFS, WSL.)
-            mode = (modes.get(path) or "100644").split()[0]
-            lines.append(f"{mode} {journal.blob_id(data, algo)}\t{repo_path}")
+        for entry in entries:
+            data = changes[entry.path]
+            if data is not None:
+                yield b"blob\ndata %d\n" % len(data)
+                yield data
+                yield b"\n"
         yield b"done\n"
 
-    if any(changes[path] is not None for path in repo_paths.values()):
+    def index_lines() -> Iterator[bytes]:
+        # The ids the journal hashed from these very bytes.  Keep a tracked file's mode; a new one is a
+        # plain file (reading the executable bit from disk would commit every leaf as 100755 where
+        # core.fileMode=false: FAT, NTFS, WSL).
+        for entry in entries:
+            line = (f"0 {zero}" if entry.planned is None else
+                    f"{(entry.index or '100644').split()[0]} {entry.planned}") + f"\t{ctx.repo_path(entry.path)}\0"
+            yield line.encode("utf-8", "surrogateescape")
+
+    if any(entry.planned is not None for entry in entries):
         # unpackLimit=0: the pack stays a pack however few blobs it holds.  By default fast-import
         # explodes fewer than 100 objects into loose files with a second process (unpack-objects).
         proc = gitrun.run_streaming(ctx.top, "-c", "fastimport.unpackLimit=0", "fast-import", "--quiet", "--done",
                                     chunks=blobs())
         if proc.returncode != 0:
             raise Failed(f"git add failed: {_one_line(proc.stderr.decode('utf-8', 'replace'))}; the tree was restored")
-    else:
-        lines = [f"0 {'0' * (64 if algo == 'sha256' else 40)}\t{repo_path}" for repo_path in repo_paths]
     # No `update-index --refresh` for the entries' stat data: the `git commit` that always follows
     # refreshes the index itself (an as-is commit does, before its hooks run), one process fewer.
-    _stage_step(ctx, "update-index", "-z", "--index-info", input="\0".join(lines).encode("utf-8", "surrogateescape") + b"\0")
+    proc = gitrun.run_streaming_retrying(ctx.top, "update-index", "-z", "--index-info", chunks=index_lines)
+    if proc.returncode != 0:
+        raise Failed(f"git add failed: {_one_line(proc.stderr.decode('utf-8', 'replace'))}; the tree was restored")
 
 
 def _stage_step(ctx: RepoContext, *args: str, input: bytes | None = None) -> None:
