@@ -362,6 +362,14 @@ def test_migrate_undoes_a_commit_whose_hook_rewrote_our_files(make_repo: MakeRep
     assert "memory/_index.md: a commit hook changed it; the commit was undone" in result.stderr
 
 
+def test_migrate_undoes_a_commit_whose_hook_left_one_of_our_files_out(make_repo: MakeRepo) -> None:
+    repo = make_repo(SOURCE)
+    hook(repo, "pre-commit", "git rm -q --cached memory/_index.md")
+    result = bonsai_untouched(repo, "migrate", "-C", str(repo))
+    assert result.exit_code == 1
+    assert "memory/_index.md: a commit hook changed it; the commit was undone" in result.stderr
+
+
 def test_migrate_restores_when_signing_fails(make_repo: MakeRepo) -> None:
     repo = make_repo(SOURCE)
     git(repo, "config", "commit.gpgsign", "true")
