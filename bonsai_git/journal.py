@@ -200,11 +200,12 @@ def read_planned(folder: Path, path: str) -> bytes | None:
         return None
 
 
-def mark_committing(folder: Path) -> None:
+def mark_committing(folder: Path, *, sync: bool = True) -> None:
     """Record, durably, that the run is about to run `git commit`: from now on the user's commit
     hooks (a trailing-whitespace fixer...) may rewrite our files, so recovery treats bytes that are
-    neither ours nor the original as possibly a fixer's, not as an agent's write to keep in place."""
-    write_durably(folder / COMMITTING_FILE, b"1\n")
+    neither ours nor the original as possibly a fixer's, not as an agent's write to keep in place.
+    `sync=False`: the caller makes it durable (tree.sync_barrier) before `git commit` runs."""
+    write_durably(folder / COMMITTING_FILE, b"1\n", sync=sync)
 
 
 def hooks_may_have_run(folder: Path) -> bool:

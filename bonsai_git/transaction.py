@@ -101,12 +101,13 @@ def apply_changes(
             _apply_one(ctx, writer, path, changes[path], before[path], folders=made)
             if crashing:
                 crash_point(f"write:{n}")
-        durable = _BackgroundSync()  # flushes while we verify and stage; joined before the commit
         verify()
         crash_point("verified")
         if message is not None:
             hooks_ran = True  # from here on a changed file may be a commit hook's fix of our bytes
-            journal.mark_committing(folder)
+            journal.mark_committing(folder, sync=False)  # durable with the files, below, before git commit
+        durable = _BackgroundSync()  # flushes the files (and the mark) while we stage; joined before the commit
+        if message is not None:
             _stage(ctx, changes, record.entries)
             crash_point("staged")
             durable.wait()  # every written file is on stable storage before HEAD can move
@@ -129,9 +130,9 @@ def apply_changes(
 
 
 class _BackgroundSync:
-    """`sync_barrier()` (one os.sync for the batch of writes) on a thread, so its wait for the disk
-    overlaps verification and staging instead of adding to them (issue 15: 2-10 ms on a quiet
-    machine, 100 ms+ when other processes have much unwritten data).  `wait` joins it and re-raises
+    """`sync_barrier()` (one os.sync for the batch of writes and the journal's committing mark) on a
+    thread, so its wait for the disk overlaps staging instead of adding to it (issue 15: 2-10 ms on
+    a quiet machine, 100 ms+ when other processes have much unwritten data).  `wait` joins it and re-raises
     what it raised; the guarantee is unchanged: nothing moves HEAD or drops the journal before
     every written file is on stable storage (recovery restores from the journal before that point).
     """
