@@ -26,7 +26,7 @@ from . import gitrun
 from .core.errors import LockHeld, NotARepository
 from .gitrun import git_exe
 from .gitsettings import check_repository_env
-from .journal import LOCK_NAME  # one name for the lock, next to the journal folder
+from .journal import LOCK_NAME, remember_journal_dir  # one name for the lock, next to the journal folder
 
 assert LOCK_NAME in gitrun.FACT_GIT_PATHS and "bonsai" in gitrun.FACT_GIT_PATHS  # asked for in the one rev-parse
 
@@ -186,6 +186,7 @@ def open_workspace(workspace: Path) -> RepoContext:
     git_dir, top = Path(facts[2]), Path(facts[3]).resolve()
     git_paths = {name: (workspace / out).resolve() for name, out in zip(gitrun.FACT_GIT_PATHS, facts[5:])}
     superproject = _superproject(workspace, top)
+    remember_journal_dir(top, git_paths["bonsai"])  # the run's own journal check asks it for `top`
     rel = workspace.relative_to(top).as_posix()
     prefix = "" if rel == "." else rel + "/"
     return RepoContext(top, workspace, prefix, git_dir, git_paths, facts[4] or "sha1", superproject)

@@ -97,9 +97,19 @@ class Journal:
 _JOURNAL_DIRS: dict[str, Path] = {}  # a process asks once per folder: the CLI's journal check and the run both need it
 
 
+def _dir_key(cwd: Path) -> str:
+    return "\0".join([os.path.abspath(cwd), *(os.environ.get(n, "") for n in ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR"))])
+
+
+def remember_journal_dir(cwd: Path, folder: Path) -> None:
+    """Record that `journal_dir(cwd)` is `folder` (gitrepo.open_workspace knows it for the work tree's
+    top: a workspace in a sub-folder then costs no second rev-parse)."""
+    _JOURNAL_DIRS[_dir_key(cwd)] = folder
+
+
 def journal_dir(cwd: Path) -> Path | None:
     """`$(git rev-parse --git-path bonsai)` as an absolute path, or None when `cwd` is in no repository."""
-    key = "\0".join([os.path.abspath(cwd), *(os.environ.get(n, "") for n in ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR"))])
+    key = _dir_key(cwd)
     if key in _JOURNAL_DIRS:
         return _JOURNAL_DIRS[key]
     # The run's own facts in the same rev-parse (gitrun.repo_facts), so open_workspace asks no second one.
