@@ -43,7 +43,7 @@ from pathlib import Path, PurePosixPath
 
 from . import gitrun
 from .core.errors import ConcurrentWrite, JournalPresent, LockHeld
-from .tree import CheckedWriter, fsync_folder, write_durably
+from .tree import CheckedWriter, Fingerprint, copy_durably, fsync_folder, write_durably
 
 JOURNAL_DIR = "bonsai"
 LOCK_NAME = "bonsai.lock"  # gitrepo.workspace_lock's file, next to the journal folder
@@ -154,11 +154,14 @@ def refuse_if_journaled(cwd: Path) -> None:
 
 # --- writing, reading and removing it ---------------------------------------------------------
 
-def write_journal(folder: Path, journal: Journal, prior: Mapping[str, bytes],
-                  planned: Mapping[str, bytes] | None = None) -> None:
+def write_journal(folder: Path, journal: Journal, prior: Mapping[str, bytes | Path],
+                  planned: Mapping[str, bytes] | None = None) -> dict[str, Fingerprint]:
     """Record `journal` and the prior bytes of the paths that existed, durably, in `folder`.
 
-    `prior` maps workspace-relative paths to their bytes; `planned` (optional) the new bytes of
+    `prior` maps workspace-relative paths to their bytes, or to the file to copy them from (a
+    large file, copied 1 MiB at a time: tree.copy_durably); the Fingerprint of each copied file's
+    bytes is returned ({path: Fingerprint}), for the run to check the file against without holding
+    them (issue 15), and `read_prior` gives them back.  `planned` (optional) the new bytes of
     the paths that existed and are rewritten, so recovery can tell "ours + an agent's append"
     from anything else.  A leftover folder without
     `journal.json` (a crash while recording, before any write) is replaced.  Raises
@@ -172,10 +175,15 @@ def write_journal(folder: Path, journal: Journal, prior: Mapping[str, bytes],
     # The copies go straight into the new folder (O_EXCL, fsynced; no temp file, rename and
     # folder fsync each): until journal.json exists below, a half-written copy is never read
     # (the folder is replaced), and the folder fsyncs that follow make every entry durable.
+    copied: dict[str, Fingerprint] = {}
     for path in sorted(prior):
         target = folder / PRIOR_DIR / safe_relative(path)
         target.parent.mkdir(parents=True, exist_ok=True)
-        write_durably(target, prior[path], exclusive=True)
+        data = prior[path]
+        if isinstance(data, Path):
+            copied[path] = copy_durably(data, target)
+        else:
+            write_durably(target, data, exclusive=True)
     for path in sorted(planned or {}):
         target = folder / PLANNED_DIR / safe_relative(path)
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -184,6 +192,7 @@ def write_journal(folder: Path, journal: Journal, prior: Mapping[str, bytes],
         fsync_folder(sub)
     _write_journal_file(folder / JOURNAL_FILE, _encoded_chunks(journal))
     fsync_folder(folder.parent)
+    return copied
 
 
 def read_journal(folder: Path) -> Journal | None:

@@ -40,7 +40,7 @@ from .core.secretscan import has_secret, secret_warnings
 from .core.sections import unclosed_comment_warning
 from .core.tokens import estimate_tokens
 from .core.layout import TRUNK, is_migrated
-from .tree import CheckedWriter, sync_barrier, write_durably
+from .tree import CheckedWriter, Fingerprint, sync_barrier, write_durably
 
 
 @dataclass
@@ -82,14 +82,19 @@ def apply_changes(
         return None
     folder = _journal_folder(ctx)
     _wait_for_index_lock(ctx)
-    before = _prior_bytes(ctx, changes)
-    record = _journal_record(ctx, changes, before, message)
+    found = _prior_bytes(ctx, changes)
+    record = _journal_record(ctx, changes, found, message)
     try:
-        journal.write_journal(folder, record, {p: d for p, d in before.items() if d is not None},
-                              {p: d for p, d in changes.items() if d is not None and before[p] is not None})
+        copied = journal.write_journal(
+            folder, record, {p: d for p, d in found.items() if d is not None},
+            {p: d for p in changes if found[p] is not None and (d := changes[p]) is not None})
     except OSError as exc:
         raise Failed(f"{ctx.shown(folder)}: could not record the crash journal ({exc.strerror or exc}); "
                      f"nothing was written") from None
+    # A large file's old bytes are known by the Fingerprint of the journal's copy from here on
+    # (the writer checks it; a restore reads the copy back), not held in memory.
+    before: dict[str, bytes | Fingerprint | None] = {p: copied[p] if isinstance(d, Path) else d for p, d in found.items()}
+    del found, copied
     crash_point("journal")
     commit: str | None = None
     hooks_ran = False
@@ -214,9 +219,13 @@ def _migrate_locked(ctx: RepoContext, *, dry_run: bool, no_commit: bool, force: 
 
         edited = read_plan(plan_text, split_sections(original).sections, config, plan_source)
         config, choices = edited.config, edited.choices
+    # One scan of the original rules out the usual case (no secret anywhere), made before planning:
+    # its lowercased copy of the whole memory (1x the input) then never sits on top of the plan's
+    # memory, which was the migration's peak (issue 15).
+    suspect = has_secret(original, config.secret_allow)
     plan = plan_migration(original, config, choices)
     message = commit_message(plan, config, source_blob)
-    warnings = _secret_warnings(ctx, original, plan, config.secret_allow)
+    warnings = _secret_warnings(ctx, plan, config.secret_allow) if suspect else []
     check_planned_paths(ctx, plan)  # a dry run refuses what the real run would refuse
     if dry_run:
         return MigrationResult(plan, dry_run=True, notes=notes, message=message, warnings=warnings, config=config,
@@ -254,11 +263,10 @@ def commit_message(plan: MigrationPlan, config: Config, source_blob: str) -> str
     return "\n".join([subject, "", *body, "", *trailers]) + "\n"
 
 
-def _secret_warnings(ctx: RepoContext, original: str, plan: MigrationPlan, allow: Collection[str]) -> list[str]:
+def _secret_warnings(ctx: RepoContext, plan: MigrationPlan, allow: Collection[str]) -> list[str]:
     """`path:line: kind (sha256:…)` for each secret-looking value the reports count (not in `allow`,
-    the `[secrets] allow` fingerprints, nor on a line marked allowed), named where the plan puts it."""
-    if not has_secret(original, allow):  # one scan of the original rules out the usual case
-        return []
+    the `[secrets] allow` fingerprints, nor on a line marked allowed), named where the plan puts it
+    (called only when `has_secret` found one in the original)."""
     return [w for path, text in plan.files for w in secret_warnings(ctx.repo_path(path), text, allow)]
 
 
@@ -378,23 +386,29 @@ def _wait_for_index_lock(ctx: RepoContext) -> None:
         )
 
 
-def _prior_bytes(ctx: RepoContext, changes: Mapping[str, bytes | None]) -> dict[str, bytes | None]:
-    """{path: bytes before the run, or None when absent}; refuses a symlink or folder at a path."""
-    before: dict[str, bytes | None] = {}
+# Files this large are not read into memory before they are replaced: the journal copies them and
+# the run keeps their Fingerprint (a 50 MB MEMORY.md was 1x the input on top of the plan, issue 15).
+LARGE_PRIOR = 1 << 20
+
+
+def _prior_bytes(ctx: RepoContext, changes: Mapping[str, bytes | None]) -> dict[str, bytes | Path | None]:
+    """{path: bytes before the run, its absolute Path when it holds LARGE_PRIOR bytes or more (the
+    journal copies it), or None when absent}; refuses a symlink or folder at a path."""
+    before: dict[str, bytes | Path | None] = {}
     for path in sorted(changes):
         target = ctx.abs_path(path)
         try:
-            mode = os.lstat(target).st_mode
+            info = os.lstat(target)
         except (FileNotFoundError, NotADirectoryError):
             before[path] = None
             continue
-        if not stat.S_ISREG(mode):
+        if not stat.S_ISREG(info.st_mode):
             raise Refused(f"{ctx.repo_path(path)}: is a symlink or a folder; bonsai-git replaces regular files only")
-        before[path] = target.read_bytes()
+        before[path] = target if info.st_size >= LARGE_PRIOR else target.read_bytes()
     return before
 
 
-def _journal_record(ctx: RepoContext, changes: Mapping[str, bytes | None], before: Mapping[str, bytes | None],
+def _journal_record(ctx: RepoContext, changes: Mapping[str, bytes | None], before: Mapping[str, object],
                     message: str | None) -> Journal:
     algo = ctx.object_format
     repo_paths = {path: ctx.repo_path(path) for path in sorted(changes)}
@@ -425,8 +439,8 @@ def _write_order(changes: Mapping[str, bytes | None]) -> list[str]:
     return sorted(changes, key=lambda p: (changes[p] is None, p == TRUNK, p))
 
 
-def _apply_one(ctx: RepoContext, writer: CheckedWriter, path: str, data: bytes | None, prior: bytes | None, *,
-               folders: set[Path]) -> None:
+def _apply_one(ctx: RepoContext, writer: CheckedWriter, path: str, data: bytes | None,
+               prior: bytes | Fingerprint | None, *, folders: set[Path]) -> None:
     """Delete `path` (data None) or write it, only while it still holds `prior` (None: absent);
     `folders`: parent folders already made in this run.
 
@@ -561,7 +575,7 @@ def _commit(ctx: RepoContext, message: str, no_verify: bool, folder: Path,
         raise
 
 
-def _restore(ctx: RepoContext, folder: Path, record: Journal, before: Mapping[str, bytes | None],
+def _restore(ctx: RepoContext, folder: Path, record: Journal, before: Mapping[str, bytes | Fingerprint | None],
              changes: Mapping[str, bytes | None], commit: str | None, *, keep_foreign: bool = True) -> list[str]:
     """Put back HEAD, the index entries and the bytes of exactly the journaled paths; drop the journal.
 
@@ -577,7 +591,7 @@ def _restore(ctx: RepoContext, folder: Path, record: Journal, before: Mapping[st
             parents, subject = gitrun.commit_parents_and_subject(ctx.top, head)
             if head == commit or (parents == (record.head,) and subject == record.subject):
                 undo = head
-        errors = journal.restore(ctx.top, record, lambda path: before[path] or b"", planned=changes.get,
+        errors = journal.restore(ctx.top, record, lambda path: _prior(folder, before, path), planned=changes.get,
                                  undo_commit=undo, keep_foreign=keep_foreign,
                                  rescue_dir=folder.with_name(journal.RESCUE_DIR), rescued=rescued)
     except Exception as exc:  # noqa: BLE001 - reported; the caller re-raises the original error
@@ -588,6 +602,12 @@ def _restore(ctx: RepoContext, folder: Path, record: Journal, before: Mapping[st
         return rescued
     journal.remove_journal(folder)
     return rescued
+
+
+def _prior(folder: Path, before: Mapping[str, bytes | Fingerprint | None], path: str) -> bytes:
+    """The bytes `path` held before the run: held, or read back from the journal's copy (a large file)."""
+    data = before[path]
+    return journal.read_prior(folder, path) if isinstance(data, Fingerprint) else data or b""
 
 
 def _reported(exc: BaseException) -> BaseException:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import hashlib
 import os
 import stat
 import time
@@ -111,6 +112,46 @@ def walk_leaf_paths(workspace: Path) -> tuple[str, ...]:
     return leaf_paths(found)
 
 
+@dataclass(frozen=True, slots=True)
+class Fingerprint:
+    """A file's former bytes known by their length and SHA-256, not held: CheckedWriter's `expected`
+    for a large file (a 50 MB MEMORY.md's bytes were 1x the input on top of the migration's peak,
+    issue 15).  Comparing a file with it reads the file 1 MiB at a time."""
+
+    length: int
+    digest: bytes
+
+    @classmethod
+    def of(cls, data: bytes | memoryview) -> Fingerprint:
+        """The fingerprint of `data`."""
+        return cls(len(data), hashlib.sha256(data).digest())
+
+
+_CHUNK = 1 << 20  # reads of large files, 1 MiB at a time
+
+
+def copy_durably(source: Path, target: Path) -> Fingerprint:
+    """Copy the regular file `source` to the new file `target` (O_EXCL, fsynced), 1 MiB at a time,
+    and return the Fingerprint of exactly the bytes copied (one read: a writer changing `source`
+    meanwhile cannot make the copy and the fingerprint disagree).  NotRegularFile when `source` is
+    not a regular file (a symlink is not followed); FileExistsError when `target` exists."""
+    fd = os.open(source, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotRegularFile(f"{source}: is not a regular file; bonsai-git replaces regular files only")
+        digest, length = hashlib.sha256(), 0
+        with open(target, "xb") as out:
+            while chunk := os.read(fd, _CHUNK):
+                out.write(chunk)
+                digest.update(chunk)
+                length += len(chunk)
+            out.flush()
+            os.fsync(out.fileno())
+    finally:
+        os.close(fd)
+    return Fingerprint(length, digest.digest())
+
+
 def write_durably(path: Path, data: bytes, *, sync: bool = True, exclusive: bool = False) -> None:
     """Write `data` to `path` atomically: temp file in the same folder, then os.replace.
 
@@ -178,7 +219,7 @@ class _Watch:
     path: Path
     name: str
     fd: int
-    expected: bytes
+    expected: bytes | Fingerprint
     data: bytes | None  # what we put at `path` (None: deleted)
 
 
@@ -217,9 +258,10 @@ class CheckedWriter:
         self.watches: list[_Watch] = []
         self.carried: list[str] = []
 
-    def write(self, rel: str, data: bytes, expected: bytes | None, *, sync: bool = True,
+    def write(self, rel: str, data: bytes, expected: bytes | Fingerprint | None, *, sync: bool = True,
               carry_appends: bool = False) -> None:
-        """Write `data` at workspace-relative `rel`, which must hold `expected` now (None: must not exist).
+        """Write `data` at workspace-relative `rel`, which must hold `expected` now (None: must not exist;
+        a Fingerprint: bytes of that length and SHA-256, so a large file's old bytes need not be held).
 
         `carry_appends`: a file that holds `expected` + more (text appended since it was read) is
         replaced too, and that text carried after `data` (a restore uses this: a writer appending
@@ -272,7 +314,8 @@ class CheckedWriter:
             raise
         os.close(fd)
 
-    def _replace(self, path: Path, rel: str, tmp: str, expected: bytes, data: bytes, carry_appends: bool) -> None:
+    def _replace(self, path: Path, rel: str, tmp: str, expected: bytes | Fingerprint, data: bytes,
+                 carry_appends: bool) -> None:
         with self._watched(path, rel, expected, data, carry_appends) as old:
             if _exchange(tmp, path):
                 # `tmp` now names the file that was at `path` at the instant of the swap.  If it
@@ -287,14 +330,14 @@ class CheckedWriter:
                     raise self._changed(rel, "was replaced")
                 os.replace(tmp, path)
 
-    def delete(self, rel: str, expected: bytes) -> None:
-        """Delete workspace-relative `rel`, which must hold `expected` now."""
+    def delete(self, rel: str, expected: bytes | Fingerprint) -> None:
+        """Delete workspace-relative `rel`, which must hold `expected` (bytes or their Fingerprint) now."""
         path = self.root / rel
         with self._watched(path, rel, expected, None):
             path.unlink()
 
     @contextlib.contextmanager
-    def _watched(self, path: Path, rel: str, expected: bytes, data: bytes | None,
+    def _watched(self, path: Path, rel: str, expected: bytes | Fingerprint, data: bytes | None,
                  carry_appends: bool = False) -> Iterator[int]:
         """Open the file at `path` if it holds `expected` (else ConcurrentWrite), give its descriptor
         to the caller's block, which replaces or deletes the file, then watch the old inode for
@@ -341,7 +384,7 @@ class CheckedWriter:
                 os.close(watch.fd)
         self.watches = []
 
-    def _open_if_same(self, path: Path, rel: str, expected: bytes, carry_appends: bool = False) -> int:
+    def _open_if_same(self, path: Path, rel: str, expected: bytes | Fingerprint, carry_appends: bool = False) -> int:
         try:
             fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
         except FileNotFoundError:
@@ -351,7 +394,7 @@ class CheckedWriter:
         if _fd_holds(fd, expected):
             return fd
         current = _pread_all(fd)
-        if current != expected and not (carry_appends and current.startswith(expected)):
+        if not _same(current, expected) and not (carry_appends and _starts_with(current, expected)):
             os.close(fd)
             raise self._changed(rel, "changed")
         return fd
@@ -361,11 +404,11 @@ class CheckedWriter:
         if _fd_holds(watch.fd, watch.expected):  # the usual case, without reading the file into memory
             return
         late = _pread_all(watch.fd)
-        if late == watch.expected:
+        if _same(late, watch.expected):
             return
         before, watch.expected = watch.expected, late  # each late write is handled once
-        if late.startswith(before) and watch.data is not None:
-            _append(watch.path, late[len(before):])  # carried: lands after our bytes
+        if _starts_with(late, before) and watch.data is not None:
+            _append(watch.path, late[_length(before):])  # carried: lands after our bytes
             self.carried.append(watch.name)
             return
         if watch.data is None:
@@ -472,10 +515,35 @@ def _pread_all(fd: int) -> bytes:
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
-def _fd_holds(fd: int, expected: bytes) -> bool:
-    """True when the file open at `fd` holds exactly `expected`, compared 1 MiB at a time (no copy of the file)."""
-    if os.fstat(fd).st_size != len(expected):
+def _length(expected: bytes | Fingerprint) -> int:
+    return expected.length if isinstance(expected, Fingerprint) else len(expected)
+
+
+def _same(data: bytes, expected: bytes | Fingerprint) -> bool:
+    """True when `data` is `expected` (bytes), or has its length and digest (a Fingerprint)."""
+    if isinstance(expected, Fingerprint):
+        return len(data) == expected.length and Fingerprint.of(data) == expected
+    return data == expected
+
+
+def _starts_with(data: bytes, expected: bytes | Fingerprint) -> bool:
+    """True when `data` begins with `expected` (bytes, or the bytes a Fingerprint stands for)."""
+    if isinstance(expected, Fingerprint):
+        return len(data) >= expected.length and Fingerprint.of(memoryview(data)[: expected.length]) == expected
+    return data.startswith(expected)
+
+
+def _fd_holds(fd: int, expected: bytes | Fingerprint) -> bool:
+    """True when the file open at `fd` holds exactly `expected` (bytes or their Fingerprint), read
+    1 MiB at a time (no copy of the file)."""
+    if os.fstat(fd).st_size != _length(expected):
         return False
+    if isinstance(expected, Fingerprint):
+        digest, offset = hashlib.sha256(), 0
+        while chunk := os.pread(fd, _CHUNK, offset):
+            digest.update(chunk)
+            offset += len(chunk)
+        return offset == expected.length and digest.digest() == expected.digest
     view, offset = memoryview(expected), 0
     while chunk := os.pread(fd, 1 << 20, offset):
         if view[offset : offset + len(chunk)] != chunk:

@@ -5,6 +5,7 @@ rename into the replaced file, mid-verification) is kept or carried, and the exi
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import filelock
@@ -12,11 +13,12 @@ import pytest
 from click.testing import CliRunner, Result
 
 from bonsai_git import hook as hook_module
-from bonsai_git import transaction, tree
+from bonsai_git import journal, transaction, tree
 from bonsai_git.cli import main
 from bonsai_git.core.errors import ConcurrentWrite
+from bonsai_git.core.layout import is_migrated
 from bonsai_git.hook import main as hook_main
-from bonsai_git.tree import CheckedWriter
+from bonsai_git.tree import CheckedWriter, Fingerprint
 from living_tree import DATES, PRICING, MakeRepo, migrated, write
 from support import corpus_bytes, git
 
@@ -48,21 +50,28 @@ def agent_during_temp_write(monkeypatch: pytest.MonkeyPatch, folder: Path, targe
 
 
 # --- the primitive ---------------------------------------------------------------------------
+# Each with the old bytes held, and with only their Fingerprint (a large file's: transaction.LARGE_PRIOR).
 
-def test_an_append_between_the_check_and_the_rename_is_carried(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture(params=["bytes", "fingerprint"])
+def expect(request: pytest.FixtureRequest) -> Callable[[bytes], bytes | Fingerprint]:
+    return (lambda data: data) if request.param == "bytes" else Fingerprint.of
+
+
+def test_an_append_between_the_check_and_the_rename_is_carried(tmp_path: Path, expect: Expect,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     target = tmp_path / "MEMORY.md"
     target.write_bytes(b"old\n")
     real = tree._exchange
     monkeypatch.setattr(tree, "_exchange", lambda a, b: (append(target), real(a, b))[1])
     writer = CheckedWriter(tmp_path)
-    writer.write("MEMORY.md", b"new\n", b"old\n")
+    writer.write("MEMORY.md", b"new\n", expect(b"old\n"))
     writer.finish()
     assert target.read_bytes() == b"new\n" + NOTE  # carried after our bytes
     assert writer.carried == ["MEMORY.md"]
 
 
 def test_a_file_replaced_by_another_writers_rename_before_ours_is_put_back(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, expect: Expect, monkeypatch: pytest.MonkeyPatch) -> None:
     """An editor's atomic save lands between our check and our swap: their file stays, we stop."""
     target = tmp_path / "leaf.md"
     target.write_bytes(b"old\n")
@@ -80,30 +89,30 @@ def test_a_file_replaced_by_another_writers_rename_before_ours_is_put_back(
     monkeypatch.setattr(tree, "_exchange", exchange)
     writer = CheckedWriter(tmp_path)
     with pytest.raises(ConcurrentWrite, match=r"^leaf\.md: was replaced by another process"):
-        writer.write("leaf.md", b"new\n", b"old\n")
+        writer.write("leaf.md", b"new\n", expect(b"old\n"))
     writer.close()
     assert target.read_bytes() == b"old\nedited in an editor\n"
     assert [p.name for p in tmp_path.iterdir()] == ["leaf.md"]
 
 
-def test_an_append_to_the_replaced_file_after_the_rename_is_carried_at_finish(tmp_path: Path) -> None:
+def test_an_append_to_the_replaced_file_after_the_rename_is_carried_at_finish(tmp_path: Path, expect: Expect) -> None:
     target = tmp_path / "memory.md"
     target.write_bytes(b"old\n")
     held = open(target, "ab")  # a writer that opened the file before we replaced it
     writer = CheckedWriter(tmp_path)
-    writer.write("memory.md", b"new\n", b"old\n")
+    writer.write("memory.md", b"new\n", expect(b"old\n"))
     held.write(NOTE)
     held.close()
     writer.finish()
     assert target.read_bytes() == b"new\n" + NOTE
 
 
-def test_a_rewrite_of_the_replaced_file_puts_theirs_back_and_refuses(tmp_path: Path) -> None:
+def test_a_rewrite_of_the_replaced_file_puts_theirs_back_and_refuses(tmp_path: Path, expect: Expect) -> None:
     target = tmp_path / "leaf.md"
     target.write_bytes(b"old\n")
     held = open(target, "r+b")
     writer = CheckedWriter(tmp_path)
-    writer.write("leaf.md", b"new\n", b"old\n")
+    writer.write("leaf.md", b"new\n", expect(b"old\n"))
     held.seek(0)
     held.write(b"THEIRS")
     held.close()
@@ -112,7 +121,7 @@ def test_a_rewrite_of_the_replaced_file_puts_theirs_back_and_refuses(tmp_path: P
     assert target.read_bytes() == b"THEIRS"
 
 
-def test_a_file_changed_before_the_rename_is_refused_and_left_alone(tmp_path: Path,
+def test_a_file_changed_before_the_rename_is_refused_and_left_alone(tmp_path: Path, expect: Expect,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     target = tmp_path / "MEMORY.md"
     target.write_bytes(b"old\n")
@@ -120,27 +129,32 @@ def test_a_file_changed_before_the_rename_is_refused_and_left_alone(tmp_path: Pa
     monkeypatch.setattr(os, "fchmod", lambda fd, mode: (append(target), real(fd, mode)))  # during the temp write
     writer = CheckedWriter(tmp_path)
     with pytest.raises(ConcurrentWrite, match=r"^MEMORY\.md: changed by another process"):
-        writer.write("MEMORY.md", b"new\n", b"old\n")
+        writer.write("MEMORY.md", b"new\n", expect(b"old\n"))
     writer.close()
     assert target.read_bytes() == b"old\n" + NOTE
     assert [p.name for p in tmp_path.iterdir()] == ["MEMORY.md"]  # no temp file left
 
 
-def test_a_restore_carries_text_appended_while_it_writes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_restore_carries_text_appended_while_it_writes(tmp_path: Path, expect: Expect,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """carry_appends (the restore's mode): a tight-loop appender cannot make it fail forever."""
     target = tmp_path / "MEMORY.md"
     target.write_bytes(b"ours\n")
     agent_during_temp_write(monkeypatch, tmp_path, target)
     writer = CheckedWriter(tmp_path)
-    writer.write("MEMORY.md", b"original\n", b"ours\n", carry_appends=True)
+    writer.write("MEMORY.md", b"original\n", expect(b"ours\n"), carry_appends=True)
     writer.finish()
     assert target.read_bytes() == b"original\n" + NOTE
 
 
 # --- (a) migrate: an append after the new trunk is written, before it is checked back ----------
 
+@pytest.mark.parametrize("large_prior", [transaction.LARGE_PRIOR, 0])
 def test_migrate_restores_the_original_plus_an_append_made_after_the_trunk_was_written(
-        make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+        make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch, large_prior: int) -> None:
+    """Also when MEMORY.md counts as large: its old bytes are then only fingerprinted, and the
+    restore reads them back from the journal's copy."""
+    monkeypatch.setattr(transaction, "LARGE_PRIOR", large_prior)
     repo = make_repo(SOURCE)
     head = git(repo, "rev-parse", "HEAD")
     real = transaction._verify_on_disk  # right before the written files are checked back
@@ -151,6 +165,72 @@ def test_migrate_restores_the_original_plus_an_append_made_after_the_trunk_was_w
     assert (repo / "MEMORY.md").read_bytes() == SOURCE + NOTE  # the original and the append: a whole state
     assert not (repo / "memory").exists()
     assert git(repo, "rev-parse", "HEAD") == head
+
+
+@pytest.mark.parametrize("large_prior", [transaction.LARGE_PRIOR, 0])
+def test_migrate_keeps_an_append_landing_in_the_trunk_it_replaces(
+        make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch, large_prior: int) -> None:
+    """Also when MEMORY.md counts as large, its old bytes not held (only their Fingerprint): an
+    agent's append that lands in the old file right as ours replaces it is seen, carried onto ours,
+    and kept by the restore."""
+    monkeypatch.setattr(transaction, "LARGE_PRIOR", large_prior)
+    repo = make_repo(SOURCE)
+    head = git(repo, "rev-parse", "HEAD")
+    real = tree._exchange
+    swaps: list[str] = []
+
+    def exchange(a: str, b: str) -> bool:
+        if not swaps:  # the migration's swap, not the restore's
+            append(repo / "MEMORY.md")
+        swaps.append(str(b))
+        return real(a, b)
+
+    monkeypatch.setattr(tree, "_exchange", exchange)
+    result = cli("migrate", "-C", str(repo))
+    assert result.exit_code == 1, result.stderr
+    assert (repo / "MEMORY.md").read_bytes() == SOURCE + NOTE
+    assert not (repo / "memory").exists()
+    assert git(repo, "rev-parse", "HEAD") == head
+    assert git(repo, "status", "--porcelain") == " M MEMORY.md\n"
+
+
+def test_a_large_memory_is_migrated_from_its_fingerprint_and_its_journal_copy(
+        make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The journal copies a large MEMORY.md 1 MiB at a time instead of the run reading it whole."""
+    monkeypatch.setattr(transaction, "LARGE_PRIOR", 0)
+    copies: list[bytes] = []
+    real = tree.copy_durably
+
+    def copy(source: Path, target: Path) -> Fingerprint:
+        found = real(source, target)
+        copies.append(target.read_bytes())
+        return found
+
+    monkeypatch.setattr(journal, "copy_durably", copy)
+    monkeypatch.setattr(Path, "read_bytes", _refusing_memory_md(Path.read_bytes))
+    repo = make_repo(SOURCE)
+    result = cli("migrate", "-C", str(repo))
+    assert result.exit_code == 0, result.stderr
+    assert copies == [SOURCE]
+    assert git(repo, "status", "--porcelain") == ""
+    assert git(repo, "rev-list", "--count", "HEAD").strip() == "2"
+    assert is_migrated((repo / "MEMORY.md").read_text())
+
+
+def _refusing_memory_md(real: Callable[[Path], bytes]) -> Callable[[Path], bytes]:
+    """Path.read_bytes, failing the test when the run reads the original MEMORY.md whole after planning."""
+    def read_bytes(self: Path) -> bytes:
+        data = real(self)
+        if data == SOURCE and self.name == "MEMORY.md" and "prior" not in self.parts and _after_planning():
+            raise AssertionError(f"{self}: the original read whole")
+        return data
+    return read_bytes
+
+
+def _after_planning() -> bool:
+    import inspect
+
+    return any(f.function == "apply_changes" for f in inspect.stack())
 
 
 # --- (b) reindex, absorb, the hook: an append while the temp file is written ----------------------
