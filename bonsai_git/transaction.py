@@ -35,7 +35,7 @@ from .journal import Journal, JournalEntry, crash_point
 from .preconditions import (
     CONVERTING, IDENTITY_ARGS, SUBMODULE_ARGS, check_identity, check_migration, check_planned_paths,
 )
-from .core.plan import MigrationPlan, piece_at, plan_migration
+from .core.plan import MigrationPlan, SourceText, piece_at, plan_migration
 from .core.secretscan import has_secret, secret_warnings
 from .core.sections import unclosed_comment_warning
 from .core.tokens import estimate_tokens
@@ -223,7 +223,13 @@ def _migrate_locked(ctx: RepoContext, *, dry_run: bool, no_commit: bool, force: 
     # its lowercased copy of the whole memory (1x the input) then never sits on top of the plan's
     # memory, which was the migration's peak (issue 15).
     suspect = has_secret(original, config.secret_allow)
-    plan = plan_migration(original, config, choices)
+    # From here on the original is known by its digest: planning lets go of the text once it is cut
+    # into sections (their texts are a copy), the old MEMORY.md bytes are the crash journal's copy,
+    # and holding the text besides was 1x the input on top of planning's peak (issue 15).
+    source = _Source.of(original)
+    handed = SourceText(original)
+    del original
+    plan = plan_migration(handed, config, choices)
     message = commit_message(plan, config, source_blob)
     warnings = _secret_warnings(ctx, plan, config.secret_allow) if suspect else []
     check_planned_paths(ctx, plan)  # a dry run refuses what the real run would refuse
@@ -232,10 +238,6 @@ def _migrate_locked(ctx: RepoContext, *, dry_run: bool, no_commit: bool, force: 
                                text_warnings=text_warnings)
     if not no_commit:  # --no-commit makes no commit, so needs no identity
         check_identity(ctx)
-    # From here on the original is known by its digest: the old MEMORY.md bytes (the crash
-    # journal's prior copy) and the plan already hold it, a third copy was 1x the input (issue 15).
-    source = _Source.of(original)
-    del original
     sha = apply_changes(
         ctx, _EncodedFiles(plan.files), None if no_commit else message,
         verify=lambda: _verify_on_disk(ctx, source, plan), no_verify=no_verify,

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import functools
 import re
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -216,6 +217,7 @@ def _score_text(text: str, index: _Index, scores: dict[str, float], found: dict[
                     break
             done = i + span - 1
             shown = text[spans[i][0] : spans[done][1]] if spans is not None else " ".join(words[i : done + 1])
+            shown = sys.intern(shown)  # one string per word for all the sections: ~0.15x the input (issue 15)
             for domain, keyword, weight in hits:
                 if body and keyword in index.heading_only:
                     continue

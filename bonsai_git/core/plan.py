@@ -85,9 +85,16 @@ class PlannedSection:
     line: int
     domain: str
     path: str
-    leaf: str
     decided_by: str
     classification: Classification | None
+
+    @property
+    def leaf(self) -> str:
+        """The leaf name: `path` in its domain's folder without `.md` ("" in the trunk and for a
+        single-file domain).  Derived, not stored: a string per section was ~0.1x the input (issue 15)."""
+        if self.domain == PINNED or self.domain in SINGLE_FILE_DOMAINS:
+            return ""
+        return self.path[len(DOMAINS_DIR) + len(self.domain) + 2 : -len(".md")]
 
     @property
     def score(self) -> float:
@@ -127,15 +134,46 @@ class MigrationPlan:
         return dict(self.files)
 
 
-def plan_migration(original: str, config: Config, choices: Sequence[SectionChoice] | None = None) -> MigrationPlan:
+class SourceText:
+    """MEMORY.md's text handed over to `plan_migration`, which lets go of it once it is cut into
+    sections: the sections' texts are a copy of it, and holding both was 1x the input on top of
+    planning's peak memory (issue 15).  The caller keeps no other reference to the text."""
+
+    __slots__ = ("_text",)
+
+    def __init__(self, text: str) -> None:
+        self._text: str | None = text
+
+    def take(self) -> str:
+        """The text, once (ValueError after that)."""
+        text, self._text = self._text, None
+        if text is None:
+            raise ValueError("SourceText.take: the text was already taken")
+        return text
+
+
+def plan_migration(original: str | SourceText, config: Config,
+                   choices: Sequence[SectionChoice] | None = None) -> MigrationPlan:
     """Build the migration plan for MEMORY.md's text (str, decoded strictly from its bytes).
 
+    `original` as a SourceText: the text is dropped once cut into sections, and the plan is
+    verified against those pieces in order (split_sections' pieces join to the text exactly)
+    plus its length, instead of the text itself; the same plan results.
     `choices`: an edited plan, one SectionChoice per `##` section in document order (the caller
     has checked it matches the sections; planfile.py), or None to classify.  Raises BadInput when a
     choice's leaf name is unsafe or taken twice in a domain, Failed if the plan does not reproduce
     the original (a bug guard, never expected).
     """
-    doc = split_sections(original)
+    handed = isinstance(original, SourceText)
+    text = original.take() if isinstance(original, SourceText) else original
+    del original
+    doc = split_sections(text)
+    newline = "\r\n" if 2 * text.count("\r\n") > text.count("\n") else "\n"
+    boot_tokens_before = estimate_tokens(text, config.estimator)
+    length = len(text)
+    pieces = doc.pieces() if handed else ()
+    source: str | None = None if handed else text
+    del text
     if choices is not None and len(choices) != len(doc.sections):
         raise BadInput(f"{TRUNK}: the plan lists {len(choices)} sections, MEMORY.md has {len(doc.sections)}")
     pinned_parts: list[tuple[str, str]] = []  # (heading, text) kept in the trunk, in order
@@ -167,20 +205,23 @@ def plan_migration(original: str, config: Config, choices: Sequence[SectionChoic
         leaves, leaf_slots = _nest_groups(leaves, leaf_slots, leaf_parts, config)
     pinned_text = "".join(text for _, text in pinned_parts)
     stats = domain_stats(leaves, config.estimator)
-    newline = "\r\n" if 2 * original.count("\r\n") > original.count("\n") else "\n"
     head = pinned_text + _separator(pinned_text, newline)
     trunk = head + render_block((s.name for s in stats), newline, config_scopes(config))
     _refuse_marker_lookalikes(trunk, head)
     # The placements first, then let go of the per-section records before the indexes are rendered:
     # planning's peak memory is at its end, with everything it made still held (issue 15).
     placements = _placements(order, pinned_parts, leaf_parts, leaf_slots)
-    placed = _placed(doc.sections, decisions, section_slots, leaf_parts, leaf_slots, choices is not None)
+    placed = _placed(doc.sections, decisions, section_slots, leaf_slots, choices is not None)
     section_count, pinned_sections = len(doc.sections), sum(1 for h, _ in pinned_parts if h)
     paths = {path: path for path, _off in leaf_slots}  # one string per leaf path, shared with the placements
     del doc, decisions, leaf_parts, pinned_parts, order, section_slots, leaf_slots
     files = _files(leaves, stats, trunk, config, paths)
     del paths
-    verify_placements(original, files, placements)
+    if source is not None:
+        verify_placements(source, files, placements)
+    else:
+        _verify_pieces(pieces, length, files, placements)
+    del pieces
     plan = MigrationPlan(
         files=tuple(sorted(files.items())),
         placements=placements,
@@ -188,7 +229,7 @@ def plan_migration(original: str, config: Config, choices: Sequence[SectionChoic
         domains=stats,
         sections=section_count,
         pinned_sections=pinned_sections,
-        boot_tokens_before=estimate_tokens(original, config.estimator),
+        boot_tokens_before=boot_tokens_before,
         boot_tokens_after=estimate_tokens(trunk, config.estimator),
         placed=placed,
         preamble_moved_tokens=moved_tokens,
@@ -237,21 +278,16 @@ def _placed(
     sections: Sequence[Section],
     decisions: list[tuple[str, Classification | None, str | None]],
     slots: list[tuple[str, int]],
-    leaf_parts: list[_Part],
     leaf_slots: list[tuple[str, int]],
     planned: bool,
 ) -> tuple[PlannedSection, ...]:
     out = []
     for section, (domain, decision, _name), (kind, i) in zip(sections, decisions, slots):
         if kind == "pin":
-            out.append(PlannedSection(section.heading, section.line, PINNED, TRUNK, "",
-                                      "plan" if planned else "pin", None))
+            out.append(PlannedSection(section.heading, section.line, PINNED, TRUNK, "plan" if planned else "pin", None))
             continue
-        path = leaf_slots[i][0]
-        in_domain = path[len(f"{DOMAINS_DIR}/{leaf_parts[i].domain}/"):]  # the name, after its sub-folder if any
-        leaf = "" if leaf_parts[i].domain in SINGLE_FILE_DOMAINS else in_domain[: -len(".md")]
         by = "plan" if planned else (decision.decided_by if decision is not None else "")
-        out.append(PlannedSection(section.heading, section.line, domain, path, leaf, by, decision))
+        out.append(PlannedSection(section.heading, section.line, domain, leaf_slots[i][0], by, decision))
     return tuple(out)
 
 
@@ -282,6 +318,21 @@ def verify_placements(original: str, files: Mapping[str, str], placements: tuple
         if pos == len(original):
             return
     raise Failed(f"{TRUNK}: the planned tree does not reproduce the original bytes; nothing was committed")
+
+
+def _verify_pieces(pieces: Sequence[str], length: int, files: Mapping[str, str],
+                   placements: tuple[Placement, ...]) -> None:
+    """verify_placements against the original's pieces (preamble, then each section's text: they
+    join to it exactly, split_sections' invariant) and its length (chars), not the text itself."""
+    for p in placements:
+        text = files.get(p.path)
+        if text is None or not (0 <= p.offset and 0 <= p.length and p.offset + p.length <= len(text)):
+            raise Failed(f"{p.path}: lost the section {p.heading or '(preamble)'!r}; nothing was committed")
+    kept = pieces[1:] if pieces and not pieces[0] else pieces  # an empty preamble has no placement
+    same = len(kept) == len(placements) and sum(map(len, kept)) == length and all(
+        p.length == len(piece) and files[p.path].startswith(piece, p.offset) for p, piece in zip(placements, kept))
+    if not same:
+        raise Failed(f"{TRUNK}: the planned tree does not reproduce the original bytes; nothing was committed")
 
 
 def _refuse_marker_lookalikes(trunk: str, head: str) -> None:

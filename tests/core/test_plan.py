@@ -5,8 +5,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bonsai_git.core.config import Config, parse_config
-from bonsai_git.core.errors import Failed
-from bonsai_git.core.plan import Placement, piece_at, plan_migration, verify_placements
+from bonsai_git.core.errors import BadInput, Failed
+from bonsai_git.core.plan import Placement, SourceText, _verify_pieces, piece_at, plan_migration, verify_placements
 from bonsai_git.core.layout import BEGIN, END, parse_trunk
 from support import CORPUS_FILES, EXPECTED, corpus_bytes
 
@@ -182,3 +182,45 @@ def test_plan_migration_preamble_tokens_decides_and_reports_the_moved_tokens(bud
     plan = plan_migration(STANDING + "## Pricing\nMugs $18.\n", Config(preamble_tokens=budget))
     assert ("memory/domains/general/preamble.md" in plan.file_map()) is moved
     assert plan.preamble_moved_tokens == (36 if moved else None)
+
+
+# --- a handed-over text (SourceText): planning lets go of it and verifies against its pieces ---
+
+@pytest.mark.parametrize("name", CORPUS_FILES)
+def test_a_handed_over_text_plans_the_same_as_the_text(name: str) -> None:
+    text = corpus_bytes(name).decode("utf-8")
+    assert plan_migration(SourceText(text), Config()) == plan_migration(text, Config())
+
+
+@given(st.lists(st.sampled_from(["\ufeff", "# T\n", "## Family\n", "## Cron jobs\r\n", "kid's birthday\n", "\n",
+                                 "x\r\n", "## Rules (pinned)\n", "---\n", LONG_PREAMBLE]), min_size=1, max_size=14))
+def test_a_handed_over_text_plans_the_same_as_the_text_whatever_its_shape(parts: list[str]) -> None:
+    text = "".join(parts)
+    try:
+        expected = plan_migration(text, Config())
+    except BadInput:
+        with pytest.raises(BadInput):
+            plan_migration(SourceText(text), Config())
+        return
+    assert plan_migration(SourceText(text), Config()) == expected
+
+
+def test_a_handed_over_text_is_taken_once() -> None:
+    handed = SourceText("## A\nb\n")
+    plan_migration(handed, Config())
+    with pytest.raises(ValueError, match="already taken"):
+        handed.take()
+
+
+def test_the_pieces_check_refuses_a_plan_that_does_not_rebuild_the_original() -> None:
+    files = {"MEMORY.md": "head\n", "memory/a.md": "## A\nb\n"}
+    good = (Placement("MEMORY.md", 0, 5, ""), Placement("memory/a.md", 0, 7, "A"))
+    _verify_pieces(("head\n", "## A\nb\n"), 12, files, good)
+    with pytest.raises(Failed, match="does not reproduce"):
+        _verify_pieces(("head\n", "## A\nc\n"), 12, files, good)
+    with pytest.raises(Failed, match="does not reproduce"):
+        _verify_pieces(("head\n", "## A\nb\n"), 13, files, good)
+    with pytest.raises(Failed, match="does not reproduce"):
+        _verify_pieces(("head\n", "## A\nb\n", "## C\n"), 17, files, good)
+    with pytest.raises(Failed, match="lost the section 'A'"):
+        _verify_pieces(("head\n", "## A\nb\n"), 12, files, (good[0], Placement("memory/b.md", 0, 7, "A")))
