@@ -16,6 +16,7 @@ failure) that every tree-changing command uses; `migrate` is the orchestration f
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import os
 import stat
@@ -281,7 +282,7 @@ class _EncodedFiles(Mapping[str, "bytes | None"]):
     """
 
     def __init__(self, files: tuple[tuple[str, str], ...]) -> None:
-        self._texts = dict(files)
+        self._texts = _FileTexts(files)
 
     def __getitem__(self, path: str) -> bytes:
         return self._texts[path].encode("utf-8")
@@ -291,6 +292,26 @@ class _EncodedFiles(Mapping[str, "bytes | None"]):
 
     def __len__(self) -> int:
         return len(self._texts)
+
+
+class _FileTexts(Mapping[str, str]):
+    """The plan's files ({path: text}) looked up in its path-sorted tuple by bisection: a dict of
+    100,000 paths beside the plan was ~0.1x the input, twice (staging's view, verification's)."""
+
+    def __init__(self, files: tuple[tuple[str, str], ...]) -> None:
+        self._files = files
+
+    def __getitem__(self, path: str) -> str:
+        i = bisect.bisect_left(self._files, (path,))
+        if i < len(self._files) and self._files[i][0] == path:
+            return self._files[i][1]
+        raise KeyError(path)
+
+    def __iter__(self) -> Iterator[str]:
+        return (path for path, _text in self._files)
+
+    def __len__(self) -> int:
+        return len(self._files)
 
 
 @dataclass(frozen=True, slots=True)
@@ -320,7 +341,7 @@ def _verify_on_disk(ctx: RepoContext, source: _Source, plan: MigrationPlan) -> N
             raise ConcurrentWrite(f"{ctx.repo_path(path)}: read back differently from what was written (another "
                                   f"process wrote to it while bonsai-git was running?); any such write was kept and "
                                   f"the run was undone. Run the command again")
-    files = plan.file_map()  # the same bytes: the plan's own str, not a second decoded copy of the tree
+    files = _FileTexts(plan.files)  # the same bytes: the plan's own str, not a second decoded copy of the tree
     digest, length = hashlib.sha256(), 0
     for p in plan.placements:
         piece = piece_at(files, p.path, p.offset, p.length)
