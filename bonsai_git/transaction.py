@@ -434,17 +434,27 @@ def _prior_bytes(ctx: RepoContext, changes: Mapping[str, bytes | None]) -> dict[
 def _journal_record(ctx: RepoContext, changes: Mapping[str, bytes | None], before: Mapping[str, object],
                     message: str | None) -> Journal:
     algo = ctx.object_format
-    repo_paths = {path: ctx.repo_path(path) for path in sorted(changes)}
+    paths = sorted(changes)
     head_read = gitrun.start(ctx.top, *gitrun.HEAD_COMMIT)  # runs while ls-files does
     try:
-        index = gitrun.index_entries(ctx.top, repo_paths.values())
+        index = gitrun.index_entries(ctx.top, map(ctx.repo_path, paths))
     finally:
         head = gitrun.head_of(head_read.result())
-    planned = {path: journal.blob_id(data, algo) for path, data in changes.items() if data is not None}
-    entries = tuple(JournalEntry(path, before[path] is not None, index.get(repo_path), planned.get(path))
-                    for path, repo_path in repo_paths.items())
+    # One pass, each file's bytes asked for once (`changes` may encode them on demand), and no
+    # {path: ...} dicts of every path beside the entries (~0.2x the input at 100,000 leaves, issue 15).
+    folders: set[str] = set()
+    listed = []
+    for path in paths:
+        data = changes[path]
+        if data is not None:
+            folders.add(path.rpartition("/")[0])
+        listed.append(JournalEntry(path, before[path] is not None, index.get(ctx.repo_path(path)),
+                                   None if data is None else journal.blob_id(data, algo)))
+        del data
+    entries = tuple(listed)
+    del listed
     created: set[str] = set()
-    for folder in {path.rpartition("/")[0] for path, data in changes.items() if data is not None}:
+    for folder in folders:
         while folder and folder not in created and not ctx.abs_path(folder).exists():
             created.add(folder)
             folder = folder.rpartition("/")[0]
