@@ -65,7 +65,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 
 from .boot import CLAUDE_CODE_MAX_BYTES, CLAUDE_CODE_MAX_LINES, BootBudget, BootProfile, boot_budget
@@ -81,7 +81,7 @@ from .layout import (
     misplaced_message,
     parse_trunk,
 )
-from .lookup import LookupCost, leaf_costs, summarize_costs
+from .lookup import LookupCost, index_sizes, leaf_costs, summarize_costs
 from .secretscan import find_secrets, finding_fingerprint, mask_name, name_secret_kinds
 from .sections import split_sections, unclosed_comment_warning
 from .tokens import estimate_tokens
@@ -233,6 +233,8 @@ def assess(survey: Survey, profile: BootProfile, thresholds: Thresholds = Thresh
     budget = boot_budget(boot_files, profile, survey.config.estimator, dict(survey.chain_files))
     conflicts = conflict_lines(survey)
     stats = domain_stats(readable_leaves(survey, conflicts), survey.config.estimator)
+    # Each path masked once for every rule that shows or tests it (60,000 leaves: 3 regex scans each)
+    masked = functools.lru_cache(maxsize=None)(mask_name)
     inbox = parts.inbox if parts is not None else ""
     waiting = absorbable_sections(inbox, survey.config)
     due = tuple((f.path, age_days(f.committed_at, survey.now) or 0) for f in survey.archived
@@ -240,12 +242,12 @@ def assess(survey: Survey, profile: BootProfile, thresholds: Thresholds = Thresh
     findings = [
         *_trunk_findings(trunk, waiting),
         *_boot_findings(budget),
-        *_index_findings(survey),
+        *_index_findings(survey, masked),
         *_leaf_findings(survey, stats, thresholds, conflicts),
         *_layout_findings(survey, trunk),
         *(Finding("purge_due", p, None, f"archived {d} days ago (grace {thresholds.purge_days} days); "
                   f"run bonsai-git purge") for p, d in due),
-        *_secret_findings(survey.scanned, survey.config.secret_allow),
+        *_secret_findings(survey.scanned, survey.config.secret_allow, masked),
         *_provenance_findings(survey.provenance, survey.provenance_warning),
         *([Finding("attributes", TRUNK, None, survey.attributes)] if survey.attributes else []),
     ]
@@ -266,8 +268,9 @@ def survey_lookup_cost(survey: Survey) -> LookupCost:
     trunk = dict(survey.boot_files).get(TRUNK, "")
     indexes = dict(survey.indexes)
     singles = [f.path for f in survey.leaves if f.path in SINGLE_FILE_DOMAINS.values()]
-    costs = leaf_costs(trunk, indexes, survey.config.estimator, singles)
-    return summarize_costs(costs, indexes, survey.config.estimator)
+    sizes = index_sizes(indexes, survey.config.estimator)  # once for both: 16,000 index files at 60,000 leaves
+    costs = leaf_costs(trunk, indexes, survey.config.estimator, singles, sizes)
+    return summarize_costs(costs, indexes, survey.config.estimator, sizes)
 
 
 def _provenance_findings(state: str, warning: str | None) -> Iterable[Finding]:
@@ -330,13 +333,12 @@ def _boot_findings(budget: BootBudget) -> Iterable[Finding]:
                       f"bytes: {cc.lost_lines:,} lines ({cc.lost_bytes:,} bytes) would not load")
 
 
-def _index_findings(survey: Survey) -> Iterable[Finding]:
+def _index_findings(survey: Survey, masked: Callable[[str], str] = mask_name) -> Iterable[Finding]:
     for path in survey.stale or ():
         yield Finding("stale_index", path, None, "stale; run bonsai-git reindex")
     if survey.stale_error is not None:
         yield Finding("reindex_error", TRUNK, None, f"indexes not checked: {survey.stale_error}")
     listed = {path: _index_entries(text) for path, text in survey.indexes}
-    masked = functools.lru_cache(maxsize=None)(mask_name)  # each path masked once, not three times
     on_disk = {masked(f.path) for f in survey.leaves}  # an index shows names masked (secretscan.mask_name)
     listed_paths: set[str] = set()  # every (masked) leaf path an index lists: one set, not one per leaf (quadratic)
     for index_path, entries in sorted(listed.items()):
@@ -421,15 +423,18 @@ def _domain_folder(domain: str) -> str:
     return SINGLE_FILE_DOMAINS.get(domain, f"memory/domains/{domain}/")
 
 
-def _secret_findings(scanned: Iterable[tuple[str, str]], allow: Collection[str]) -> Iterable[Finding]:
+def _secret_findings(scanned: Iterable[tuple[str, str]], allow: Collection[str],
+                     masked: Callable[[str], str] = mask_name) -> Iterable[Finding]:
     """`secret` findings: each value `find_secrets` reports (the bonsai-secrets hook's rule) and each
-    file name holding a secret-looking run; paths shown masked."""
+    file name holding a secret-looking run; paths shown masked (`masked`: mask_name, or a memo of it)."""
     for path, text in scanned:
-        kinds = name_secret_kinds(path)
+        shown = masked(path)
+        # mask_name changes exactly the names holding a run name_secret_kinds reports (each run is
+        # replaced by its kept prefix and the mask): an unchanged name needs no second scan.
+        kinds = name_secret_kinds(path) if shown != path else ()
         hits = find_secrets(text, allow=allow)
         if not kinds and not hits:
-            continue  # the common case: no finding, so no masked name to show
-        shown = mask_name(path)
+            continue  # the common case: no finding
         for kind in kinds:
             yield Finding("secret", shown, None, f"{kind} in the file name (indexes show it masked); rename the file")
         for hit in hits:
