@@ -87,6 +87,13 @@ def test_a_name_mask_name_leaves_unchanged_has_no_secret_kind(name: str) -> None
     assert (mask_name(name) != name) == bool(name_secret_kinds(name))  # health._secret_findings relies on it
 
 
+@settings(max_examples=400)
+@given(st.lists(st.sampled_from(_NAME_PIECES), max_size=8).map("".join),
+       st.lists(st.sampled_from(_NAME_PIECES), max_size=8).map("".join))
+def test_mask_name_masks_each_path_component_on_its_own(folder: str, name: str) -> None:
+    assert mask_name(f"{folder}/{name}") == f"{mask_name(folder)}/{mask_name(name)}"  # health._path_masker
+
+
 def _join_general(folder: str, relative: str) -> str:
     parts = folder.split("/")
     for part in relative.split("/"):

@@ -65,7 +65,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 
 from .boot import CLAUDE_CODE_MAX_BYTES, CLAUDE_CODE_MAX_LINES, BootBudget, BootProfile, boot_budget
@@ -207,17 +207,25 @@ def is_due_for_purge(committed_at: int | None, now: int, grace_days: int) -> boo
     return committed_at is not None and now - committed_at > grace_days * DAY
 
 
-def readable_leaves(survey: Survey, conflicts: dict[str, int | None] | None = None) -> tuple[Leaf, ...]:
+def readable_leaves(survey: Survey, conflicts: dict[str, int | None] | None = None,
+                    located: Mapping[str, tuple[str, str] | None] | None = None) -> tuple[Leaf, ...]:
     """The survey's leaves that are UTF-8 and free of conflict markers, as Leaf records.
 
-    `conflicts`: `conflict_lines(survey)` when the caller has it already (each leaf scanned once)."""
+    `conflicts`: `conflict_lines(survey)` when the caller has it already (each leaf scanned once);
+    `located`: `leaf_locations(survey)`, likewise."""
     conflicts = conflict_lines(survey) if conflicts is None else conflicts
+    located = leaf_locations(survey) if located is None else located
     out = []
     for facts in survey.leaves:
-        location = leaf_location(facts.path)
+        location = located[facts.path]
         if facts.text is not None and location is not None and conflicts[facts.path] is None:
             out.append(Leaf(location[0], location[1], facts.text))
     return tuple(out)
+
+
+def leaf_locations(survey: Survey) -> dict[str, tuple[str, str] | None]:
+    """{path: `leaf_location(path)`} for every leaf of the survey (asked by several rules)."""
+    return {f.path: leaf_location(f.path) for f in survey.leaves}
 
 
 def conflict_lines(survey: Survey) -> dict[str, int | None]:
@@ -232,9 +240,9 @@ def assess(survey: Survey, profile: BootProfile, thresholds: Thresholds = Thresh
     parts = parse_trunk(trunk) if trunk is not None else None
     budget = boot_budget(boot_files, profile, survey.config.estimator, dict(survey.chain_files))
     conflicts = conflict_lines(survey)
-    stats = domain_stats(readable_leaves(survey, conflicts), survey.config.estimator)
-    # Each path masked once for every rule that shows or tests it (60,000 leaves: 3 regex scans each)
-    masked = functools.lru_cache(maxsize=None)(mask_name)
+    located = leaf_locations(survey)
+    stats = domain_stats(readable_leaves(survey, conflicts, located), survey.config.estimator)
+    masked = _path_masker()
     inbox = parts.inbox if parts is not None else ""
     waiting = absorbable_sections(inbox, survey.config)
     due = tuple((f.path, age_days(f.committed_at, survey.now) or 0) for f in survey.archived
@@ -242,9 +250,9 @@ def assess(survey: Survey, profile: BootProfile, thresholds: Thresholds = Thresh
     findings = [
         *_trunk_findings(trunk, waiting),
         *_boot_findings(budget),
-        *_index_findings(survey, masked),
-        *_leaf_findings(survey, stats, thresholds, conflicts),
-        *_layout_findings(survey, trunk),
+        *_index_findings(survey, masked, located),
+        *_leaf_findings(survey, stats, thresholds, conflicts, located),
+        *_layout_findings(survey, trunk, located),
         *(Finding("purge_due", p, None, f"archived {d} days ago (grace {thresholds.purge_days} days); "
                   f"run bonsai-git purge") for p, d in due),
         *_secret_findings(survey.scanned, survey.config.secret_allow, masked),
@@ -333,7 +341,23 @@ def _boot_findings(budget: BootBudget) -> Iterable[Finding]:
                       f"bytes: {cc.lost_lines:,} lines ({cc.lost_bytes:,} bytes) would not load")
 
 
-def _index_findings(survey: Survey, masked: Callable[[str], str] = mask_name) -> Iterable[Finding]:
+def _path_masker() -> Callable[[str], str]:
+    """`mask_name` memoized for one report: a path is masked once for every rule that shows or tests
+    it, and its folder (shared by thousands of leaves) and its name are masked apart, since
+    mask_name masks each path component on its own (tests/test_status_shortcuts.py checks
+    `mask_name(a/b) == mask_name(a)/mask_name(b)`)."""
+    part = functools.lru_cache(maxsize=None)(mask_name)
+
+    @functools.lru_cache(maxsize=None)
+    def masked(path: str) -> str:
+        folder, sep, name = path.rpartition("/")
+        return part(folder) + sep + part(name) if sep else part(name)
+
+    return masked
+
+
+def _index_findings(survey: Survey, masked: Callable[[str], str] = mask_name,
+                    located: Mapping[str, tuple[str, str] | None] | None = None) -> Iterable[Finding]:
     for path in survey.stale or ():
         yield Finding("stale_index", path, None, "stale; run bonsai-git reindex")
     if survey.stale_error is not None:
@@ -349,7 +373,7 @@ def _index_findings(survey: Survey, masked: Callable[[str], str] = mask_name) ->
             if shown not in on_disk:
                 yield Finding("orphan_entry", index_path, line, f"lists {name}, which is gone; run bonsai-git reindex")
     for facts in survey.leaves:
-        location = leaf_location(facts.path)
+        location = leaf_location(facts.path) if located is None else located[facts.path]
         if location is None or location[0] in SINGLE_FILE_DOMAINS or not facts.tracked:
             continue  # an untracked leaf is not indexed until git tracks it (untracked_leaf says so)
         if masked(facts.path) not in listed_paths:
@@ -372,7 +396,8 @@ def _index_entries(text: str) -> list[tuple[int, str]]:
 
 
 def _leaf_findings(survey: Survey, stats: tuple[DomainStats, ...], limits: Thresholds,
-                   conflicts: dict[str, int | None]) -> Iterable[Finding]:
+                   conflicts: dict[str, int | None],
+                   located: Mapping[str, tuple[str, str] | None] | None = None) -> Iterable[Finding]:
     for facts in survey.leaves:
         if facts.text is None:
             yield Finding("unreadable_leaf", facts.path, None, "not valid UTF-8; save it as UTF-8")
@@ -388,14 +413,15 @@ def _leaf_findings(survey: Survey, stats: tuple[DomainStats, ...], limits: Thres
         if len(s.leaves) > limits.domain_leaves:
             yield Finding("oversized_domain", _domain_folder(s.name), None,
                           f"{len(s.leaves)} leaves (over {limits.domain_leaves}); move some to a new domain")
-    for facts, days in _general_ages(survey.leaves, survey.now):
+    for facts, days in _general_ages(survey.leaves, survey.now, located):
         if days > limits.general_days:
             yield Finding("old_general_leaf", facts.path, None,
                           f"in general/ for {days} days (over {limits.general_days}); bonsai-git move it to a "
                           "domain or bonsai-git archive it")
 
 
-def _layout_findings(survey: Survey, trunk: str | None) -> Iterable[Finding]:
+def _layout_findings(survey: Survey, trunk: str | None,
+                     located: Mapping[str, tuple[str, str] | None] | None = None) -> Iterable[Finding]:
     """`unclosed_comment` in MEMORY.md or a leaf; `misplaced_leaf`; `domain_name` (one per folder)."""
     texts = ([(TRUNK, trunk)] if trunk is not None else []) + [(f.path, f.text) for f in survey.leaves if f.text]
     for path, text in texts:
@@ -406,14 +432,16 @@ def _layout_findings(survey: Survey, trunk: str | None) -> Iterable[Finding]:
     for path, _text in survey.scanned:
         if misplaced_leaf(path):
             yield Finding("misplaced_leaf", path, None, misplaced_message(path))
-    for domain in sorted({loc[0] for f in survey.leaves if (loc := leaf_location(f.path)) is not None}):
+    located = leaf_locations(survey) if located is None else located
+    for domain in sorted({loc[0] for loc in located.values() if loc is not None}):
         if domain not in SINGLE_FILE_DOMAINS and not is_domain_name(domain):
             yield Finding("domain_name", _domain_folder(domain), None, domain_name_message(domain))
 
 
-def _general_ages(leaves: Iterable[FileFacts], now: int) -> Iterable[tuple[FileFacts, int]]:
+def _general_ages(leaves: Iterable[FileFacts], now: int,
+                  located: Mapping[str, tuple[str, str] | None] | None = None) -> Iterable[tuple[FileFacts, int]]:
     for facts in leaves:
-        location = leaf_location(facts.path)
+        location = leaf_location(facts.path) if located is None else located[facts.path]
         days = age_days(facts.committed_at, now)
         if location is not None and location[0] == FALLBACK_DOMAIN and days is not None:
             yield facts, days
