@@ -29,7 +29,6 @@ whose commit exists) live in recovery.py; this module records, finds and restore
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import re
@@ -94,18 +93,33 @@ class Journal:
 
 # --- finding the journal (the light check every command runs) ---------------------------------
 
-_JOURNAL_DIRS: dict[str, Path] = {}  # a process asks once per folder: the CLI's journal check and the run both need it
+# A process asks once per folder: the CLI's journal check and the run both need it.  Each value is
+# (journal folder, git common dir), both absolute; None outside a repository.
+_JOURNAL_DIRS: dict[str, tuple[Path, Path]] = {}
 
 
 def journal_dir(cwd: Path) -> Path | None:
     """`$(git rev-parse --git-path bonsai)` as an absolute path, or None when `cwd` is in no repository."""
+    dirs = _git_dirs(cwd)
+    return None if dirs is None else dirs[0]
+
+
+def git_common_dir(cwd: Path) -> Path | None:
+    """`$(git rev-parse --git-common-dir)` as an absolute path, or None when `cwd` is in no repository:
+    asked with `journal_dir`'s question (one git process for both; reindex needs the facts cache's folder)."""
+    dirs = _git_dirs(cwd)
+    return None if dirs is None else dirs[1]
+
+
+def _git_dirs(cwd: Path) -> tuple[Path, Path] | None:
     key = "\0".join([os.path.abspath(cwd), *(os.environ.get(n, "") for n in ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR"))])
     if key in _JOURNAL_DIRS:
         return _JOURNAL_DIRS[key]
-    proc = gitrun.run(cwd, "rev-parse", "--git-path", JOURNAL_DIR)
-    if proc.returncode != 0:
-        return None
-    found = _JOURNAL_DIRS[key] = (cwd / proc.stdout.decode("utf-8", "surrogateescape").strip()).resolve()
+    proc = gitrun.run(cwd, "rev-parse", "--git-path", JOURNAL_DIR, "--git-common-dir")
+    lines = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
+    if proc.returncode != 0 or len(lines) != 2:
+        return None  # not remembered: a repository may be made here later in this process (tests)
+    found = _JOURNAL_DIRS[key] = ((cwd / lines[0]).resolve(), (cwd / lines[1]).resolve())
     return found
 
 
@@ -241,6 +255,8 @@ def _encode(journal: Journal) -> bytes:
 
 def blob_id(data: bytes, object_format: str = "sha1") -> str:
     """The id git gives a blob holding `data` (`git hash-object`), in `object_format` (sha1 or sha256)."""
+    import hashlib  # here, not at import: it loads OpenSSL (~5 ms), and reindex and the hook load this module for its lock
+
     digest = hashlib.new(object_format, b"blob %d\0" % len(data))
     digest.update(data)  # not `header + data`: that copied every file once more (issue 15)
     return digest.hexdigest()
