@@ -362,16 +362,19 @@ def _index_findings(survey: Survey, masked: Callable[[str], str] = mask_name,
         yield Finding("stale_index", path, None, "stale; run bonsai-git reindex")
     if survey.stale_error is not None:
         yield Finding("reindex_error", TRUNK, None, f"indexes not checked: {survey.stale_error}")
-    listed = {path: _index_entries(text) for path, text in survey.indexes}
     on_disk = {masked(f.path) for f in survey.leaves}  # an index shows names masked (secretscan.mask_name)
     listed_paths: set[str] = set()  # every (masked) leaf path an index lists: one set, not one per leaf (quadratic)
-    for index_path, entries in sorted(listed.items()):
+    for index_path, text in sorted(survey.indexes):
         folder = index_path.rsplit("/", 1)[0]
-        for line, name in entries:
+        gone = False
+        for name in _ENTRIES.findall(text):  # names only; lines are counted for an index with an orphan
             shown = masked(f"{folder}/{name}")
             listed_paths.add(shown)
-            if shown not in on_disk:
-                yield Finding("orphan_entry", index_path, line, f"lists {name}, which is gone; run bonsai-git reindex")
+            gone = gone or shown not in on_disk
+        if gone:
+            for line, name in _index_entries(text):
+                if masked(f"{folder}/{name}") not in on_disk:
+                    yield Finding("orphan_entry", index_path, line, f"lists {name}, which is gone; run bonsai-git reindex")
     for facts in survey.leaves:
         location = leaf_location(facts.path) if located is None else located[facts.path]
         if location is None or location[0] in SINGLE_FILE_DOMAINS or not facts.tracked:
