@@ -441,7 +441,7 @@ def _facts_without_cache(leaves: Sequence[Leaf], estimator: str) -> FactsOf:
     from dataclasses import replace
 
     from .core.branches import heading_text
-    from .core.indexes import ROOT_SUMMARY_CHARS, LeafFacts, domain_stats
+    from .core.indexes import ROOT_SUMMARY_CHARS, LeafFacts
     from .core.summary import summarize
     from .core.tokens import estimate_tokens
 
@@ -453,10 +453,13 @@ def _facts_without_cache(leaves: Sequence[Leaf], estimator: str) -> FactsOf:
     def facts_of(leaf: Leaf, _alive: Sequence[Leaf] = leaves) -> LeafFacts:  # a leaf not given: KeyError
         return facts[id(leaf)]
 
-    for stats in domain_stats(leaves, estimator, facts_of):
-        if stats.leaves:  # the leaf render_root_index shows (largest first, ties by name)
-            top = stats.leaves[0][0]
-            facts[id(top)] = replace(facts[id(top)], root_summary=summarize(top.text, ROOT_SUMMARY_CHARS))
+    tops: dict[str, tuple[int, str, Leaf]] = {}  # the leaf render_root_index shows: domain_stats's first,
+    for leaf in leaves:  # the largest, ties by name (tests/test_status_shortcuts.py: the same bytes)
+        key = (-facts[id(leaf)].tokens, leaf.name, leaf)
+        if leaf.domain not in tops or key[:2] < tops[leaf.domain][:2]:
+            tops[leaf.domain] = key
+    for _tokens, _name, top in tops.values():
+        facts[id(top)] = replace(facts[id(top)], root_summary=summarize(top.text, ROOT_SUMMARY_CHARS))
     return facts_of
 
 
