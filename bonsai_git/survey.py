@@ -475,10 +475,9 @@ def _scanned(workspace: Path, disk: _MemoryFiles) -> tuple[tuple[str, str], ...]
         text = _read_text(workspace / name) if (workspace / name).is_file() else None
         if text is not None:
             out.append((name, text))
-    for path in disk.markdown_paths():
-        memory_text = disk.text(path)
-        if memory_text is not None and not is_index_name(path.rsplit("/", 1)[-1]):  # generated: _index.md, _index.<key>.md
-            out.append((path, memory_text))
+    # generated files (_index.md, _index.<key>.md) are not scanned: left out before their text is asked for
+    written = [p for p in disk.markdown_paths() if not is_index_name(p.rsplit("/", 1)[-1])]
+    out += [(path, text) for path, text in zip(written, disk.load_texts(written)) if text is not None]
     return tuple(out)
 
 

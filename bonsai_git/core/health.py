@@ -366,11 +366,10 @@ def _index_findings(survey: Survey, masked: Callable[[str], str] = mask_name,
     listed_paths: set[str] = set()  # every (masked) leaf path an index lists: one set, not one per leaf (quadratic)
     for index_path, text in sorted(survey.indexes):
         folder = index_path.rsplit("/", 1)[0]
-        gone = False
-        for name in _ENTRIES.findall(text):  # names only; lines are counted for an index with an orphan
-            shown = masked(f"{folder}/{name}")
-            listed_paths.add(shown)
-            gone = gone or shown not in on_disk
+        shown_folder = masked(folder) + "/"  # masked(folder/name): each component masked on its own
+        shown_names = [masked(name) for name in _ENTRIES.findall(text)]  # names only: lines are counted
+        listed_paths.update(shown_folder + name for name in shown_names)  # for an index listing a gone leaf
+        gone = any(shown_folder + name not in on_disk for name in shown_names)
         if gone:
             for line, name in _index_entries(text):
                 if masked(f"{folder}/{name}") not in on_disk:
