@@ -115,6 +115,7 @@ class _MemoryFiles:
         self._data: dict[str, bytes | None] = {}
         self._text: dict[str, str | None] = {}
         self._leaves: list[str] | None = None
+        self._indexes: tuple[str, ...] | None = None
         self._walk(os.path.join(self.root, MEMORY_DIR), MEMORY_DIR)
         self.paths.sort()
         self._found = set(self.paths)
@@ -147,12 +148,16 @@ class _MemoryFiles:
     def index_paths(self, workspace: Path) -> tuple[str, ...]:
         """`reindex.existing_index_paths` from this walk: index files under memory/domains/, not inside a
         `_`/`.` folder, sorted.  That walk enters memory/domains/ even when it is a symlink, this one
-        does not: then it is asked."""
+        does not: then it is asked.  Found once (the staleness check and the report both ask)."""
+        if self._indexes is not None:
+            return self._indexes
         if os.path.islink(os.path.join(self.root, DOMAINS_DIR)):
-            return existing_index_paths(workspace)
+            self._indexes = existing_index_paths(workspace)
+            return self._indexes
         prefix = DOMAINS_DIR + "/"
-        return tuple(p for p in self.paths if p.startswith(prefix) and is_index_name(p.rsplit("/", 1)[-1])
-                     and not any(part.startswith(("_", ".")) for part in p[len(prefix) :].split("/")[:-1]))
+        self._indexes = tuple(p for p in self.paths if p.startswith(prefix) and is_index_name(p.rsplit("/", 1)[-1])
+                              and not any(part.startswith(("_", ".")) for part in p[len(prefix) :].split("/")[:-1]))
+        return self._indexes
 
     def load_data(self, paths: list[str]) -> list[bytes | None]:
         """`data(p)` for each of `paths`, read in one loop (60,000 leaves: the method calls and cache
