@@ -169,7 +169,7 @@ for path, data in zip(items[::2], items[1::2]):
 
 # What `bonsai-git reindex` imports before it does anything (its import time, measured apart).
 REINDEX_IMPORTS = ("import bonsai_git.cli, bonsai_git.commands.reindex, bonsai_git.workspace, bonsai_git.factcache, "
-                   "bonsai_git.journal, bonsai_git.reindex, bonsai_git.gitsettings, bonsai_git.provenance, filelock")
+                   "bonsai_git.journal, bonsai_git.reindex, bonsai_git.gitsettings, bonsai_git.provenance")
 
 
 def part_reindex(tmp: Path, big: bool) -> None:
@@ -214,7 +214,7 @@ def part_reindex(tmp: Path, big: bool) -> None:
           f"reindex = {fast / least:.2f}x the floor; the floor itself is {slow / least:.0f}x the anchor "
           f"(150x needs reindex <= {slow / 150 * 1000:.0f} ms)")
     print(f"of bonsai-git reindex: python {python * 1000:.0f} ms, the modules it loads {(loaded - python) * 1000:.0f} ms "
-          f"(click, filelock for the workspace lock, the renderer), the run itself {(fast - loaded) * 1000:.0f} ms "
+          f"(click, the renderer and its rules, git's runner), the run itself {(fast - loaded) * 1000:.0f} ms "
           f"(git processes, reading, rendering, writing)\n")
 
 
