@@ -116,9 +116,12 @@ def _git_dirs(cwd: Path) -> tuple[Path, Path] | None:
     if key in _JOURNAL_DIRS:
         return _JOURNAL_DIRS[key]
     proc = gitrun.run(cwd, "rev-parse", "--git-path", JOURNAL_DIR, "--git-common-dir")
-    lines = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
-    if proc.returncode != 0 or len(lines) != 2:
+    if proc.returncode != 0:
         return None  # not remembered: a repository may be made here later in this process (tests)
+    lines = proc.stdout.decode("utf-8", "surrogateescape").split("\n")
+    if len(lines) != 3 or lines[2]:  # a newline inside a path: ask one question at a time, as before
+        lines = [gitrun.run(cwd, "rev-parse", arg, *name).stdout.decode("utf-8", "surrogateescape").strip()
+                 for arg, *name in (("--git-path", JOURNAL_DIR), ("--git-common-dir",))]
     found = _JOURNAL_DIRS[key] = ((cwd / lines[0]).resolve(), (cwd / lines[1]).resolve())
     return found
 

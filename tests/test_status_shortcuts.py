@@ -108,3 +108,16 @@ def _join_general(folder: str, relative: str) -> str:
 @given(st.text(alphabet="ab/._", max_size=12), st.text(alphabet="ab/._", max_size=8))
 def test_lookup_join_fast_path_equals_the_general_rule(folder: str, relative: str) -> None:
     assert _join(folder, relative) == _join_general(folder, relative)
+
+
+def test_one_git_question_gives_the_journal_folder_and_the_common_dir_of_a_linked_worktree(
+        make_repo: MakeRepo, tmp_path: Path) -> None:
+    from bonsai_git import journal
+
+    repo = make_repo("# M\n")
+    linked = tmp_path / "linked"
+    subprocess.run(["git", "worktree", "add", "-q", str(linked)], cwd=repo, check=True, capture_output=True)
+    folder, common = journal.journal_dir(linked), journal.git_common_dir(linked)
+    assert common == (repo / ".git").resolve()  # reindex's facts cache lives with the shared objects
+    assert folder is not None and folder.parent == (repo / ".git" / "worktrees" / "linked").resolve()  # the lock: per worktree
+    assert journal.git_common_dir(tmp_path) is None  # no repository: nothing to lock, no cache
