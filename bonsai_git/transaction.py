@@ -300,12 +300,16 @@ class _FileTexts(Mapping[str, str]):
 
     def __init__(self, files: tuple[tuple[str, str], ...]) -> None:
         self._files = files
+        self._next = 0  # the run's passes ask in path order mostly: try the entry after the last one first
 
     def __getitem__(self, path: str) -> str:
-        i = bisect.bisect_left(self._files, (path,))
-        if i < len(self._files) and self._files[i][0] == path:
-            return self._files[i][1]
-        raise KeyError(path)
+        files, i = self._files, self._next
+        if not (i < len(files) and files[i][0] == path):
+            i = bisect.bisect_left(files, (path,))
+            if not (i < len(files) and files[i][0] == path):
+                raise KeyError(path)
+        self._next = i + 1
+        return files[i][1]
 
     def __iter__(self) -> Iterator[str]:
         return (path for path, _text in self._files)

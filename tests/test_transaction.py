@@ -10,6 +10,8 @@ from pathlib import Path
 
 import filelock
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from click.testing import CliRunner, Result
 
 from bonsai_git import transaction
@@ -492,3 +494,12 @@ def test_a_failed_flush_to_disk_restores_the_tree(make_repo: MakeRepo, monkeypat
     monkeypatch.setattr(transaction, "sync_barrier", failing)
     result = bonsai_untouched(repo, "migrate", "-C", str(repo))
     assert_refused(result, 1, "Input/output error; the tree was restored")
+
+
+@given(st.dictionaries(st.text("ab/", max_size=4), st.text("xy", max_size=3)), st.lists(st.text("ab/", max_size=4)))
+def test_the_plans_files_looked_up_in_its_sorted_tuple_answer_as_a_dict(files: dict[str, str], asked: list[str]) -> None:
+    """transaction._FileTexts (no dict of every path beside the plan) gives what a dict gives, in any order of asking."""
+    texts = transaction._FileTexts(tuple(sorted(files.items())))
+    assert list(texts) == sorted(files) and len(texts) == len(files)
+    for path in [*asked, *sorted(files), *asked]:
+        assert texts.get(path) == files.get(path)
