@@ -279,6 +279,21 @@ class FactsCache:
         if row not in self._keep:
             self._add(row, _json(entry))
 
+    def leaf_rows(self, estimator: str, paths: Iterable[str],
+                  unread: Unread | None = None) -> dict[str, tuple[str, int, str, str, str]] | None:
+        """{leaf path: (blob id, tokens, summary, root summary, heading)} for `paths`, from the facts
+        this run gave or left unread (`unread`), for the hook's incremental snapshot; None when one
+        is not known (its facts were never given by blob id)."""
+        known = unread.blobs if unread is not None else {}
+        out = {}
+        for path in paths:
+            blob_size = self._seen.get(path) or known.get(path)
+            if blob_size is None or not self._stored_facts(f"{estimator}:{blob_size[0]}", blob_size[1]):
+                return None
+            tokens, summary, root_summary, heading = self._parsed[f"{estimator}:{blob_size[0]}"]
+            out[path] = (blob_size[0], tokens, summary, root_summary, heading)
+        return out  # type: ignore[return-value]
+
     def save(self, compact: bool = True) -> None:
         """Append the entries made in this run, or rewrite the file with only the entries used in
         this run once more than half of it is unused (or it was unreadable); never raises OSError.

@@ -152,18 +152,33 @@ def render_branch_index(stats: DomainStats, estimator: str = "script-aware", fac
 def render_root_index(stats: tuple[DomainStats, ...], newline: str = "\n", facts: FactsOf | None = None) -> str:
     """Render `memory/_index.md` (not loaded at boot): every domain with its tokens, leaf count, index
     path, largest leaves and a summary line; ends with `newline`."""
-    summaries: dict[str, str] = {} if facts is None else {
-        s.name: facts(s.leaves[0][0]).root_summary for s in stats if s.leaves
-    }
-    leaves = sum(len(s.leaves) for s in stats)
-    total = sum(s.tokens for s in stats)
+    return assemble_root_index([root_domain_entry(s, facts) for s in stats], newline)
+
+
+RootEntry = tuple[int, int, list[str]]  # a domain's (tokens, leaves, lines) in the root index
+
+
+def root_domain_entry(stats: DomainStats, facts: FactsOf | None = None) -> RootEntry:
+    """One domain's part of `memory/_index.md`: (its tokens, its leaf count, its lines without newlines).
+
+    The hook's incremental run keeps these per domain and renders only the edited domains' again
+    (`assemble_root_index` joins them): the same bytes as `render_root_index`.
+    """
+    summaries = {} if facts is None or not stats.leaves else {stats.name: facts(stats.leaves[0][0]).root_summary}
+    return stats.tokens, len(stats.leaves), _domain_lines(stats, ROOT_LEAF_NAMES, True, summaries)
+
+
+def assemble_root_index(entries: Sequence[RootEntry], newline: str = "\n") -> str:
+    """`memory/_index.md` from each domain's `root_domain_entry`, in domain-name order."""
+    leaves = sum(count for _, count, _ in entries)
+    total = sum(tokens for tokens, _, _ in entries)
     lines = [
         "# Memory Index",
         f"{format_tokens(total)} tokens in {leaves} leaves. Before a task, read the index of its domain:"
         f" {DOMAINS_DIR}/<domain>/{INDEX_NAME}",
     ]
-    for s in stats:
-        lines += _domain_lines(s, ROOT_LEAF_NAMES, True, summaries)
+    for _, _, domain_lines in entries:
+        lines += domain_lines
     return newline.join(lines) + newline
 
 
