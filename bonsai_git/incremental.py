@@ -56,7 +56,7 @@ if TYPE_CHECKING:
     from .core.indexes import DomainStats, FactsOf, LeafFacts, RootEntry
 
 SNAPSHOT_DIR = "bonsai-git/snapshots"
-FORMAT = 1
+FORMAT = 2
 _REGULAR = ("100644 ", "100755 ")
 
 LeafRow = tuple[int, str, str, str]  # a leaf's LeafFacts: (tokens, summary, root summary, heading)
@@ -65,21 +65,33 @@ LeafRow = tuple[int, str, str, str]  # a leaf's LeafFacts: (tokens, summary, roo
 class Snapshot:
     """What a hook run saw and made in one workspace (module docstring); paths workspace-relative.
 
-    Stored as a small main file (settings, `stage` joined into one string, `disk`, `untracked`,
-    `roots`, and each domain's rows file) and one rows file per domain, named by the digest of
-    its bytes: a run loads only the rows of the domains it renders, and writes only theirs.
+    Stored as a small main file (settings, `disk`, `untracked`, `roots`, the names of the other
+    files), the stage listing joined into one string, and one rows file per domain, each of those
+    named by the digest of its bytes: a run compares the digest of today's listing with the
+    name, loads only the rows of the domains it renders, and writes only what changed.
     """
 
-    def __init__(self, settings: str, stage_text: str, disk: dict[str, str], untracked: tuple[str, ...],
+    def __init__(self, settings: str, stage_name: str, disk: dict[str, str], untracked: tuple[str, ...],
                  roots: dict[str, RootEntry], files: dict[str, str], folder: Path | None = None,
-                 leaves: dict[str, dict[str, LeafRow]] | None = None) -> None:
-        """`files` {domain: rows file name in `folder`}; `leaves` {domain: rows} already in memory."""
-        self.settings, self.stage_text, self.disk, self.untracked = settings, stage_text, disk, untracked
-        self.roots, self.files, self.folder = roots, files, folder
+                 leaves: dict[str, dict[str, LeafRow]] | None = None, stage_text: str | None = None) -> None:
+        """`stage_name` names the file holding `stage_text` (`stage_file_name`); `files` {domain: rows
+        file name in `folder`}; `leaves` {domain: rows} already in memory."""
+        self.settings, self.stage_name, self.disk, self.untracked = settings, stage_name, disk, untracked
+        self.roots, self.files, self.folder, self.stage_text = roots, files, folder, stage_text
         self.leaves: dict[str, dict[str, LeafRow]] = dict(leaves or {})
 
     def stage(self) -> dict[str, str]:
-        """{tracked path: "mode blob-id"} as git's index was at the run."""
+        """{tracked path: "mode blob-id"} as git's index was at the run; raises _Decline when unreadable."""
+        if self.stage_text is None:
+            if self.folder is None:
+                raise _Decline
+            try:
+                data = _read_bytes(os.path.join(os.fspath(self.folder), self.stage_name))
+                self.stage_text = data.decode("utf-8", "surrogateescape")
+            except (OSError, BonsaiError):
+                raise _Decline from None
+            if stage_file_name(self.stage_text) != self.stage_name:
+                raise _Decline  # damaged
         parts = self.stage_text.split("\0") if self.stage_text else []
         return dict(zip(parts[0::2], parts[1::2]))
 
@@ -103,6 +115,11 @@ class Snapshot:
 def stage_text(stage: Mapping[str, str]) -> str:
     """`stage` as one string (paths and entries, NUL-separated, in its order): compared in one go."""
     return "\0".join(chain.from_iterable(stage.items()))
+
+
+def stage_file_name(text: str) -> str:
+    """The name of the file holding a `stage_text`: its digest, so an unchanged index is never written again."""
+    return "s-" + blake2b(text.encode("utf-8", "surrogateescape"), digest_size=12).hexdigest()
 
 
 def snapshot_path(common_dir: Path, prefix: str) -> Path | None:
@@ -144,12 +161,15 @@ def save_snapshot(folder: Path | None, snapshot: Snapshot) -> None:
             if files.get(domain) != name:
                 write_durably(folder / name, data, sync=False)
                 files[domain] = name
+        if snapshot.stage_text is not None and not os.path.exists(folder / snapshot.stage_name):
+            write_durably(folder / snapshot.stage_name, snapshot.stage_text.encode("utf-8", "surrogateescape"),
+                          sync=False)
         files = {domain: name for domain, name in files.items() if domain in snapshot.roots}
-        write_durably(folder / "main", marshal.dumps((FORMAT, snapshot.settings, snapshot.stage_text, snapshot.disk,
+        write_durably(folder / "main", marshal.dumps((FORMAT, snapshot.settings, snapshot.stage_name, snapshot.disk,
                                                       snapshot.untracked, snapshot.roots, files)), sync=False)
-        named = set(files.values())
+        named = {*files.values(), snapshot.stage_name}
         for entry in os.listdir(folder):
-            if entry.startswith("d-") and entry not in named:
+            if entry.startswith(("d-", "s-")) and entry not in named:
                 os.unlink(folder / entry)
     except OSError:
         pass
@@ -211,8 +231,9 @@ def _run(root: Path, snap: Snapshot, config: Config, stage: Mapping[str, str], t
         read[path] = raw
     candidates = set(disk) | set(snap.disk)
     now_text = stage_text(stage)
+    now_name = stage_file_name(now_text)
     old_stage = stage
-    if now_text != snap.stage_text:  # one string comparison in the usual case (nothing staged since)
+    if now_name != snap.stage_name:  # one digest in the usual case (nothing staged since the last run)
         old_stage = snap.stage()
         candidates |= {path for path, _ in stage.items() ^ old_stage.items()}
     leaves: dict[str, dict[str, LeafRow]] = {}  # the affected domains' rows, copied before they change
@@ -305,7 +326,8 @@ def _run(root: Path, snap: Snapshot, config: Config, stage: Mapping[str, str], t
             disk[path] = ""
     after = set(untracked_now) | {p for p in changed if p not in stage and rendered[p] is not None}
     after -= {p for p in changed if rendered[p] is None}
-    return changed, Snapshot(snap.settings, now_text, disk, tuple(sorted(after)), roots, snap.files, snap.folder, leaves)
+    return changed, Snapshot(snap.settings, now_name, disk, tuple(sorted(after)), roots, snap.files, snap.folder, leaves,
+                             now_text)
 
 
 def _content(stage: Mapping[str, str], disk: Mapping[str, str], path: str) -> str | None:
@@ -376,4 +398,5 @@ def snapshot_after_full_run(settings: str, stage: Mapping[str, str], dirty: Iter
     roots = {domain: root_domain_entry(domain_stats_of(domain, rows), facts_of) for domain, rows in leaves.items()}
     after = set(untracked) | {p for p in written if p not in stage and rendered.get(p) is not None}
     after -= {p for p in written if p in rendered and rendered[p] is None}
-    return Snapshot(settings, stage_text(stage), disk, tuple(sorted(after)), roots, {}, folder, leaves)
+    text = stage_text(stage)
+    return Snapshot(settings, stage_file_name(text), disk, tuple(sorted(after)), roots, {}, folder, leaves, text)

@@ -93,7 +93,7 @@ def _apply(repo: Path, op: tuple[str, int, int]) -> None:
         path.write_text(_leaf_text(b, b % 3), encoding="utf-8")
         git(repo, "add", "--", path.relative_to(repo).as_posix())
     elif kind == "delete" and pick and len(leaves) > 6:
-        git(repo, "rm", "-q", "--", pick)
+        git(repo, "rm", "-q", "-f", "--", pick)
     elif kind == "rename" and pick:
         target = f"memory/domains/{DOMAINS[b]}/moved-{a}.md"
         if not (repo / target).exists():
