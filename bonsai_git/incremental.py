@@ -53,10 +53,11 @@ except ImportError:  # pragma: no cover - other Python implementations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from .core.branches import LayoutMemo
     from .core.indexes import DomainStats, FactsOf, LeafFacts, RootEntry
 
 SNAPSHOT_DIR = "bonsai-git/snapshots"
-FORMAT = 2
+FORMAT = 3
 _REGULAR = ("100644 ", "100755 ")
 
 LeafRow = tuple[int, str, str, str]  # a leaf's LeafFacts: (tokens, summary, root summary, heading)
@@ -79,6 +80,7 @@ class Snapshot:
         self.settings, self.stage_name, self.disk, self.untracked = settings, stage_name, disk, untracked
         self.roots, self.files, self.folder, self.stage_text = roots, files, folder, stage_text
         self.leaves: dict[str, dict[str, LeafRow]] = dict(leaves or {})
+        self.layouts: dict[str, tuple[dict[str, tuple[tuple[str, ...], tuple[str, ...]]], dict[str, str]]] = {}
 
     def stage(self) -> dict[str, str]:
         """{tracked path: "mode blob-id"} as git's index was at the run; raises _Decline when unreadable."""
@@ -103,13 +105,21 @@ class Snapshot:
             if name is None or self.folder is None:
                 raise _Decline
             try:
-                found = marshal.loads(_read_bytes(os.path.join(os.fspath(self.folder), name)))
+                data = marshal.loads(_read_bytes(os.path.join(os.fspath(self.folder), name)))
             except (OSError, BonsaiError, EOFError, ValueError, TypeError):
                 raise _Decline from None
-            if not isinstance(found, dict):
+            if not (isinstance(data, tuple) and len(data) == 3 and all(isinstance(d, dict) for d in data)):
                 raise _Decline
-            self.leaves[domain] = found
+            found = self.leaves[domain] = data[0]
+            self.layouts[domain] = (data[1], data[2])
         return found
+
+    def layout(self, domain: str) -> LayoutMemo:
+        """A memo of the domain's sub-branches as the snapshot's run rendered them (empty when unknown)."""
+        from .core.branches import LayoutMemo
+
+        calls, texts = self.layouts.get(domain, ({}, {}))
+        return LayoutMemo(calls, texts)
 
 
 def stage_text(stage: Mapping[str, str]) -> str:
@@ -156,7 +166,7 @@ def save_snapshot(folder: Path | None, snapshot: Snapshot) -> None:
     try:
         folder.mkdir(parents=True, exist_ok=True)
         for domain, rows in snapshot.leaves.items():
-            data = marshal.dumps(rows)
+            data = marshal.dumps((rows, *snapshot.layouts.get(domain, ({}, {}))))
             name = "d-" + blake2b(data, digest_size=12).hexdigest()
             if files.get(domain) != name:
                 write_durably(folder / name, data, sync=False)
@@ -302,13 +312,17 @@ def _run(root: Path, snap: Snapshot, config: Config, stage: Mapping[str, str], t
 
     roots = dict(snap.roots)
     rendered: dict[str, str | None] = {}
+    layouts = {}
     for domain in sorted(affected):
         stats = domain_stats_of(domain, leaves[domain])
         facts_of = facts_from(leaves)
         roots[domain] = root_domain_entry(stats, facts_of)
         if domain in SINGLE_FILE_DOMAINS:
             continue
-        rendered.update(domain_index_files(stats, config, facts_of))
+        memo = snap.layout(domain)
+        files = domain_index_files(stats, config, facts_of, memo)
+        layouts[domain] = (memo.made, files)
+        rendered.update(files)
         for path in existing_index_paths(root, [domain]):
             rendered.setdefault(path, None)
     rendered[ROOT_INDEX] = assemble_root_index([roots[d] for d in sorted(roots)])
@@ -326,8 +340,9 @@ def _run(root: Path, snap: Snapshot, config: Config, stage: Mapping[str, str], t
             disk[path] = ""
     after = set(untracked_now) | {p for p in changed if p not in stage and rendered[p] is not None}
     after -= {p for p in changed if rendered[p] is None}
-    return changed, Snapshot(snap.settings, now_name, disk, tuple(sorted(after)), roots, snap.files, snap.folder, leaves,
-                             now_text)
+    new = Snapshot(snap.settings, now_name, disk, tuple(sorted(after)), roots, snap.files, snap.folder, leaves, now_text)
+    new.layouts = layouts
+    return changed, new
 
 
 def _content(stage: Mapping[str, str], disk: Mapping[str, str], path: str) -> str | None:

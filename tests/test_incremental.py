@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
+import bonsai_git.core.branches as branches
 import bonsai_git.core.indexes as indexes
 import bonsai_git.incremental as incremental
 from bonsai_git.core.layout import BEGIN, END
@@ -204,5 +205,31 @@ def test_a_damaged_snapshot_means_a_full_run(tmp_path: Path, fast_runs: list[boo
     (repo / "memory/domains/business/note-00.md").write_text(_leaf_text(0, 2), encoding="utf-8")
     assert run_hook(repo) == 1
     assert fast_runs[-1] is True  # the full run recorded a sound snapshot again
+    assert tree_files(repo) == rebuilt_from_scratch(repo, tmp_path)
+    capsys.readouterr()
+
+
+def test_a_second_edit_reuses_the_sub_branches_it_did_not_touch(tmp_path: Path, fast_runs: list[bool],
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """The snapshot keeps each domain's layout: the next edit there lays out only the sub-branches on
+    the edited leaf's path, and takes the others' files as they were (the same bytes)."""
+    repo = _workspace(tmp_path / "ws")
+    assert run_hook(repo) == 0
+    leaf = repo / "memory/domains/business/note-03.md"
+    leaf.write_text(_leaf_text(3, 2), encoding="utf-8")
+    assert run_hook(repo) == 1  # the first edit lays the domain out in full and keeps its layout
+    taken: list[int] = []
+    real = branches.LayoutMemo.take
+
+    def counting(self: branches.LayoutMemo, key: str, out: dict[str, str]) -> tuple[str, ...] | None:
+        found = real(self, key, out)
+        taken.append(found is not None)
+        return found
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(branches.LayoutMemo, "take", counting)
+        leaf.write_text(_leaf_text(3, 3), encoding="utf-8")
+        assert run_hook(repo) == 1
+    assert fast_runs[-1] is True and True in taken and False in taken
     assert tree_files(repo) == rebuilt_from_scratch(repo, tmp_path)
     capsys.readouterr()
