@@ -43,7 +43,7 @@ from pathlib import Path
 
 from .core.config import SINGLE_FILE_DOMAINS, Config
 from .core.errors import BonsaiError
-from .core.layout import DOMAINS_DIR, ROOT_INDEX, TRUNK, Leaf, git_blob_id, leaf_location, leaves_from_bytes
+from .core.layout import DOMAINS_DIR, ROOT_INDEX, TRUNK, Leaf, OnDisk, git_blob_id, leaf_location, leaves_from_bytes
 from .tree import _read_bytes, write_durably
 
 try:  # hashlib's own blake2 backend: importing hashlib would load OpenSSL (~3 ms per hook run)
@@ -250,10 +250,12 @@ def _run(root: Path, snap: Snapshot, config: Config, stage: Mapping[str, str], t
     affected: set[str] = set()
     added: list[str] = []
     changed_leaves: list[str] = []
+    moved: set[str] = set()  # paths whose content is not the snapshot's
     for path in sorted(candidates):
         now, then = _content(stage, disk, path), _content(old_stage, snap.disk, path)
         if now == then:
             continue
+        moved.add(path)
         location = leaf_location(path)
         if location is not None:
             if now == "" or (path not in dirty and now is not None and not stage[path].startswith(_REGULAR)):
@@ -322,7 +324,10 @@ def _run(root: Path, snap: Snapshot, config: Config, stage: Mapping[str, str], t
         memo = snap.layout(domain)
         files = domain_index_files(stats, config, facts_of, memo)
         layouts[domain] = (memo.made, files)
-        rendered.update(files)
+        # A file rendered as the snapshot's run rendered it, whose content is the one that run left:
+        # the file holds that text (or one equal as git stores it), so it is neither hashed nor read.
+        rendered.update((path, OnDisk() if path not in moved and memo.texts.get(path) == text else text)
+                        for path, text in files.items())
         for path in existing_index_paths(root, [domain]):
             rendered.setdefault(path, None)
     rendered[ROOT_INDEX] = assemble_root_index([roots[d] for d in sorted(roots)])
@@ -384,7 +389,6 @@ def snapshot_after_full_run(settings: str, stage: Mapping[str, str], dirty: Iter
     A dirty generated file the run left alone holds its rendering; another dirty path is read.
     """
     from .core.indexes import root_domain_entry
-    from .core.layout import OnDisk
 
     leaves: dict[str, dict[str, LeafRow]] = {}
     disk: dict[str, str] = {}
