@@ -175,7 +175,8 @@ def render_domain_indexes(
         entries += [summaries[child] for child in sorted(subfolders.get(sub, ()))]
         path = f"{folder}/{sub}" if sub else folder
         labels = [title, *mask_name(sub).split("/")] if sub else [title]
-        _layout(path, "", labels, sorted(entries, key=_sort_key), keys, branch_tokens, out, memo)
+        # The domain folder's own index changes with any change in the domain: not worth a key.
+        _layout(path, "", labels, sorted(entries, key=_sort_key), keys, branch_tokens, out, memo, keyed=bool(sub))
         if sub:
             summaries[sub] = _group_entry(sub.rsplit("/", 1)[-1] + "/", f"{sub.rsplit('/', 1)[-1]}/{INDEX_PREFIX}.md",
                                           entries, name=sub.rsplit("/", 1)[-1] + "/")
@@ -193,11 +194,12 @@ def index_file_name(slug: str) -> str:
 
 
 def _layout(folder: str, slug: str, labels: list[str], entries: list[_Entry], keys: tuple[str, ...],
-            bound: int, out: dict[str, str], memo: LayoutMemo | None = None) -> tuple[str | None, tuple[str, ...]]:
+            bound: int, out: dict[str, str], memo: LayoutMemo | None = None,
+            keyed: bool = True) -> tuple[str | None, tuple[str, ...]]:
     """Write the index `folder/index_file_name(slug)` for `entries`, splitting it while it exceeds `bound`.
 
-    Returns (the call's `_layout_key` when `memo` is given, the paths it wrote, its own last)."""
-    key = _layout_key(folder, slug, labels, entries, keys, bound) if memo is not None else None
+    Returns (the call's `_layout_key` when `memo` is given and `keyed`, the paths it wrote, its own last)."""
+    key = _layout_key(folder, slug, labels, entries, keys, bound) if memo is not None and keyed else None
     if memo is not None and key is not None:
         taken = memo.take(key, out)
         if taken is not None:
