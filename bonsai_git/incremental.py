@@ -29,7 +29,10 @@ skip-worktree entry; a tracked leaf missing on disk, not a regular file, or not 
 file in git's index; a new or emptied domain; an added leaf whose name holds a secret-looking
 run; a `.gitattributes` changed; a path added or removed that is neither a leaf nor an index
 file; an inbox in MEMORY.md.  Each of those is a case where the full run warns, absorbs or
-refuses.  `BONSAI_GIT_NO_CACHE=1` turns snapshots off.  Snapshots live in
+refuses.  More than MANY changed leaves (a checkout, a merge) also runs in full: the facts
+cache knows most of them by blob id.  Each domain's last layout is kept too
+(`branches.LayoutMemo`), so inside a changed domain only the sub-branches on the changed
+leaves' path are laid out again.  `BONSAI_GIT_NO_CACHE=1` turns snapshots off.  Snapshots live in
 `<git common dir>/bonsai-git/snapshots/<digest of the workspace prefix>` (marshal).
 """
 
@@ -59,6 +62,7 @@ if TYPE_CHECKING:
 SNAPSHOT_DIR = "bonsai-git/snapshots"
 FORMAT = 3
 _REGULAR = ("100644 ", "100755 ")
+MANY = 64  # more changed leaves than this: a full run (the facts cache knows most of them by blob id)
 
 LeafRow = tuple[int, str, str, str]  # a leaf's LeafFacts: (tokens, summary, root summary, heading)
 
@@ -283,6 +287,8 @@ def _run(root: Path, snap: Snapshot, config: Config, stage: Mapping[str, str], t
             pass  # rendered at every run
         elif now is None or then is None or parts[-1] == ".gitattributes":
             raise _Decline  # a path added or removed (warnings), or attributes changed
+    if len(changed_leaves) > MANY:
+        raise _Decline  # a checkout or a merge: the full run reads them with the facts cache's help
     if added:
         from .core.secretscan import name_secret_kinds
 
