@@ -24,7 +24,7 @@ git reports unchanged holds its index entry's blob, under the same settings, cod
 `freshness.settings_digest` keys the snapshot).
 
 Anything the snapshot cannot vouch for makes the hook run in full (`run_incremental` returns
-None): no snapshot or other settings; an untracked path added or gone; an unmerged or
+None): no snapshot or other settings; a new untracked path; an unmerged or
 skip-worktree entry; a tracked leaf missing on disk, not a regular file, or not a regular
 file in git's index; a new or emptied domain; an added leaf whose name holds a secret-looking
 run; a `.gitattributes` changed; a path added or removed that is neither a leaf nor an index
@@ -227,8 +227,13 @@ def _run(root: Path, snap: Snapshot, config: Config, stage: Mapping[str, str], t
     from .reindex import existing_index_paths, read_trunk, sync_rendered
 
     untracked_now = tuple(sorted(set(untracked)))
-    if untracked_now != snap.untracked or len(stage) != len(set(tracked)):
-        raise _Decline  # untracked paths differ (warnings, stale files), or an unmerged/skip-worktree entry
+    gone: set[str] = set()
+    if untracked_now != snap.untracked:
+        gone = set(snap.untracked) - set(untracked_now)  # staged since (an index file a run made), or deleted
+        if not set(untracked_now) <= set(snap.untracked):
+            raise _Decline  # a new untracked path: the full run may warn about it or delete it
+    if len(stage) != len(set(tracked)):
+        raise _Decline  # an unmerged or skip-worktree entry
     base = os.fspath(root)
     dirty = set(unstaged)
     disk: dict[str, str] = {}
@@ -243,7 +248,7 @@ def _run(root: Path, snap: Snapshot, config: Config, stage: Mapping[str, str], t
             raise _Decline from None
         disk[path] = git_blob_id(raw)
         read[path] = raw
-    candidates = set(disk) | set(snap.disk)
+    candidates = set(disk) | set(snap.disk) | gone
     now_text = stage_text(stage)
     now_name = stage_file_name(now_text)
     old_stage = stage
