@@ -3,6 +3,7 @@ renders only the domains that changed, and the tree is byte for byte what a rebu
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -60,7 +61,11 @@ def fast_runs(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[bool]]:
     real = incremental.run_incremental
 
     def spy(*args: object, **kwargs: object) -> object:
-        outcome = real(*args, **kwargs)  # type: ignore[arg-type]
+        try:
+            outcome = real(*args, **kwargs)  # type: ignore[arg-type]
+        except BaseException:
+            runs.append(True)  # it served the run, and the run failed (e.g. ConcurrentWrite)
+            raise
         runs.append(outcome is not None)
         return outcome
 
@@ -232,4 +237,55 @@ def test_a_second_edit_reuses_the_sub_branches_it_did_not_touch(tmp_path: Path, 
         assert run_hook(repo) == 1
     assert fast_runs[-1] is True and True in taken
     assert tree_files(repo) == rebuilt_from_scratch(repo, tmp_path)
+    capsys.readouterr()
+
+
+def test_an_agents_write_during_an_incremental_run_is_kept_and_the_run_fails(
+        tmp_path: Path, fast_runs: list[bool], monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The incremental run writes through the same CheckedWriter: an index file another process
+    rewrites while it is replaced is left with that process's bytes (exit 1), and the next run,
+    which no longer trusts that file, puts the tree right."""
+    repo = _workspace(tmp_path / "ws")
+    assert run_hook(repo) == 0
+    (repo / "memory/domains/family/note-01.md").write_text(_leaf_text(1, 6), encoding="utf-8")
+    index = repo / "memory/domains/family/_index.md"
+    theirs = b"# written by an agent meanwhile\n"
+    real = os.fchmod
+
+    calls: list[int] = []
+
+    def meanwhile(fd: int, mode: int) -> None:  # during a temp file's write, before its swap
+        calls.append(fd)
+        if len(calls) == 2:  # the second file written (memory/_index.md goes first): the domain's index
+            index.write_bytes(theirs)
+        real(fd, mode)
+
+    monkeypatch.setattr(os, "fchmod", meanwhile)
+    assert hook_main(["-C", str(repo)]) == 1
+    assert fast_runs[-1] is True
+    assert index.read_bytes() == theirs
+    assert "changed by another process" in capsys.readouterr().err
+    monkeypatch.setattr(os, "fchmod", real)
+    assert run_hook(repo) == 1
+    assert tree_files(repo) == rebuilt_from_scratch(repo, tmp_path)
+    capsys.readouterr()
+
+
+def test_an_incremental_run_waits_for_the_lock(tmp_path: Path, fast_runs: list[bool],
+                                               monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    import filelock
+
+    import bonsai_git.hook as hook_module
+
+    repo = _workspace(tmp_path / "ws")
+    assert run_hook(repo) == 0
+    (repo / "memory/domains/family/note-01.md").write_text(_leaf_text(1, 6), encoding="utf-8")
+    monkeypatch.setattr(hook_module._holding_lock, "LOCK_WAIT", 0.2)
+    before = snapshot(repo)
+    with filelock.FileLock(str(repo / ".git" / "bonsai.lock"), timeout=0):
+        assert hook_main(["-C", str(repo)]) == 3
+    assert snapshot(repo) == before and fast_runs == []
+    assert hook_main(["-C", str(repo)]) == 1 and fast_runs == [True]
     capsys.readouterr()
