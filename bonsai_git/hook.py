@@ -48,6 +48,8 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms pe
 if TYPE_CHECKING:
     from .factcache import FactsCache, Unread
     from .freshness import FreshMemo
+    from typing import Any
+
     from .reindex import ReindexResult
 
 # Only paths that can matter: trunks and anything under a memory/ folder, at any depth.
@@ -425,17 +427,18 @@ def _run_workspace_in_full(top: Path, ws: Workspace, check: bool, cache: FactsCa
             raise failure
         assert unread is not None
         rendered: dict[str, str | None] = {}
+        layouts: dict[str, Any] = {}  # each rendered domain's layout, for the incremental snapshot
         result = reindex_workspace(root, check=check, leaf_paths=leaves, config=config, absorb=config.absorb,
                                    facts=cache.facts_of(config.estimator, unread),
-                                   branches=cache.branches_of(root, clean, unread), unread=unread.blobs, clean=clean,
-                                   rendered_out=rendered)
+                                   branches=cache.branches_of(root, clean, unread, layouts if not check else None),
+                                   unread=unread.blobs, clean=clean, rendered_out=rendered)
     except BonsaiError as exc:
         if ws.prefix:  # name the file from the repository's top, where the user commits
             exc.message = ws.prefix + exc.message
         raise
     if not check:
         _keep_snapshot(root, ws, leaves, cache, config.estimator, unread, rendered, result, settings, snap_path,
-                       warned == _WARNINGS[0])
+                       warned == _WARNINGS[0], layouts)
     if result.absorbed:
         from .core.secretscan import mask_secrets  # only when something was absorbed: keeps start-up light
 
@@ -464,7 +467,7 @@ def _report(ws: Workspace, root: Path, changed: Sequence[str], check: bool) -> N
 
 def _keep_snapshot(root: Path, ws: Workspace, leaves: Sequence[str], cache: FactsCache, estimator: str,
                    unread: Unread | None, rendered: dict[str, str | None], result: ReindexResult,
-                   settings: str | None, snap_path: Path | None, quiet: bool) -> None:
+                   settings: str | None, snap_path: Path | None, quiet: bool, layouts: dict[str, Any]) -> None:
     """Record the incremental snapshot of a full run that wrote the tree fresh and printed no warning;
     otherwise remove the old one (incremental.py)."""
     from .incremental import drop_snapshot, save_snapshot, snapshot_after_full_run
@@ -474,8 +477,10 @@ def _keep_snapshot(root: Path, ws: Workspace, leaves: Sequence[str], cache: Fact
     if rows is None or settings is None:
         drop_snapshot(snap_path)
         return
-    save_snapshot(snap_path, snapshot_after_full_run(settings, ws.stage, ws.unstaged, ws.untracked, root, rows,
-                                                     rendered, result.changed, snap_path))
+    snapshot = snapshot_after_full_run(settings, ws.stage, ws.unstaged, ws.untracked, root, rows, rendered,
+                                       result.changed, snap_path)
+    snapshot.layouts = {domain: layout for domain, layout in layouts.items() if domain in snapshot.roots}
+    save_snapshot(snap_path, snapshot)
 
 
 def _probe_paths(ws: Workspace) -> Iterator[str]:
