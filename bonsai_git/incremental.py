@@ -8,9 +8,10 @@ the tree fresh and printed no warning, the hook keeps a *snapshot* of what it sa
 - `disk`: for the paths whose work-tree bytes are not their index entry's (git tagged them
   modified, or the run wrote them), the blob id of the bytes the run saw or wrote ("" absent);
 - `untracked`: the untracked paths under the workspace's memory/ (after the run's writes);
-- `leaves`: {domain: {leaf name: (blob id, tokens, summary, root summary, heading)}}, the
-  LeafFacts of every indexed leaf, from the bytes of that blob id;
-- `roots`: {domain: its part of `memory/_index.md`} (`indexes.root_domain_entry`).
+- `leaves`: {domain: {leaf name: (tokens, summary, root summary, heading)}}, the LeafFacts of
+  every indexed leaf, from the bytes its content (below) names;
+- `roots`: {domain: its part of `memory/_index.md`} (`indexes.root_domain_entry`);
+- `layouts`: {domain: the sub-branches its last rendering laid out, and its files}.
 
 A path's *content* is its `disk` blob id when it has one, else its index entry's.  The next run
 compares the contents of the paths git now tags modified (read and hashed: a few files), of the
