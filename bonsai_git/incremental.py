@@ -174,11 +174,10 @@ def save_snapshot(folder: Path | None, snapshot: Snapshot) -> None:
             data = marshal.dumps((rows, *snapshot.layouts.get(domain, ({}, {}))))
             name = "d-" + blake2b(data, digest_size=12).hexdigest()
             if files.get(domain) != name:
-                write_durably(folder / name, data, sync=False)
+                _write_new(folder / name, data)
                 files[domain] = name
         if snapshot.stage_text is not None and not os.path.exists(folder / snapshot.stage_name):
-            write_durably(folder / snapshot.stage_name, snapshot.stage_text.encode("utf-8", "surrogateescape"),
-                          sync=False)
+            _write_new(folder / snapshot.stage_name, snapshot.stage_text.encode("utf-8", "surrogateescape"))
         files = {domain: name for domain, name in files.items() if domain in snapshot.roots}
         write_durably(folder / "main", marshal.dumps((FORMAT, snapshot.settings, snapshot.stage_name, snapshot.disk,
                                                       snapshot.untracked, snapshot.roots, files)), sync=False)
@@ -188,6 +187,18 @@ def save_snapshot(folder: Path | None, snapshot: Snapshot) -> None:
                 os.unlink(folder / entry)
     except OSError:
         pass
+
+
+def _write_new(path: Path, data: bytes) -> None:
+    """Write a file named by its content's digest, in place: no run reads it before the main file
+    naming it is replaced (atomically, after this), and a torn one fails to load (a full run)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)
 
 
 def drop_snapshot(folder: Path | None) -> None:
