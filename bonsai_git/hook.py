@@ -377,7 +377,7 @@ def _run_workspace(top: Path, ws: Workspace, check: bool, cache_of: Callable[[],
     from .freshness import settings_digest
 
     root = top / ws.prefix
-    snap_path = snapshot_path(common_dir, ws.prefix)
+    snap_path = snapshot_path(common_dir, root)
     settings = settings_digest(root, _setting_files(top, ws.prefix, common_dir)) if snap_path is not None else None
     snapshot = load_snapshot(snap_path, settings)
     if snapshot is not None:  # only the domains whose leaves changed since the last run are rendered

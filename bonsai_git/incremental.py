@@ -34,7 +34,7 @@ refuses.  More than MANY changed leaves (a checkout, a merge) also runs in full:
 cache knows most of them by blob id.  Each domain's last layout is kept too
 (`branches.LayoutMemo`), so inside a changed domain only the sub-branches on the changed
 leaves' path are laid out again.  `BONSAI_GIT_NO_CACHE=1` turns snapshots off.  Snapshots live in
-`<git common dir>/bonsai-git/snapshots/<digest of the workspace prefix>` (marshal).
+`<git common dir>/bonsai-git/snapshots/<digest of the workspace's path>` (marshal).
 """
 
 from __future__ import annotations
@@ -137,11 +137,12 @@ def stage_file_name(text: str) -> str:
     return "s-" + blake2b(text.encode("utf-8", "surrogateescape"), digest_size=12).hexdigest()
 
 
-def snapshot_path(common_dir: Path, prefix: str) -> Path | None:
-    """The folder of the snapshot of the workspace at `prefix`, or None when snapshots are off."""
+def snapshot_path(common_dir: Path, workspace: Path) -> Path | None:
+    """The folder of the snapshot of the workspace at `workspace` (its absolute path: linked worktrees
+    share the common dir, each keeps its own), or None when snapshots are off."""
     if os.environ.get("BONSAI_GIT_NO_CACHE"):
         return None
-    name = blake2b(prefix.encode("utf-8", "surrogateescape"), digest_size=8).hexdigest()
+    name = blake2b(os.fsencode(workspace), digest_size=8).hexdigest()
     return common_dir / SNAPSHOT_DIR / name
 
 
