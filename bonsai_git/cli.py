@@ -8,12 +8,19 @@ one line on stderr and exits with its code (1 failed and restored, 3 refused); C
 
 from __future__ import annotations
 
+import gc
 import sys
-import traceback
 from pathlib import Path
 from typing import Any
 
-import click
+# No cyclic garbage collection while this module's imports run, nor while a command runs
+# (BonsaiGroup.main): a command is a short process whose objects reference counting frees, and
+# the collector's passes over the ~10^5 objects the imports make cost ~10 ms of every run
+# (issue 15).  Switched back on after each, so a program importing the CLI keeps its collector.
+_GC_WAS_ON = gc.isenabled()
+gc.disable()
+
+import click  # noqa: E402
 
 from . import __version__
 from .core.errors import BonsaiError, os_error_message
@@ -38,7 +45,10 @@ class WorkspaceCommand(click.Command):
     def invoke(self, ctx: click.Context) -> Any:
         workspace = ctx.params.get("workspace")
         if isinstance(workspace, Path):
+            from .gitrun import forget_repo_facts
             from .gitsettings import check_repository_env, find_workspace
+
+            forget_repo_facts()  # a command sees the repository as it is now, not as an earlier one in this process did
 
             # Run from any folder inside a workspace, as git runs from any folder of a repository.
             found = find_workspace(workspace)
@@ -59,6 +69,16 @@ class BonsaiGroup(click.Group):
 
     command_class = WorkspaceCommand
 
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        """click's main, with the cyclic garbage collector off while the command runs (see the top)."""
+        was_on = gc.isenabled()
+        gc.disable()
+        try:
+            return super().main(*args, **kwargs)
+        finally:
+            if was_on:
+                gc.enable()
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
@@ -74,6 +94,8 @@ class BonsaiGroup(click.Group):
             click.echo(f"bonsai-git: {os_error_message(exc)}", err=True)
             ctx.exit(1)
         except Exception:  # a bug: show it, exit 4
+            import traceback  # only for a bug: ~3 ms of every run's start otherwise (issue 15)
+
             traceback.print_exc()
             click.echo("bonsai-git: internal error (a bug); please report the traceback above", err=True)
             ctx.exit(4)
@@ -325,6 +347,9 @@ def install_hook(workspace: Path, uninstall: bool, shared_hooks_path: bool) -> N
 
     _done(command.run(workspace, uninstall=uninstall, shared_hooks_path=shared_hooks_path, echo=click.echo))
 
+
+if _GC_WAS_ON:
+    gc.enable()
 
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
+import subprocess
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,12 +26,12 @@ from . import gitrun
 from .core.errors import LockHeld, NotARepository
 from .gitrun import git_exe
 from .gitsettings import check_repository_env
-from .journal import LOCK_NAME  # one name for the lock, next to the journal folder
+from .journal import LOCK_NAME, remember_journal_dir  # one name for the lock, next to the journal folder
+
+assert LOCK_NAME in gitrun.FACT_GIT_PATHS and "bonsai" in gitrun.FACT_GIT_PATHS  # asked for in the one rev-parse
 
 if TYPE_CHECKING:
     import git
-# The git paths a run asks for, fetched in open_workspace's single rev-parse.
-_GIT_PATHS = (LOCK_NAME, "bonsai", "index.lock", "info/sparse-checkout")
 
 
 @dataclass(frozen=True)
@@ -48,6 +50,10 @@ class RepoContext:
     object_format: str = "sha1"
     superproject: Path | None = None
     _repo: list[Any] = field(default_factory=list, repr=False, compare=False)
+    _config: list[dict[str, str | None]] = field(default_factory=list, repr=False, compare=False)
+    _started: dict[tuple[object, ...], gitrun.Started] = field(default_factory=dict, repr=False, compare=False)
+    # [(the repo paths the preconditions' `git check-attr -a` covered, whether git converts one of them)]
+    converts: list[tuple[frozenset[str], bool]] = field(default_factory=list, repr=False, compare=False)
 
     @property
     def repo(self) -> "git.Repo":
@@ -79,6 +85,87 @@ class RepoContext:
             return os.fspath(path)
 
 
+def prefetch(ctx: RepoContext, *args: str, input: bytes | None = None) -> None:
+    """Start the read-only `git <args>` now (gitrun.start); `git_result` with the same arguments
+    takes its answer later.  A run starts its independent reads together so they overlap each
+    other and its own work (planning) instead of adding up, ~3 ms each (issue 15)."""
+    if (args, input) not in ctx._started:
+        ctx._started[(args, input)] = gitrun.start(ctx.top, *args, input=input)
+
+
+def git_result(ctx: RepoContext, *args: str, input: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+    """`gitrun.run(ctx.top, *args)`'s result: the prefetched command's when there is one (then forgotten)."""
+    started = ctx._started.pop((args, input), None)
+    return started.result() if started is not None else gitrun.run(ctx.top, *args, input=input)
+
+
+def settle(ctx: RepoContext) -> None:
+    """Wait for every prefetched command nobody asked for (a refusal came first): no git left running."""
+    while ctx._started:
+        ctx._started.popitem()[1].result()
+
+
+def config_value(ctx: RepoContext, name: str) -> str | None:
+    """The value git's config gives `name` ("section.key", any case; the last one set wins), None
+    when unset; a key set without `=` reads as "", as `git config --get` prints it.
+
+    One `git config -z --list` per run answers every key the run asks about (the preconditions'
+    sparse-checkout flags, staging's core.autocrlf): one git process instead of one per key.
+    A config git cannot read counts as empty, as `git config --get` then prints nothing.
+    """
+    values = _config(ctx)
+    key = _config_key(name)
+    return None if key not in values else values[key] or ""
+
+
+def config_flag(ctx: RepoContext, name: str) -> bool:
+    """`git config --bool name` prints "true": git's booleans (true/yes/on or a non-zero integer, any
+    case; a key set without `=`).  Unset, false/no/off/0/"" and values git rejects are False."""
+    values = _config(ctx)
+    key = _config_key(name)
+    if key not in values:
+        return False
+    value = values[key]
+    if value is None:  # `[core] sparseCheckout` alone: git reads it as true
+        return True
+    word = value.lower()
+    if word in ("true", "yes", "on"):
+        return True
+    if word in ("false", "no", "off", ""):
+        return False
+    # Else an integer as git_parse_int reads it (strtoimax base 0, then a k/m/g unit); anything
+    # else git --bool refuses, printing nothing.
+    number = _GIT_INT.fullmatch(value)
+    return number is not None and any(ch in "123456789abcdefABCDEF" for ch in number[2])
+
+
+_GIT_INT = re.compile(r"\s*([+-]?)(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)[kKmMgG]?")
+
+
+CONFIG_LIST = ("config", "-z", "--list")
+
+
+def _config(ctx: RepoContext) -> dict[str, str | None]:
+    """{key: value, None for a key set without `=`} from one `git config -z --list`, kept on `ctx`."""
+    if not ctx._config:
+        proc = git_result(ctx, *CONFIG_LIST)
+        values: dict[str, str | None] = {}
+        if proc.returncode == 0:
+            for entry in proc.stdout.decode("utf-8", "surrogateescape").split("\0"):
+                if entry:
+                    key, newline, value = entry.partition("\n")
+                    values[_config_key(key)] = value if newline else None
+        ctx._config.append(values)
+    return ctx._config[0]
+
+
+def _config_key(name: str) -> str:
+    """git's own spelling of a key: section and variable names are case-insensitive, a subsection is not."""
+    section, _, rest = name.partition(".")
+    middle, _, variable = rest.rpartition(".")
+    return ".".join(filter(None, [section.lower(), middle, variable.lower()])) if rest else section.lower()
+
+
 def open_workspace(workspace: Path) -> RepoContext:
     """Find the git work tree holding `workspace` and open it with GitPython.
 
@@ -89,22 +176,35 @@ def open_workspace(workspace: Path) -> RepoContext:
     if not workspace.is_dir():
         raise NotARepository(f"{workspace.name}: no such directory")
     check_repository_env(workspace)
-    # One rev-parse for every fact a run needs (each git call costs ~4 ms); the superproject
-    # line comes last because git prints nothing for it outside a submodule.  When it fails (no
-    # repository, a bare one, a git dir, safe.directory), the probe below says why.
-    facts_proc = gitrun.run(workspace, "rev-parse", "--is-bare-repository", "--is-inside-work-tree", "--absolute-git-dir",
-                            "--show-toplevel", "--show-object-format",
-                            *(arg for name in _GIT_PATHS for arg in ("--git-path", name)),
-                            "--show-superproject-working-tree")
-    facts = facts_proc.stdout.decode("utf-8", "surrogateescape").splitlines()
-    if facts_proc.returncode != 0 or len(facts) < 5 + len(_GIT_PATHS) or facts[0] == "true" or facts[1] != "true":
+    # One rev-parse for every fact a run needs (each git call costs ~4 ms), usually the one the
+    # CLI's journal check already made (gitrun.repo_facts).  When it fails (no repository, a bare
+    # one, a git dir, safe.directory), the probe below says why.
+    facts = gitrun.take_repo_facts(workspace)
+    if facts is None or facts[0] == "true" or facts[1] != "true":
         _refuse_without_work_tree(workspace)
+    assert facts is not None
     git_dir, top = Path(facts[2]), Path(facts[3]).resolve()
-    git_paths = {name: (workspace / out).resolve() for name, out in zip(_GIT_PATHS, facts[5:])}
-    superproject = Path(facts[5 + len(_GIT_PATHS)]) if len(facts) > 5 + len(_GIT_PATHS) else None
+    git_paths = {name: (workspace / out).resolve() for name, out in zip(gitrun.FACT_GIT_PATHS, facts[5:])}
+    superproject = _superproject(workspace, top)
+    remember_journal_dir(top, git_paths["bonsai"])  # the run's own journal check asks it for `top`
     rel = workspace.relative_to(top).as_posix()
     prefix = "" if rel == "." else rel + "/"
     return RepoContext(top, workspace, prefix, git_dir, git_paths, facts[4] or "sha1", superproject)
+
+
+def _superproject(workspace: Path, top: Path) -> Path | None:
+    """The work tree of the superproject when `top` is a submodule's work tree, else None.
+
+    git answers it (`rev-parse --show-superproject-working-tree`) by starting `git ls-files` in
+    the folder above `top`: two processes.  That search can only succeed inside another work
+    tree, so when no folder above `top` holds a `.git` (and GIT_DIR is not set) there is none
+    and git is not asked.
+    """
+    if not os.environ.get("GIT_DIR") and not any(os.path.lexists(folder / ".git") for folder in top.parents):
+        return None
+    out = gitrun.run(workspace, "rev-parse", "--show-superproject-working-tree").stdout
+    line = out.decode("utf-8", "surrogateescape").strip()
+    return Path(line) if line else None
 
 
 def _refuse_without_work_tree(workspace: Path) -> None:
@@ -175,7 +275,7 @@ def head_blob(ctx: RepoContext, repo_path: str) -> tuple[str | None, str | None]
 
     (None, None) when HEAD is unborn; (sha, None) when the commit does not hold the path.
     """
-    proc = gitrun.run(ctx.top, "rev-parse", "HEAD^{commit}", f"HEAD:{repo_path}")
+    proc = git_result(ctx, "rev-parse", "HEAD^{commit}", f"HEAD:{repo_path}")
     shas = proc.stdout.decode().split()
     if proc.returncode == 0 and len(shas) == 2:
         return shas[0], shas[1]
@@ -200,9 +300,16 @@ def in_progress_operation(ctx: RepoContext) -> str | None:
 
 def status_paths(ctx: RepoContext, *pathspecs: str) -> list[tuple[str, str]]:
     """`git status --porcelain` entries (XY code, repo-relative path) under the pathspecs (all if none)."""
-    args = ["status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames"]
-    out = gitrun.run(ctx.top, *args, "--", *(pathspecs or (".",)), check=True).stdout.decode("utf-8", "surrogateescape")
+    proc = git_result(ctx, *status_args(*pathspecs))
+    if proc.returncode != 0:
+        raise gitrun.GitFailed(status_args(*pathspecs), proc.stderr.decode("utf-8", "replace"))
+    out = proc.stdout.decode("utf-8", "surrogateescape")
     return [(entry[:2], entry[3:]) for entry in out.split("\0") if entry]
+
+
+def status_args(*pathspecs: str) -> tuple[str, ...]:
+    """status_paths' git arguments (to prefetch them)."""
+    return ("status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--", *(pathspecs or (".",)))
 
 
 def staged_paths(ctx: RepoContext) -> list[str]:
@@ -216,9 +323,12 @@ def is_tracked(ctx: RepoContext, repo_path: str) -> bool:
     return gitrun.run(ctx.top, "ls-files", "--error-unmatch", "--", repo_path).returncode == 0
 
 
+IGNORED_ARGS = ("check-ignore", "--no-index", "--stdin", "-z")
+
+
 def ignored_paths(ctx: RepoContext, repo_paths: Sequence[str]) -> list[str]:
     """The paths among `repo_paths` that .gitignore (or exclude files) would ignore."""
     if not repo_paths:
         return []
-    proc = gitrun.run(ctx.top, "check-ignore", "--no-index", "--stdin", "-z", input="\0".join(repo_paths).encode())
+    proc = git_result(ctx, *IGNORED_ARGS, input="\0".join(repo_paths).encode())
     return [p for p in proc.stdout.decode().split("\0") if p]

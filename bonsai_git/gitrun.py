@@ -28,11 +28,11 @@ behind gitrepo.py alone.
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
-import tempfile
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from .core.errors import BonsaiError
@@ -131,6 +131,60 @@ def run(cwd: Path | str, *args: str, input: bytes | None = None, check: bool = F
     return proc
 
 
+class Started:
+    """A git command `start` launched: `result()` waits for it (the first time) and returns its
+    CompletedProcess, as `run` would have.  Several can run at once: each waits for its reader
+    (a full pipe just pauses git), so reading them one by one in any order cannot deadlock."""
+
+    def __init__(self, args: Sequence[str], argv: list[str], proc: subprocess.Popen[bytes], input: bytes | None) -> None:
+        self._args, self._argv, self._proc, self._input = args, argv, proc, input
+        self._done: subprocess.CompletedProcess[bytes] | None = None
+
+    def result(self) -> subprocess.CompletedProcess[bytes]:
+        """The finished command's exit code, stdout and stderr (waits for it)."""
+        if self._done is None:
+            try:
+                out, err = self._proc.communicate(self._input)
+            except BaseException:
+                self._proc.kill()
+                self._proc.wait()
+                raise
+            self._done = subprocess.CompletedProcess(self._argv, self._proc.returncode, out, err)
+        return self._done
+
+    def records(self, sep: bytes = b"\0") -> Iterator[bytes]:
+        """The command's stdout record by record (`sep`-terminated), read as git writes it: a
+        100,000-line listing is never held whole (issue 15).  Started without input; raises
+        GitFailed (git's stderr, which must stay small: it is read at the end) on a non-zero exit."""
+        assert self._done is None and self._proc.stdout is not None and self._proc.stderr is not None
+        try:
+            rest = b""
+            while chunk := self._proc.stdout.read(1 << 16):
+                *whole, rest = (rest + chunk).split(sep)
+                yield from whole
+            if rest:
+                yield rest
+            err = self._proc.stderr.read()
+            code = self._proc.wait()
+        except BaseException:
+            self._proc.kill()
+            self._proc.wait()
+            raise
+        self._done = subprocess.CompletedProcess(self._argv, code, b"", err)
+        if code != 0:
+            raise GitFailed(self._args, err.decode("utf-8", "replace"))
+
+
+def start(cwd: Path | str, *args: str, input: bytes | None = None) -> Started:
+    """Start `git <args>` in `cwd` without waiting for it (as `run` would run it; stdin is `input`,
+    or nothing): a read whose answer is needed later runs while bonsai-git does other work.
+    Read-only commands only: its effect must not depend on when it runs."""
+    argv = command(args)
+    proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=git_env(args))
+    return Started(args, argv, proc, input)
+
+
 def run_streaming(cwd: Path | str, *args: str, chunks: Iterable[bytes]) -> subprocess.CompletedProcess[bytes]:
     """Run `git <args>` in `cwd` with `chunks` written to its stdin one by one, as `run` would with their join.
 
@@ -142,7 +196,7 @@ def run_streaming(cwd: Path | str, *args: str, chunks: Iterable[bytes]) -> subpr
     writing a chunk (Ctrl-C included) kills git, waits for it and is re-raised.
     """
     argv = command(args)
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+    with _spool() as out, _spool() as err:
         proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.PIPE, stdout=out, stderr=err,
                                 env=git_env(args))
         assert proc.stdin is not None
@@ -167,6 +221,32 @@ def run_streaming(cwd: Path | str, *args: str, chunks: Iterable[bytes]) -> subpr
         out.seek(0)
         err.seek(0)
         return subprocess.CompletedProcess(argv, code, out.read(), err.read())
+
+
+def _spool() -> io.BufferedRandom:
+    """An anonymous read-write file for a child's output: a memfd where Linux offers one (no
+    `tempfile` import: random and its seeding cost every process that imports gitrun ~2 ms,
+    the hook's included), else tempfile.TemporaryFile."""
+    if hasattr(os, "memfd_create"):
+        try:
+            return open(os.memfd_create("bonsai-git", getattr(os, "MFD_CLOEXEC", 0)), "w+b")
+        except OSError:
+            pass
+    import tempfile
+
+    return tempfile.TemporaryFile()
+
+
+def run_streaming_retrying(top: Path, *args: str, chunks: Callable[[], Iterable[bytes]],
+                           timeout: float = INDEX_LOCK_WAIT) -> subprocess.CompletedProcess[bytes]:
+    """`run_streaming` with `chunks()`'s stream, retried as `run_retrying` retries (another git
+    holds index.lock); `chunks` makes the stream anew for each try."""
+    deadline = time.monotonic() + timeout
+    while True:
+        proc = run_streaming(top, *args, chunks=chunks())
+        if proc.returncode == 0 or not is_index_lock_error(proc.stderr) or time.monotonic() >= deadline:
+            return proc
+        time.sleep(_POLL)
 
 
 def output(cwd: Path | str, *args: str, input: bytes | None = None) -> str:
@@ -217,9 +297,57 @@ def first_line(stderr: str | bytes) -> str:
 
 # --- plumbing reads (the journal, the transaction and recovery share them) ----------------------
 
+# One `git rev-parse` answers everything a tree-changing run asks of the repository's layout: the
+# CLI's journal check (journal.journal_dir) asks it, and the run's open_workspace takes the same
+# answer instead of starting a second rev-parse (issue 15: each git process costs 2-4 ms).
+FACT_QUESTIONS = ("--is-bare-repository", "--is-inside-work-tree", "--absolute-git-dir", "--show-toplevel",
+                  "--show-object-format")
+FACT_GIT_PATHS = ("bonsai", "bonsai.lock", "index.lock", "info/sparse-checkout")
+_FACTS: dict[str, list[str]] = {}
+
+
+def _facts_key(cwd: Path | str) -> str:
+    return "\0".join([os.path.abspath(cwd), *(os.environ.get(n, "") for n in ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR"))])
+
+
+def repo_facts(cwd: Path | str) -> list[str] | None:
+    """The lines `git rev-parse FACT_QUESTIONS --git-path FACT_GIT_PATHS...` prints in `cwd`, in that
+    order (paths as git prints them, relative to `cwd` or absolute), or None when it fails (no
+    repository, a bare one, a git dir: the caller asks again what it needs).
+
+    Kept for one `take_repo_facts` of the same folder in this process (the run that follows the
+    CLI's journal check), never longer: a later run must see the repository as it is then.
+    """
+    args = [*FACT_QUESTIONS, *(arg for name in FACT_GIT_PATHS for arg in ("--git-path", name))]
+    proc = run(cwd, "rev-parse", *args)
+    lines = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
+    if proc.returncode != 0 or len(lines) != len(FACT_QUESTIONS) + len(FACT_GIT_PATHS):
+        return None
+    _FACTS[_facts_key(cwd)] = lines
+    return lines
+
+
+def take_repo_facts(cwd: Path | str) -> list[str] | None:
+    """`repo_facts(cwd)`: the answer an earlier call in this process kept (then forgotten), or a new one."""
+    kept = _FACTS.pop(_facts_key(cwd), None)
+    return kept if kept is not None else repo_facts(cwd)
+
+
+def forget_repo_facts() -> None:
+    """Drop every kept `repo_facts` answer (a new command starts: it must see the repository anew)."""
+    _FACTS.clear()
+
+
+HEAD_COMMIT = ("rev-parse", "-q", "--verify", "HEAD^{commit}")
+
+
 def head_commit(top: Path) -> str | None:
     """The commit HEAD points to, or None when HEAD is unborn (`git rev-parse --verify`)."""
-    proc = run(top, "rev-parse", "-q", "--verify", "HEAD^{commit}")
+    return head_of(run(top, *HEAD_COMMIT))
+
+
+def head_of(proc: subprocess.CompletedProcess[bytes]) -> str | None:
+    """head_commit's answer from its finished `git HEAD_COMMIT` (run or started)."""
     sha = proc.stdout.decode().strip()
     return sha if proc.returncode == 0 and sha else None
 
@@ -238,22 +366,32 @@ def index_entries(top: Path, repo_paths: Iterable[str]) -> dict[str, str]:
     return found
 
 
-def committed_blobs(top: Path, commit: str, repo_paths: Iterable[str]) -> dict[str, str]:
+def committed_blobs(top: Path, commit: str, repo_paths: Iterable[str],
+                    started: Started | None = None) -> dict[str, str]:
     """{repo path: blob id} in `commit` for those of `repo_paths` it holds (one `git ls-tree`); raises GitFailed.
 
     Asks for the paths' folders, not the paths: 10,000 pathspecs made ls-tree match every
-    entry against every spec.
+    entry against every spec.  `started`: that ls-tree (`committed_blobs_args`), started earlier.
     """
     wanted = set(repo_paths)
-    specs = sorted({p.rpartition("/")[0] or p for p in wanted})
-    if not specs:
+    args = committed_blobs_args(commit, wanted)
+    if args is None:
         return {}
+    proc = started.result() if started is not None else run(top, *args)
+    if proc.returncode != 0:
+        raise GitFailed(args, proc.stderr.decode("utf-8", "replace"))
     found = {}
-    for entry in filter(None, output(top, "ls-tree", "-r", "-z", "--full-tree", commit, "--", *specs).split("\0")):
+    for entry in filter(None, proc.stdout.decode("utf-8", "surrogateescape").split("\0")):
         meta, path = entry.split("\t", 1)
         if path in wanted:
             found[path] = meta.split()[2]
     return found
+
+
+def committed_blobs_args(commit: str, repo_paths: Iterable[str]) -> tuple[str, ...] | None:
+    """committed_blobs' `git ls-tree` arguments (None: no path asked)."""
+    specs = sorted({p.rpartition("/")[0] or p for p in repo_paths})
+    return ("ls-tree", "-r", "-z", "--full-tree", commit, "--", *specs) if specs else None
 
 
 def commit_parents_and_subject(top: Path, commit: str) -> tuple[tuple[str, ...], str]:

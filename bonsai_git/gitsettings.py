@@ -95,14 +95,18 @@ def attributes(top: Path, repo_paths: Iterable[str]) -> dict[str, dict[str, str]
     return found
 
 
-def attribute_gaps(top: Path, source: str, targets: Iterable[str]) -> dict[str, str]:
-    """{attribute: value} that `source` (MEMORY.md's repo path) has and some of `targets` lack or differ on."""
-    if not attributes(top, [source])[source]:  # the usual case: one short git call, `targets` never listed
+def attribute_gaps(top: Path, source: str, targets: Iterable[str],
+                   known: Mapping[str, Mapping[str, str]] | None = None) -> dict[str, str]:
+    """{attribute: value} that `source` (MEMORY.md's repo path) has and some of `targets` lack or differ on.
+
+    `known`: `attributes(top, [source, *targets])` when the caller has it already (no git call then).
+    """
+    if known is None and not attributes(top, [source])[source]:  # the usual case: one short git call
         return {}
     targets = [t for t in dict.fromkeys(targets) if t != source]
     if not targets:
         return {}
-    attrs = attributes(top, [source, *targets])
+    attrs = known if known is not None else attributes(top, [source, *targets])
     mine = attrs[source]
     return {name: value for name, value in sorted(mine.items())
             if any(attrs[t].get(name) != value for t in targets)}
@@ -116,9 +120,11 @@ def attribute_line(gaps: Mapping[str, str]) -> str:
     return "memory/** " + " ".join(shown(n, v) for n, v in sorted(gaps.items()))
 
 
-def attribute_problem(top: Path, prefix: str, targets: Iterable[str]) -> str | None:
-    """The one-line refusal when `<prefix>MEMORY.md` has attributes some `targets` (repo paths) lack, else None."""
-    gaps = attribute_gaps(top, f"{prefix}MEMORY.md", targets)
+def attribute_problem(top: Path, prefix: str, targets: Iterable[str],
+                      known: Mapping[str, Mapping[str, str]] | None = None) -> str | None:
+    """The one-line refusal when `<prefix>MEMORY.md` has attributes some `targets` (repo paths) lack, else None.
+    `known`: as attribute_gaps takes it."""
+    gaps = attribute_gaps(top, f"{prefix}MEMORY.md", targets, known)
     if not gaps:
         return None
     why = ("its encryption filter would be bypassed and memory committed in plain text"

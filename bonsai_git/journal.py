@@ -37,7 +37,7 @@ import shutil
 import signal
 import sys
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -97,15 +97,31 @@ class Journal:
 _JOURNAL_DIRS: dict[str, Path] = {}  # a process asks once per folder: the CLI's journal check and the run both need it
 
 
+def _dir_key(cwd: Path) -> str:
+    return "\0".join([os.path.abspath(cwd), *(os.environ.get(n, "") for n in ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR"))])
+
+
+def remember_journal_dir(cwd: Path, folder: Path) -> None:
+    """Record that `journal_dir(cwd)` is `folder` (gitrepo.open_workspace knows it for the work tree's
+    top: a workspace in a sub-folder then costs no second rev-parse)."""
+    _JOURNAL_DIRS[_dir_key(cwd)] = folder
+
+
 def journal_dir(cwd: Path) -> Path | None:
     """`$(git rev-parse --git-path bonsai)` as an absolute path, or None when `cwd` is in no repository."""
-    key = "\0".join([os.path.abspath(cwd), *(os.environ.get(n, "") for n in ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR"))])
+    key = _dir_key(cwd)
     if key in _JOURNAL_DIRS:
         return _JOURNAL_DIRS[key]
-    proc = gitrun.run(cwd, "rev-parse", "--git-path", JOURNAL_DIR)
-    if proc.returncode != 0:
-        return None
-    found = _JOURNAL_DIRS[key] = (cwd / proc.stdout.decode("utf-8", "surrogateescape").strip()).resolve()
+    # The run's own facts in the same rev-parse (gitrun.repo_facts), so open_workspace asks no second one.
+    facts = gitrun.repo_facts(cwd)
+    if facts is not None:
+        out = facts[len(gitrun.FACT_QUESTIONS) + gitrun.FACT_GIT_PATHS.index(JOURNAL_DIR)]
+    else:  # a bare repository or a git dir has no top level: ask for the one path alone
+        proc = gitrun.run(cwd, "rev-parse", "--git-path", JOURNAL_DIR)
+        if proc.returncode != 0:
+            return None
+        out = proc.stdout.decode("utf-8", "surrogateescape").strip()
+    found = _JOURNAL_DIRS[key] = (cwd / out).resolve()
     return found
 
 
@@ -153,17 +169,20 @@ def write_journal(folder: Path, journal: Journal, prior: Mapping[str, bytes],
     if folder.exists():
         shutil.rmtree(folder)
     folder.mkdir()
+    # The copies go straight into the new folder (O_EXCL, fsynced; no temp file, rename and
+    # folder fsync each): until journal.json exists below, a half-written copy is never read
+    # (the folder is replaced), and the folder fsyncs that follow make every entry durable.
     for path in sorted(prior):
         target = folder / PRIOR_DIR / safe_relative(path)
         target.parent.mkdir(parents=True, exist_ok=True)
-        write_durably(target, prior[path])
+        write_durably(target, prior[path], exclusive=True)
     for path in sorted(planned or {}):
         target = folder / PLANNED_DIR / safe_relative(path)
         target.parent.mkdir(parents=True, exist_ok=True)
-        write_durably(target, (planned or {})[path])
+        write_durably(target, (planned or {})[path], exclusive=True)
     for sub in sorted({p for p in folder.rglob("*") if p.is_dir()}, key=lambda p: len(p.parts), reverse=True):
         fsync_folder(sub)
-    write_durably(folder / JOURNAL_FILE, _encode(journal))
+    _write_journal_file(folder / JOURNAL_FILE, _encoded_chunks(journal))
     fsync_folder(folder.parent)
 
 
@@ -191,11 +210,12 @@ def read_planned(folder: Path, path: str) -> bytes | None:
         return None
 
 
-def mark_committing(folder: Path) -> None:
+def mark_committing(folder: Path, *, sync: bool = True) -> None:
     """Record, durably, that the run is about to run `git commit`: from now on the user's commit
     hooks (a trailing-whitespace fixer...) may rewrite our files, so recovery treats bytes that are
-    neither ours nor the original as possibly a fixer's, not as an agent's write to keep in place."""
-    write_durably(folder / COMMITTING_FILE, b"1\n")
+    neither ours nor the original as possibly a fixer's, not as an agent's write to keep in place.
+    `sync=False`: the caller makes it durable (tree.sync_barrier) before `git commit` runs."""
+    write_durably(folder / COMMITTING_FILE, b"1\n", sync=sync)
 
 
 def hooks_may_have_run(folder: Path) -> bool:
@@ -213,11 +233,17 @@ def remove_journal(folder: Path) -> None:
 
 
 def _encode(journal: Journal) -> bytes:
-    """journal.json's bytes: the header fields one per line, then one line per entry.
+    """journal.json's bytes (see _encoded_chunks)."""
+    return b"".join(_encoded_chunks(journal))
+
+
+def _encoded_chunks(journal: Journal) -> Iterator[bytes]:
+    """journal.json's bytes, chunk by chunk: the header fields one per line, then one line per entry.
 
     json.dumps with `indent` runs the pure-Python encoder, which held millions of small strings
     for a 100,000-file run (2.5x the input at the migration's peak, issue 15); each entry's line
-    comes from the C encoder instead.  Same JSON, still one entry per line for a human to read.
+    comes from the C encoder instead, and goes to the file as it is made (joining the lines held
+    them twice, ~0.9x the input at 100,000 files).  Same JSON, one entry per line for a human to read.
     """
     head = {
         "format": JOURNAL_FORMAT,
@@ -229,12 +255,26 @@ def _encode(journal: Journal) -> bytes:
         "created_dirs": list(journal.created_dirs),
         "recover": RECOVER_COMMAND,
     }
-    entries = b",\n".join(
-        json.dumps({"path": e.path, "existed": e.existed, "index": e.index, "planned": e.planned},
-                   ensure_ascii=False).encode("utf-8")
-        for e in journal.entries)
-    fields = json.dumps(head, indent=1, ensure_ascii=False)[: -len("\n}")].encode("utf-8")
-    return fields + b',\n "entries": [\n' + entries + b"\n ]\n}\n"
+    yield json.dumps(head, indent=1, ensure_ascii=False)[: -len("\n}")].encode("utf-8") + b',\n "entries": [\n'
+    for n, e in enumerate(journal.entries):
+        line = json.dumps({"path": e.path, "existed": e.existed, "index": e.index, "planned": e.planned},
+                          ensure_ascii=False).encode("utf-8")
+        yield b",\n" + line if n else line
+    yield b"\n ]\n}\n"
+
+
+def _write_journal_file(path: Path, chunks: Iterable[bytes]) -> None:
+    """Write journal.json durably and atomically from `chunks`: a temp file beside it (in the
+    journal's own new folder, which a crash before the rename leaves without journal.json, so
+    it is replaced), fsync, rename, fsync the folder."""
+    temp = path.with_name(path.name + ".tmp")
+    with open(temp, "wb") as fh:
+        for chunk in chunks:
+            fh.write(chunk)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(temp, path)
+    fsync_folder(path.parent)
 
 
 # --- blob ids ----------------------------------------------------------------------------------

@@ -16,15 +16,15 @@ journal.refuse_if_journaled); the GIT_DIR and attribute rules live in gitsetting
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from . import gitrun
 from .core.errors import BadInput, Failed, Refused
 from .gitrepo import (
-    RepoContext, git_path, head_blob, head_is_detached, head_sha, ignored_paths, in_progress_operation, is_tracked,
-    staged_paths, status_paths,
+    IGNORED_ARGS, RepoContext, config_flag, git_path, git_result, head_blob, head_is_detached, head_sha, ignored_paths,
+    in_progress_operation, prefetch, staged_paths, status_args, status_paths,
 )
-from .gitsettings import check_attributes
+from .gitsettings import attribute_problem
 from .core.plan import MigrationPlan
 from .core.layout import DOMAINS_DIR, MEMORY_DIR, ROOT_INDEX, TRUNK, decode_utf8
 from .tree import read_regular
@@ -65,9 +65,13 @@ def refuse_dirty(dirty: Sequence[str], advice: str) -> None:
         raise Refused(f"{dirty[0]}: has uncommitted changes; {advice}")
 
 
+IDENTITY_ARGS = ("var", "GIT_COMMITTER_IDENT")
+SUBMODULE_ARGS = ("ls-files", "-s", "-z", "--", "memory")  # the index entries at and under memory/ (gitlinks)
+
+
 def check_identity(ctx: RepoContext) -> None:
     """Refuse when git cannot make a committer identity (`git var GIT_COMMITTER_IDENT`)."""
-    if gitrun.run(ctx.top, "var", "GIT_COMMITTER_IDENT").returncode != 0:
+    if git_result(ctx, *IDENTITY_ARGS).returncode != 0:
         raise Refused("git has no committer identity; set it with `git config user.name` and `git config user.email`")
 
 
@@ -75,10 +79,53 @@ def check_committable(ctx: RepoContext, repo_paths: Sequence[str], what: str) ->
     """Refuse when git would not commit `repo_paths` as bonsai-git writes them: attributes MEMORY.md
     has and they would lack (an encryption filter, gitsettings), or a .gitignore rule hiding one.
     `what` names the commit in the message ("tree", "change")."""
-    check_attributes(ctx.top, ctx.prefix, repo_paths)
-    ignored = ignored_paths(ctx, repo_paths)
+    if repo_paths:  # both questions at once: check-ignore runs while check-attr does
+        prefetch(ctx, *IGNORED_ARGS, input="\0".join(repo_paths).encode())
+    problem = attribute_problem(ctx.top, ctx.prefix, repo_paths, _attributes(ctx, repo_paths))
+    ignored = ignored_paths(ctx, repo_paths)  # asked even when refusing below: the started git is waited for
+    if problem is not None:
+        raise Refused(problem)
     if ignored:
         raise Refused(f"{ignored[0]}: ignored by .gitignore; un-ignore {MEMORY_DIR}/ so the {what} can be committed")
+
+
+# The attributes that make git store other bytes than a file holds (transaction._git_converts).
+CONVERTING = frozenset({"text", "eol", "crlf", "filter", "ident", "working-tree-encoding"})
+
+
+class _Attributes(Mapping[str, Mapping[str, str]]):
+    """{repo path: {attribute: value}} as `git check-attr -a` lists them, holding only the paths
+    that have some: a dict per path was ~0.3x the input at 100,000 leaves (issue 15)."""
+
+    def __init__(self, found: dict[str, dict[str, str]]) -> None:
+        self._found = found
+
+    def __getitem__(self, path: str) -> Mapping[str, str]:
+        return self._found.get(path, {})
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._found)
+
+    def __len__(self) -> int:
+        return len(self._found)
+
+
+def _attributes(ctx: RepoContext, repo_paths: Sequence[str]) -> _Attributes:
+    """`git check-attr -a` of MEMORY.md and `repo_paths` in one call.  Whether git converts one of
+    them is kept on `ctx` (ctx.converts): staging asks it of the same paths and takes this answer."""
+    paths = [ctx.repo_path(TRUNK), *repo_paths]
+    proc = gitrun.run(ctx.top, "check-attr", "-a", "-z", "--stdin",
+                      input="\0".join(paths).encode("utf-8", "surrogateescape"))
+    fields = proc.stdout.decode("utf-8", "surrogateescape").split("\0")
+    found: dict[str, dict[str, str]] = {}
+    for path, name, value in zip(fields[0::3], fields[1::3], fields[2::3]):
+        found.setdefault(path, {})[name] = value
+    del fields
+    converts = proc.returncode != 0 or any(
+        name in CONVERTING and value not in ("unspecified", "unset") for attrs in found.values()
+        for name, value in attrs.items())
+    ctx.converts[:] = [(frozenset(paths), converts)]
+    return _Attributes(found)
 
 
 def check_clean_for_commit(ctx: RepoContext, areas: Iterable[str]) -> None:
@@ -97,11 +144,12 @@ def check_clean_for_commit(ctx: RepoContext, areas: Iterable[str]) -> None:
 def check_migration(ctx: RepoContext, *, allow_detached: bool) -> tuple[str, list[str], str]:
     """Every refusal of DESIGN.md §5 step 2; returns MEMORY.md's text, notes, and its blob id in HEAD.
 
-    Four git calls: HEAD and MEMORY.md's blob in it (one rev-parse), one `git status` of the whole
+    Two git calls: HEAD and MEMORY.md's blob in it (one rev-parse), one `git status` of the whole
     work tree (staged paths are those whose index column is set, as `git diff --cached` lists
-    them; MEMORY.md's own changes; the unrelated paths), whether MEMORY.md is tracked.
+    them; MEMORY.md's own changes; the unrelated paths; whether MEMORY.md is tracked).
     """
     trunk = ctx.repo_path(TRUNK)
+    prefetch(ctx, *status_args())  # runs while rev-parse does
     head, source_blob = head_blob(ctx, trunk)
     require_commit(head, "commit MEMORY.md first (git add MEMORY.md && git commit)")
     refuse_operation_in_progress(ctx)  # before "detached": a rebase detaches HEAD
@@ -116,7 +164,9 @@ def check_migration(ctx: RepoContext, *, allow_detached: bool) -> tuple[str, lis
         raise BadInput(f"{trunk}: not found; run bonsai-git in the workspace that holds MEMORY.md (or use -C DIR)")
     if not path.is_file():
         raise BadInput(f"{trunk}: not a regular file")
-    if not is_tracked(ctx, trunk):
+    # Tracked = in git's index.  Nothing is staged (refused above), so the index holds what HEAD
+    # holds, plus intent-to-add entries (`git add -N`: status " A"): no `git ls-files` needed.
+    if source_blob is None and not any(p == trunk and xy != "??" for xy, p in status):
         raise BadInput(f"{trunk}: not tracked by git; commit it first (git add MEMORY.md && git commit)")
     if any(p == trunk for _xy, p in status):
         raise BadInput(f"{trunk}: has uncommitted changes; commit or discard them first")
@@ -180,9 +230,15 @@ def check_planned_paths(ctx: RepoContext, plan: MigrationPlan) -> None:
 
 
 def _submodules_at(ctx: RepoContext, paths: list[str]) -> list[str]:
-    """Those of the workspace-relative `paths` that the index holds as submodules (gitlinks)."""
-    entries = gitrun.index_entries(ctx.top, [ctx.repo_path(p) for p in paths])
-    return sorted(p for p, meta in entries.items() if meta.startswith("160000 "))
+    """Those of the workspace-relative `paths` (memory/ and folders under it) that the index holds as
+    submodules (gitlinks): one `git ls-files -s` of memory/ (SUBMODULE_ARGS, prefetched by migrate)."""
+    args = (*SUBMODULE_ARGS[:-1], ctx.repo_path(SUBMODULE_ARGS[-1]))
+    proc = git_result(ctx, *args)
+    if proc.returncode != 0:
+        raise gitrun.GitFailed(args, proc.stderr.decode("utf-8", "replace"))
+    wanted = {ctx.repo_path(p) for p in paths}
+    entries = (e.split("\t", 1) for e in proc.stdout.decode("utf-8", "surrogateescape").split("\0") if e)
+    return sorted(path for meta, path in entries if path in wanted and meta.startswith("160000 "))
 
 
 def _outside_sparse_checkout(ctx: RepoContext, repo_paths: list[str]) -> list[str]:
@@ -192,12 +248,9 @@ def _outside_sparse_checkout(ctx: RepoContext, repo_paths: list[str]) -> list[st
     inside one, or a parent of one.  Non-cone mode: the patterns are gitignore-style "include"
     rules; `git check-ignore` evaluates them (a pattern match means included).
     """
-    def flag(name: str) -> bool:
-        return gitrun.run(ctx.top, "config", "--bool", name).stdout.decode().strip() == "true"
-
-    if not flag("core.sparseCheckout"):
+    if not config_flag(ctx, "core.sparseCheckout"):
         return []
-    if flag("core.sparseCheckoutCone"):
+    if config_flag(ctx, "core.sparseCheckoutCone"):
         listed = gitrun.run(ctx.top, "sparse-checkout", "list").stdout.decode("utf-8", "surrogateescape")
         cones = [d.strip().strip("/") for d in listed.splitlines() if d.strip()]
 

@@ -28,9 +28,13 @@ from . import gitrun, journal
 from .workspace import load_config
 from .core.config import Config
 from .core.errors import BonsaiError, ConcurrentWrite, Failed, IndexLocked, Interrupted, Refused
-from .gitrepo import RepoContext, git_path, head_sha, open_workspace, workspace_lock
+from .gitrepo import (
+    CONFIG_LIST, RepoContext, config_value, git_path, head_sha, open_workspace, prefetch, settle, workspace_lock,
+)
 from .journal import Journal, JournalEntry, crash_point
-from .preconditions import check_identity, check_migration, check_planned_paths
+from .preconditions import (
+    CONVERTING, IDENTITY_ARGS, SUBMODULE_ARGS, check_identity, check_migration, check_planned_paths,
+)
 from .core.plan import MigrationPlan, piece_at, plan_migration
 from .core.secretscan import has_secret, secret_warnings
 from .core.sections import unclosed_comment_warning
@@ -97,17 +101,21 @@ def apply_changes(
             _apply_one(ctx, writer, path, changes[path], before[path], folders=made)
             if crashing:
                 crash_point(f"write:{n}")
-        sync_barrier()
         verify()
         crash_point("verified")
         if message is not None:
             hooks_ran = True  # from here on a changed file may be a commit hook's fix of our bytes
-            journal.mark_committing(folder)
-            _stage(ctx, changes, {e.path: e.index for e in record.entries})
+            journal.mark_committing(folder, sync=False)  # durable with the files, below, before git commit
+        durable = _BackgroundSync()  # flushes the files (and the mark) while we stage; joined before the commit
+        if message is not None:
+            _stage(ctx, changes, record.entries)
             crash_point("staged")
-            commit = _commit(ctx, message, no_verify, folder)
+            durable.wait()  # every written file is on stable storage before HEAD can move
+            commit, listing = _commit(ctx, message, no_verify, folder, changes)
             crash_point("committed")
-            _verify_committed(ctx, changes)
+            _verify_committed(ctx, changes, record.entries, listing)
+        else:
+            durable.wait()  # before the journal goes
         writer.finish()  # a write that landed in a file we replaced, late: carried or refused
     except BaseException as exc:
         writer.drain()  # a late append to a file we replaced lands on ours, so the restore keeps it
@@ -119,6 +127,34 @@ def apply_changes(
         raise error from None
     journal.remove_journal(folder)
     return commit
+
+
+class _BackgroundSync:
+    """`sync_barrier()` (one os.sync for the batch of writes and the journal's committing mark) on a
+    thread, so its wait for the disk overlaps staging instead of adding to it (issue 15: 2-10 ms on
+    a quiet machine, 100 ms+ when other processes have much unwritten data).  `wait` joins it and re-raises
+    what it raised; the guarantee is unchanged: nothing moves HEAD or drops the journal before
+    every written file is on stable storage (recovery restores from the journal before that point).
+    """
+
+    def __init__(self) -> None:
+        import threading
+
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="bonsai-sync", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            sync_barrier()
+        except BaseException as exc:  # noqa: BLE001 - handed to wait()
+            self._error = exc
+
+    def wait(self) -> None:
+        """Block until the flush is done; raise its error, if any."""
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
 
 
 def migrate(
@@ -143,43 +179,60 @@ def migrate(
     ctx = open_workspace(workspace)
     journal.refuse_if_journaled(ctx.top)
     with workspace_lock(ctx):
-        config = load_config(ctx.workspace)
-        original, notes, source_blob = check_migration(ctx, allow_detached=allow_detached)
-        if is_migrated(original):
-            return MigrationResult(None, already_migrated=True, notes=notes)
-        tokens = estimate_tokens(original, config.estimator)
-        if tokens < config.min_tokens and not force:
-            raise Refused(
-                f"{ctx.repo_path(TRUNK)}: only ~{tokens:,} tokens (minimum {config.min_tokens:,}); the trunk's fixed "
-                f"cost would eat the saving. Use --force to migrate anyway"
-            )
-        text_warnings = [w for w in [unclosed_comment_warning(ctx.repo_path(TRUNK), original)] if w]
-        choices = None
-        if plan_text is not None:
-            from .core.planfile import read_plan
-            from .core.sections import split_sections
+        try:
+            return _migrate_locked(ctx, dry_run=dry_run, no_commit=no_commit, force=force,
+                                   allow_detached=allow_detached, no_verify=no_verify, plan_text=plan_text,
+                                   plan_source=plan_source)
+        finally:
+            settle(ctx)  # a refusal may come before a prefetched git read was asked for
 
-            edited = read_plan(plan_text, split_sections(original).sections, config, plan_source)
-            config, choices = edited.config, edited.choices
-        plan = plan_migration(original, config, choices)
-        message = commit_message(plan, config, source_blob)
-        warnings = _secret_warnings(ctx, original, plan, config.secret_allow)
-        check_planned_paths(ctx, plan)  # a dry run refuses what the real run would refuse
-        if dry_run:
-            return MigrationResult(plan, dry_run=True, notes=notes, message=message, warnings=warnings, config=config,
-                                   text_warnings=text_warnings)
-        if not no_commit:  # --no-commit makes no commit, so needs no identity
-            check_identity(ctx)
-        # From here on the original is known by its digest: the old MEMORY.md bytes (the crash
-        # journal's prior copy) and the plan already hold it, a third copy was 1x the input (issue 15).
-        source = _Source.of(original)
-        del original
-        sha = apply_changes(
-            ctx, _EncodedFiles(plan.files), None if no_commit else message,
-            verify=lambda: _verify_on_disk(ctx, source, plan), no_verify=no_verify,
+
+def _migrate_locked(ctx: RepoContext, *, dry_run: bool, no_commit: bool, force: bool, allow_detached: bool,
+                    no_verify: bool, plan_text: str | None, plan_source: str) -> MigrationResult:
+    """migrate's body, under the workspace lock."""
+    # The reads the preconditions make after planning start now and run while MEMORY.md is
+    # checked and planned (each is ~3 ms of git start-up, issue 15); they only read.
+    prefetch(ctx, *CONFIG_LIST)
+    prefetch(ctx, *SUBMODULE_ARGS[:-1], ctx.repo_path(SUBMODULE_ARGS[-1]))
+    if not dry_run and not no_commit:
+        prefetch(ctx, *IDENTITY_ARGS)
+    config = load_config(ctx.workspace)
+    original, notes, source_blob = check_migration(ctx, allow_detached=allow_detached)
+    if is_migrated(original):
+        return MigrationResult(None, already_migrated=True, notes=notes)
+    tokens = estimate_tokens(original, config.estimator)
+    if tokens < config.min_tokens and not force:
+        raise Refused(
+            f"{ctx.repo_path(TRUNK)}: only ~{tokens:,} tokens (minimum {config.min_tokens:,}); the trunk's fixed "
+            f"cost would eat the saving. Use --force to migrate anyway"
         )
-        return MigrationResult(plan, commit=sha, notes=notes, message=message, warnings=warnings, config=config,
+    text_warnings = [w for w in [unclosed_comment_warning(ctx.repo_path(TRUNK), original)] if w]
+    choices = None
+    if plan_text is not None:
+        from .core.planfile import read_plan
+        from .core.sections import split_sections
+
+        edited = read_plan(plan_text, split_sections(original).sections, config, plan_source)
+        config, choices = edited.config, edited.choices
+    plan = plan_migration(original, config, choices)
+    message = commit_message(plan, config, source_blob)
+    warnings = _secret_warnings(ctx, original, plan, config.secret_allow)
+    check_planned_paths(ctx, plan)  # a dry run refuses what the real run would refuse
+    if dry_run:
+        return MigrationResult(plan, dry_run=True, notes=notes, message=message, warnings=warnings, config=config,
                                text_warnings=text_warnings)
+    if not no_commit:  # --no-commit makes no commit, so needs no identity
+        check_identity(ctx)
+    # From here on the original is known by its digest: the old MEMORY.md bytes (the crash
+    # journal's prior copy) and the plan already hold it, a third copy was 1x the input (issue 15).
+    source = _Source.of(original)
+    del original
+    sha = apply_changes(
+        ctx, _EncodedFiles(plan.files), None if no_commit else message,
+        verify=lambda: _verify_on_disk(ctx, source, plan), no_verify=no_verify,
+    )
+    return MigrationResult(plan, commit=sha, notes=notes, message=message, warnings=warnings, config=config,
+                           text_warnings=text_warnings)
 
 
 def commit_message(plan: MigrationPlan, config: Config, source_blob: str) -> str:
@@ -269,20 +322,38 @@ def _verify_on_disk(ctx: RepoContext, source: _Source, plan: MigrationPlan) -> N
         raise Failed(f"{TRUNK}: the planned tree does not reproduce the original bytes; nothing was committed")
 
 
-def _verify_committed(ctx: RepoContext, changes: Mapping[str, bytes | None]) -> None:
+def _verify_committed(ctx: RepoContext, changes: Mapping[str, bytes | None], entries: tuple[JournalEntry, ...],
+                      listing: gitrun.Started | None = None) -> None:
     """The commit must hold exactly our bytes (a pre-commit hook may have rewritten them).
 
-    One `git ls-tree` for all paths, compared with blob ids hashed here (git's object format);
-    a mismatch is checked again through git's filters (core.autocrlf may store LF for our CRLF).
+    One `git ls-tree` for all paths (`listing`: started beside the HEAD read), read record by
+    record and compared with the blob ids the journal recorded for our bytes (`entries`: hashed
+    once, when the journal was written); a mismatch is checked again through git's filters
+    (core.autocrlf may store LF for our CRLF), in path order.
     """
-    algo = ctx.object_format
-    repo_paths = {ctx.repo_path(p): p for p in changes}
-    committed = gitrun.committed_blobs(ctx.top, "HEAD", repo_paths)
-    for repo_path, path in sorted(repo_paths.items()):
-        data = changes[path]
-        expected = None if data is None else journal.blob_id(data, algo)
-        got = committed.get(repo_path)
-        if got != expected and not (data is not None and got == _filtered_blob_id(ctx, repo_path, data)):
+    expected = {ctx.repo_path(e.path): e for e in entries}
+    args = gitrun.committed_blobs_args("HEAD", expected)
+    if args is None:
+        return
+    if listing is None:
+        listing = gitrun.start(ctx.top, *args)
+    differ: list[tuple[str, str | None]] = []
+    present = 0  # how many of the written paths the commit holds (all of them, unless a hook removed one)
+    for record in listing.records():
+        meta, _, raw = record.partition(b"\t")
+        repo_path = raw.decode("utf-8", "surrogateescape")
+        entry = expected.get(repo_path)
+        if entry is not None:
+            got = meta.split()[2].decode()
+            present += entry.planned is not None
+            if got != entry.planned:
+                differ.append((repo_path, got))
+    if present < sum(e.planned is not None for e in entries):  # a written path is missing: which (rare)
+        here = {r.partition(b"\t")[2].decode("utf-8", "surrogateescape") for r in gitrun.start(ctx.top, *args).records()}
+        differ += [(p, None) for p, e in expected.items() if e.planned is not None and p not in here]
+    for repo_path, found in sorted(differ, key=lambda d: d[0]):
+        data = changes[expected[repo_path].path]
+        if not (data is not None and found == _filtered_blob_id(ctx, repo_path, data)):
             raise Failed(f"{repo_path}: a commit hook changed it; the commit was undone and the tree restored")
 
 
@@ -327,7 +398,11 @@ def _journal_record(ctx: RepoContext, changes: Mapping[str, bytes | None], befor
                     message: str | None) -> Journal:
     algo = ctx.object_format
     repo_paths = {path: ctx.repo_path(path) for path in sorted(changes)}
-    index = gitrun.index_entries(ctx.top, repo_paths.values())
+    head_read = gitrun.start(ctx.top, *gitrun.HEAD_COMMIT)  # runs while ls-files does
+    try:
+        index = gitrun.index_entries(ctx.top, repo_paths.values())
+    finally:
+        head = gitrun.head_of(head_read.result())
     planned = {path: journal.blob_id(data, algo) for path, data in changes.items() if data is not None}
     entries = tuple(JournalEntry(path, before[path] is not None, index.get(repo_path), planned.get(path))
                     for path, repo_path in repo_paths.items())
@@ -337,7 +412,7 @@ def _journal_record(ctx: RepoContext, changes: Mapping[str, bytes | None], befor
             created.add(folder)
             folder = folder.rpartition("/")[0]
     subject = None if message is None else message.split("\n", 1)[0]
-    return Journal(head_sha(ctx), ctx.prefix, subject, algo, entries,
+    return Journal(head, ctx.prefix, subject, algo, entries,
                    tuple(sorted(created, key=lambda d: (d.count("/"), d))))
 
 
@@ -380,19 +455,20 @@ def _apply_one(ctx: RepoContext, writer: CheckedWriter, path: str, data: bytes |
                               f"kept and the run was undone. Run the command again") from None
 
 
-def _stage(ctx: RepoContext, changes: Mapping[str, bytes | None], modes: Mapping[str, str | None]) -> None:
+def _stage(ctx: RepoContext, changes: Mapping[str, bytes | None], entries: tuple[JournalEntry, ...]) -> None:
     """Stage exactly the changed paths (deleted ones leave the index), as `git add` would.
 
     When no git filter or line-ending conversion applies to them (the usual case), the blobs are
     the bytes this run wrote, not what is on disk now: they go into one pack through
-    `git fast-import` and the index gets their ids (hashed here) through `update-index
+    `git fast-import` and the index gets their ids (the journal's) through `update-index
     --index-info`.  So an agent's append that lands between our write and this step stays an
     unstaged change beside the commit instead of being committed, and then mistaken for a commit
     hook's edit (which restores the whole run).  A 10,000-leaf migration also writes one pack
     instead of 10,000 loose objects (0.5 s instead of 1-3.5 s, no `gc --auto` storm).  When git
     converts, `git update-index --add --remove --stdin` lets git apply its filters as `git add`
-    would.  `modes`: each path's index entry before the run ("mode sha stage", None: untracked),
-    from the journal.
+    would.  `entries`: the journal's, one per changed path in path order: each path's index entry
+    before the run ("mode sha stage", None: untracked) and the blob id of our bytes (None: deleted).
+    Both streams (the blobs, the index lines) are produced path by path as git reads them.
     """
     repo_paths = {ctx.repo_path(p): p for p in sorted(changes)}
     if _git_converts(ctx, list(repo_paths)):
@@ -400,34 +476,40 @@ def _stage(ctx: RepoContext, changes: Mapping[str, bytes | None], modes: Mapping
         _stage_step(ctx, "update-index", "--add", "--remove", "-z", "--stdin",
                     input=listed.encode("utf-8", "surrogateescape"))
         return
-    algo = ctx.object_format
-    lines: list[str] = []
+    zero = "0" * (64 if ctx.object_format == "sha256" else 40)
 
     def blobs() -> Iterator[bytes]:
         # Fed to git chunk by chunk, each file encoded just before it goes: joining the whole
         # stream into one buffer was the migration's peak memory (2x the tree; issue 15).
-        for repo_path, path in repo_paths.items():
-            data = changes[path]
-            if data is None:
-                lines.append(f"0 {'0' * (64 if algo == 'sha256' else 40)}\t{repo_path}")
-                continue
-            yield b"blob\ndata %d\n" % len(data)
-            yield data
-            yield b"\n"
-            # Keep a tracked file's mode; a new one is a plain file. (Reading the executable bit from
-            # disk would commit every leaf as 100755 where core.fileMode=false: FAT, NTFS, WSL.)
-            mode = (modes.get(path) or "100644").split()[0]
-            lines.append(f"{mode} {journal.blob_id(data, algo)}\t{repo_path}")
+        for entry in entries:
+            data = changes[entry.path]
+            if data is not None:
+                yield b"blob\ndata %d\n" % len(data)
+                yield data
+                yield b"\n"
         yield b"done\n"
 
-    if any(changes[path] is not None for path in repo_paths.values()):
-        proc = gitrun.run_streaming(ctx.top, "fast-import", "--quiet", "--done", chunks=blobs())
+    def index_lines() -> Iterator[bytes]:
+        # The ids the journal hashed from these very bytes.  Keep a tracked file's mode; a new one is a
+        # plain file (reading the executable bit from disk would commit every leaf as 100755 where
+        # core.fileMode=false: FAT, NTFS, WSL).
+        for entry in entries:
+            line = (f"0 {zero}" if entry.planned is None else
+                    f"{(entry.index or '100644').split()[0]} {entry.planned}") + f"\t{ctx.repo_path(entry.path)}\0"
+            yield line.encode("utf-8", "surrogateescape")
+
+    if any(entry.planned is not None for entry in entries):
+        # unpackLimit=0: the pack stays a pack however few blobs it holds.  By default fast-import
+        # explodes fewer than 100 objects into loose files with a second process (unpack-objects).
+        proc = gitrun.run_streaming(ctx.top, "-c", "fastimport.unpackLimit=0", "fast-import", "--quiet", "--done",
+                                    chunks=blobs())
         if proc.returncode != 0:
             raise Failed(f"git add failed: {_one_line(proc.stderr.decode('utf-8', 'replace'))}; the tree was restored")
-    else:
-        lines = [f"0 {'0' * (64 if algo == 'sha256' else 40)}\t{repo_path}" for repo_path in repo_paths]
-    _stage_step(ctx, "update-index", "-z", "--index-info", input="\0".join(lines).encode("utf-8", "surrogateescape") + b"\0")
-    _stage_step(ctx, "update-index", "-q", "--refresh")  # stat data, so `git status` need not re-hash
+    # No `update-index --refresh` for the entries' stat data: the `git commit` that always follows
+    # refreshes the index itself (an as-is commit does, before its hooks run), one process fewer.
+    proc = gitrun.run_streaming_retrying(ctx.top, "update-index", "-z", "--index-info", chunks=index_lines)
+    if proc.returncode != 0:
+        raise Failed(f"git add failed: {_one_line(proc.stderr.decode('utf-8', 'replace'))}; the tree was restored")
 
 
 def _stage_step(ctx: RepoContext, *args: str, input: bytes | None = None) -> None:
@@ -438,11 +520,14 @@ def _stage_step(ctx: RepoContext, *args: str, input: bytes | None = None) -> Non
 
 def _git_converts(ctx: RepoContext, repo_paths: list[str]) -> bool:
     """True when git would not store some path's bytes as they are: core.autocrlf, or a text, eol,
-    crlf, filter, ident or working-tree-encoding attribute (git check-attr, one call)."""
-    autocrlf = gitrun.run(ctx.top, "config", "--get", "core.autocrlf").stdout.decode().strip().lower()
+    crlf, filter, ident or working-tree-encoding attribute (git check-attr, one call, or none when the
+    preconditions' answer for these paths is on `ctx`)."""
+    autocrlf = (config_value(ctx, "core.autocrlf") or "").strip().lower()
     if autocrlf in ("true", "input", "yes", "on", "1"):
         return True
-    names = {b"text", b"eol", b"crlf", b"filter", b"ident", b"working-tree-encoding"}
+    if ctx.converts and ctx.converts[0][0].issuperset(repo_paths):  # the preconditions asked git already
+        return ctx.converts[0][1]
+    names = {a.encode() for a in CONVERTING}
     # --all lists only the attributes a path has: asking for the six by name printed six lines per
     # path (100,000 leaves: ~40 MB of output, split into millions of strings, the migration's peak).
     proc = gitrun.run(ctx.top, "check-attr", "-z", "--stdin", "--all",
@@ -452,8 +537,10 @@ def _git_converts(ctx: RepoContext, repo_paths: list[str]) -> bool:
     return proc.returncode != 0 or any(a in names and v not in (b"unspecified", b"unset") for a, v in pairs)
 
 
-def _commit(ctx: RepoContext, message: str, no_verify: bool, folder: Path) -> str | None:
-    """Run the real `git commit`; return the new HEAD (None if the commit failed before a ref moved).
+def _commit(ctx: RepoContext, message: str, no_verify: bool, folder: Path,
+            changes: Mapping[str, bytes | None]) -> tuple[str | None, gitrun.Started | None]:
+    """Run the real `git commit`; return the new HEAD (None if the commit failed before a ref moved)
+    and `_verify_committed`'s `git ls-tree HEAD` of the changed paths, started beside the HEAD read.
 
     The commit's hooks see OWN_COMMIT_ENV naming our journal, so our own pre-commit hook runs
     instead of refusing because of the journal this very run holds.
@@ -464,7 +551,14 @@ def _commit(ctx: RepoContext, message: str, no_verify: bool, folder: Path) -> st
     if proc.returncode != 0:
         out = (proc.stdout + proc.stderr).decode("utf-8", "replace").strip()
         raise Failed(f"git commit failed (a hook or signing rejected it); nothing was committed: {_one_line(out)}")
-    return head_sha(ctx)
+    listed = gitrun.committed_blobs_args("HEAD", (ctx.repo_path(p) for p in changes))
+    listing = gitrun.start(ctx.top, *listed) if listed is not None else None
+    try:
+        return head_sha(ctx), listing
+    except BaseException:
+        if listing is not None:
+            listing.result()
+        raise
 
 
 def _restore(ctx: RepoContext, folder: Path, record: Journal, before: Mapping[str, bytes | None],

@@ -143,8 +143,8 @@ def test_migrate_restores_the_original_plus_an_append_made_after_the_trunk_was_w
         make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch) -> None:
     repo = make_repo(SOURCE)
     head = git(repo, "rev-parse", "HEAD")
-    real = transaction.sync_barrier
-    monkeypatch.setattr(transaction, "sync_barrier", lambda: (append(repo / "MEMORY.md"), real()))
+    real = transaction._verify_on_disk  # right before the written files are checked back
+    monkeypatch.setattr(transaction, "_verify_on_disk", lambda *a: (append(repo / "MEMORY.md"), real(*a)))
     result = cli("migrate", "-C", str(repo))
     assert result.exit_code == 1, result.stderr
     assert "MEMORY.md: read back differently" in result.stderr

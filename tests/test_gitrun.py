@@ -134,3 +134,34 @@ def test_a_failing_producer_stops_git_and_raises_its_error(make_repo: MakeRepo) 
     with pytest.raises(KeyboardInterrupt):
         gitrun.run_streaming(repo, "fast-import", "--quiet", "--done", chunks=chunks())
     assert git(repo, "count-objects", "-v") == before  # git was stopped before it stored anything
+
+
+# --- start: reads that run at once (issue 15) -----------------------------------------------------
+
+def test_started_commands_answer_as_run_does_read_in_any_order(make_repo: MakeRepo) -> None:
+    """Output larger than a pipe holds, stdin input, a failing command: each Started gives what
+    `run` gives, whichever is read first (a full pipe only pauses git, never deadlocks)."""
+    repo = make_repo("# m\n")
+    big = repo / "big.bin"
+    big.write_bytes(os.urandom(300_000))  # 300 KB of output: more than a pipe's buffer
+    blob = git(repo, "hash-object", "-w", "big.bin").strip()
+    calls = [("cat-file", "blob", blob), ("hash-object", "--stdin"), ("rev-parse", "--verify", "no-such-ref"),
+             ("cat-file", "blob", blob)]
+    started = [gitrun.start(repo, *args, input=b"hello\n" if args[0] == "hash-object" else None) for args in calls]
+    for args, one in reversed(list(zip(calls, started))):
+        expected = run(repo, *args, input=b"hello\n" if args[0] == "hash-object" else None)
+        got = one.result()
+        assert (got.returncode, got.stdout, got.stderr) == (expected.returncode, expected.stdout, expected.stderr)
+        assert one.result() is got  # asked again: the same answer, git is not run twice
+    assert started[0].result().stdout == big.read_bytes()
+
+
+def test_one_rev_parse_serves_the_journal_check_and_the_run_once(make_repo: MakeRepo) -> None:
+    repo = make_repo("# m\n")
+    facts = gitrun.repo_facts(repo)
+    assert facts is not None and facts[3] == str(repo.resolve())
+    assert gitrun.take_repo_facts(repo) is facts  # kept for the run that follows...
+    again = gitrun.take_repo_facts(repo)  # ...once: then asked anew
+    assert again == facts and again is not facts
+    gitrun.forget_repo_facts()
+    assert gitrun.repo_facts(repo / ".git") is None  # a git dir has no top level: the caller asks what it needs

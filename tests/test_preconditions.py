@@ -106,3 +106,38 @@ def test_memory_text_refuses_bytes_that_are_not_memory() -> None:
         preconditions.memory_text(b"# m\0", "MEMORY.md")
     with pytest.raises(BadInput, match=r"^MEMORY.md: is empty or only whitespace"):
         preconditions.memory_text(b" \n", "MEMORY.md")
+
+
+# --- what one run asks git, and how often (issue 15: each git process costs 2-4 ms) -------------
+
+CONFIG_VALUES = ["true", "TRUE", "yes", "On", "1", "2", "-1", "0", "false", "No", "off", "", " true ", "maybe", "0x1",
+                 "0x0", "010", "00", "08", "1k", "0k", " 3", "3 ", "+0", "-0x10", "1kb"]
+
+
+@pytest.mark.parametrize("value", [*CONFIG_VALUES, None])
+def test_one_config_listing_reads_values_and_booleans_as_git_does(make_repo: MakeRepo, value: str | None) -> None:
+    from bonsai_git.gitrepo import config_flag, config_value
+
+    repo = make_repo("# Memory\n")
+    with (repo / ".git" / "config").open("a", encoding="utf-8") as fh:  # None: the key alone, no `=`
+        fh.write('[bonsai]\n\tsomeFlag\n' if value is None else f'[bonsai]\n\tsomeFlag = "{value}"\n')
+        fh.write('[Bonsai "Sub.Case"]\n\tSomeKey = x\n')
+    ctx = open_workspace(repo)
+    as_bool = git(repo, "config", "--bool", "bonsai.someflag", check=False).strip() == "true"
+    assert config_flag(ctx, "bonsai.someFlag") == as_bool
+    assert config_value(ctx, "BONSAI.SOMEFLAG") == git(repo, "config", "--get", "bonsai.someFlag").rstrip("\n")
+    assert config_value(ctx, "bonsai.Sub.Case.somekey") == "x"  # the subsection keeps its case, as in git
+    assert config_value(ctx, "bonsai.sub.case.somekey") is None and config_value(ctx, "core.nothing") is None
+    assert not config_flag(ctx, "core.nothing")
+
+
+def test_a_plain_repository_asks_no_superproject_question_a_submodule_does(make_repo: MakeRepo) -> None:
+    repo = make_repo("# Memory\n")
+    assert open_workspace(repo).superproject is None
+    outer = make_repo("# Outer\n", name="outer")
+    git(outer, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(repo), "agent")
+    assert open_workspace(outer / "agent").superproject == outer.resolve()
+    nested = outer / "nested"  # a plain repository inside another's work tree: git is asked, says none
+    nested.mkdir()
+    git(nested, "init", "-q")
+    assert open_workspace(nested).superproject is None

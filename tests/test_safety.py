@@ -18,6 +18,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
@@ -211,14 +212,14 @@ def test_migrate_retries_git_add_while_index_lock_comes_and_goes(make_repo: Make
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     repo = make_repo(SOURCE)
     lock = repo / ".git" / "index.lock"
-    real = transaction.sync_barrier
+    real = transaction._stage
 
-    def lock_then_release() -> None:  # another git takes the index right after our precondition check
-        real()
+    def lock_then_release(*args: Any) -> None:  # another git takes the index right after our precondition check
         lock.write_bytes(b"")
         threading.Timer(0.4, lock.unlink).start()
+        real(*args)
 
-    monkeypatch.setattr(transaction, "sync_barrier", lock_then_release)
+    monkeypatch.setattr(transaction, "_stage", lock_then_release)
     result = run("migrate", "-C", str(repo))
     assert result.exit_code == 0, result.stderr
 
@@ -228,13 +229,13 @@ def test_migrate_restores_when_index_lock_is_taken_for_good_mid_run(make_repo: M
     repo = make_repo(SOURCE)
     lock = repo / ".git" / "index.lock"
     before = snapshot(repo)
-    real = transaction.sync_barrier
+    real = transaction._stage
 
-    def lock_for_good() -> None:
-        real()
+    def lock_for_good(*args: Any) -> None:
         lock.write_bytes(b"")
+        real(*args)
 
-    monkeypatch.setattr(transaction, "sync_barrier", lock_for_good)
+    monkeypatch.setattr(transaction, "_stage", lock_for_good)
     result = run("migrate", "-C", str(repo))
     lock.unlink()
     assert_refused(result, 1, "git add failed: fatal: Unable to create")

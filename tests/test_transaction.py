@@ -175,6 +175,16 @@ def _untracked(make_repo: MakeRepo) -> Path:
     return put(_missing(make_repo), {"MEMORY.md": SOURCE})
 
 
+def _untracked_and_ignored(make_repo: MakeRepo) -> Path:
+    return put(put(_missing(make_repo), {".gitignore": "MEMORY.md\n"}, "ignore"), {"MEMORY.md": SOURCE})
+
+
+def _intent_to_add(make_repo: MakeRepo) -> Path:
+    repo = _untracked(make_repo)
+    git(repo, "add", "-N", "MEMORY.md")  # in the index (status " A"), not in HEAD
+    return repo
+
+
 def _modified(make_repo: MakeRepo) -> Path:
     return put(make_repo(SOURCE), {"MEMORY.md": SOURCE + b"\nmore\n"})
 
@@ -222,6 +232,8 @@ def _small(make_repo: MakeRepo) -> Path:
         (_staged, "new.txt: staged changes"),
         (_missing, "MEMORY.md: not found"),
         (_untracked, "MEMORY.md: not tracked by git"),
+        (_untracked_and_ignored, "MEMORY.md: not tracked by git"),
+        (_intent_to_add, "MEMORY.md: has uncommitted changes"),
         (_modified, "MEMORY.md: has uncommitted changes"),
         (_symlink, "MEMORY.md: is a symlink"),
         (_directory, "MEMORY.md: not a regular file"),
@@ -350,6 +362,14 @@ def test_migrate_undoes_a_commit_whose_hook_rewrote_our_files(make_repo: MakeRep
     assert "memory/_index.md: a commit hook changed it; the commit was undone" in result.stderr
 
 
+def test_migrate_undoes_a_commit_whose_hook_left_one_of_our_files_out(make_repo: MakeRepo) -> None:
+    repo = make_repo(SOURCE)
+    hook(repo, "pre-commit", "git rm -q --cached memory/_index.md")
+    result = bonsai_untouched(repo, "migrate", "-C", str(repo))
+    assert result.exit_code == 1
+    assert "memory/_index.md: a commit hook changed it; the commit was undone" in result.stderr
+
+
 def test_migrate_restores_when_signing_fails(make_repo: MakeRepo) -> None:
     repo = make_repo(SOURCE)
     git(repo, "config", "commit.gpgsign", "true")
@@ -417,3 +437,58 @@ def test_migrate_no_commit_needs_no_identity(make_repo: MakeRepo, monkeypatch: p
     assert result.exit_code == 0, result.stderr
     assert (repo / "memory" / "domains").is_dir()
 
+
+
+def test_a_migration_starts_fifteen_git_processes(make_repo: MakeRepo, tmp_path: Path) -> None:
+    """Each git process costs 2-4 ms of a ~0.2 s migration (issue 15): the journal check and the
+    repository facts share one rev-parse, one `git config --list` answers every key, the
+    preconditions' check-attr serves staging too, and the commit refreshes the index itself."""
+    import subprocess
+    import sys
+
+    repo = make_repo(corpus_bytes("03-chief-of-staff-6k.md"))
+    shim = tmp_path / "shim"
+    shim.mkdir()
+    log = tmp_path / "git-calls.log"
+    real = subprocess.run(["which", "git"], capture_output=True, text=True, check=True).stdout.strip()
+    (shim / "git").write_text(f'#!/bin/sh\nprintf "%s\\n" "$*" >> {log}\nexec {real} "$@"\n', encoding="utf-8")
+    (shim / "git").chmod(0o755)
+    env = dict(os.environ, PATH=f"{shim}{os.pathsep}{os.environ['PATH']}")
+    proc = subprocess.run([str(Path(sys.executable).parent / "bonsai-git"), "migrate", "--force"], cwd=repo, env=env,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    calls = log.read_text(encoding="utf-8").splitlines()
+    assert len(calls) <= 15, "\n".join(calls)
+    assert git(repo, "status", "--porcelain") == ""
+
+
+def test_a_refused_migration_leaves_no_git_running(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reads migrate starts before MEMORY.md is checked are waited for when a check refuses."""
+    from bonsai_git import gitrun
+
+    started: list[gitrun.Started] = []
+    real = gitrun.start
+
+    def recording(*args: object, **kwargs: object) -> gitrun.Started:
+        one = real(*args, **kwargs)  # type: ignore[arg-type]
+        started.append(one)
+        return one
+
+    monkeypatch.setattr(gitrun, "start", recording)
+    repo = _modified(make_repo)
+    assert_refused(bonsai_untouched(repo, "migrate", "-C", str(repo)), 3, "MEMORY.md: has uncommitted changes")
+    assert len(started) >= 3
+    assert all(one._proc.returncode is not None for one in started)  # every one reaped
+
+
+def test_a_failed_flush_to_disk_restores_the_tree(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The durability flush runs on a thread (transaction._BackgroundSync): its error still stops the
+    run before git commit, and the tree is restored."""
+    repo = make_repo(SOURCE)
+
+    def failing() -> None:
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(transaction, "sync_barrier", failing)
+    result = bonsai_untouched(repo, "migrate", "-C", str(repo))
+    assert_refused(result, 1, "Input/output error; the tree was restored")

@@ -39,7 +39,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from .config import FALLBACK_DOMAIN, Config
-from .tokens import CJK_CHAR
+from .tokens import has_cjk
 
 BODY_CHARS = 800  # the body signal reads this many characters after the heading line
 BODY_MIN = 2.0  # a body decides when its best domain scores at least this
@@ -114,7 +114,7 @@ class _Index:
     order: dict[str, int]
     words: dict[str, tuple[tuple[str, str, float], ...]]
     phrases: dict[str, tuple[tuple[tuple[str, ...], tuple[tuple[str, str, float], ...]], ...]]
-    cjk: re.Pattern[str] | None  # the substring keywords (CJK, or without letters) as one alternation
+    cjk: str | None  # the substring keywords (CJK, or without letters) as one alternation (pattern source)
     cjk_only: bool  # every substring keyword holds CJK: a text without CJK cannot match
     cjk_keywords: dict[str, tuple[tuple[str, str, float], ...]]
     configured: frozenset[str]
@@ -160,7 +160,7 @@ def _index(domains: tuple[tuple[str, tuple[str, ...]], ...], configured: tuple[s
                 heading_only.add(keyword)
             if not keyword:
                 continue
-            if CJK_CHAR.search(keyword) or not _WORD.search(keyword):  # substrings: CJK, or no letters (`🚀`)
+            if has_cjk(keyword) or not _WORD.search(keyword):  # substrings: CJK, or no letters (`🚀`)
                 if all(d != domain for d, _k, _w in cjk.get(keyword, ())):
                     cjk.setdefault(keyword, []).append((domain, keyword, weight))
                 continue
@@ -172,14 +172,14 @@ def _index(domains: tuple[tuple[str, tuple[str, ...]], ...], configured: tuple[s
     for stems, hits in sorted(phrases.items(), key=lambda kv: (-len(kv[0]), kv[0])):  # longest first
         by_first.setdefault(stems[0], []).append((stems, tuple(hits)))
     cjk_re = None
-    if cjk:
-        cjk_re = re.compile("|".join(re.escape(k) for k in sorted(cjk, key=lambda k: (-len(k), k))))
+    if cjk:  # compiled (~2.5 ms) only when a text can match it: most memories hold no CJK (_substring_matcher)
+        cjk_re = "|".join(re.escape(k) for k in sorted(cjk, key=lambda k: (-len(k), k)))
     return _Index(
         order={d: i for i, (d, _) in enumerate(domains)},
         words={k: tuple(v) for k, v in words.items()},
         phrases={k: tuple(v) for k, v in by_first.items()},
         cjk=cjk_re,
-        cjk_only=all(CJK_CHAR.search(k) for k in cjk),
+        cjk_only=all(has_cjk(k) for k in cjk),
         cjk_keywords={k: tuple(v) for k, v in cjk.items()},
         configured=frozenset(configured),
         surface=_surface_forms([*words, *(p[0] for p in phrases)]),
@@ -221,8 +221,8 @@ def _score_text(text: str, index: _Index, scores: dict[str, float], found: dict[
                     continue
                 scores[domain] = scores.get(domain, 0.0) + weight
                 found.setdefault(domain, []).append(shown)
-    if index.cjk is not None and (not index.cjk_only or CJK_CHAR.search(text)):
-        for m in index.cjk.finditer(text):
+    if index.cjk is not None and (not index.cjk_only or has_cjk(text)):
+        for m in _substring_matcher(index.cjk).finditer(text):
             for domain, keyword, weight in index.cjk_keywords[m.group()]:
                 if body and keyword in index.heading_only:
                     continue
@@ -230,15 +230,22 @@ def _score_text(text: str, index: _Index, scores: dict[str, float], found: dict[
                 found.setdefault(domain, []).append(m.group())
 
 
+@functools.lru_cache(maxsize=64)
+def _substring_matcher(source: str) -> re.Pattern[str]:
+    """_Index.cjk compiled, once per process."""
+    return re.compile(source)
+
+
 def _surface_forms(stems: Iterable[str]) -> frozenset[str]:
     """Every lowercase word that `stem` can map to one of `stems` (a superset is safe: it only filters)."""
-    out: set[str] = set()
+    out: list[str] = []  # one frozenset at the end: a set per stem was ~3 ms of every migration's first plan
     for k in stems:
         for base in (k, k + "ing", k + "ed"):
-            forms = {base, base + "s", base + "es"}
+            s, es = base + "s", base + "es"
+            out += (base, s, es, base + "'s", s + "'s", es + "'s")
             if base.endswith("y"):
-                forms.add(base[:-1] + "ies")
-            out |= forms | {f + "'s" for f in forms}
+                ies = base[:-1] + "ies"
+                out += (ies, ies + "'s")
     return frozenset(out)
 
 
@@ -388,7 +395,7 @@ def body_of(section_text: str) -> str:
 
 @functools.lru_cache(maxsize=4096)
 def _keyword_pattern(keyword: str) -> re.Pattern[str]:
-    if CJK_CHAR.search(keyword) or not any(ch.isalnum() for ch in keyword):
+    if has_cjk(keyword) or not any(ch.isalnum() for ch in keyword):
         return re.compile(re.escape(keyword), re.IGNORECASE)
     words = r"\s+".join(re.escape(w) for w in keyword.split())
     return re.compile(rf"(?<!\w){words}(?:e?s)?(?!\w)", re.IGNORECASE)

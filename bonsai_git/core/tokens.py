@@ -12,16 +12,57 @@ two checkouts write agree (a CRLF and an LF checkout rewrote each other's figure
 
 from __future__ import annotations
 
+import bisect
+import functools
 import math
 import re
 
 ESTIMATORS = ("script-aware", "chars4")
 
-# Han (incl. extensions and compatibility), kana, Hangul, CJK punctuation, full-width forms.
-CJK_CHAR = re.compile(
-    "[\u1100-\u11ff\u2e80-\u2fdf\u3000-\u303f\u3040-\u30ff\u3130-\u318f\u31f0-\u31ff"
-    "\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef\U00020000-\U0003ffff]"
-)
+# Han (incl. extensions and compatibility), kana, Hangul, CJK punctuation, full-width forms: the
+# code point ranges (inclusive) and the same class as a regex.
+CJK_RANGES = ((0x1100, 0x11FF), (0x2E80, 0x2FDF), (0x3000, 0x303F), (0x3040, 0x30FF), (0x3130, 0x318F),
+              (0x31F0, 0x31FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xAC00, 0xD7AF), (0xF900, 0xFAFF),
+              (0xFF00, 0xFFEF), (0x20000, 0x3FFFF))
+CJK_PATTERN = "[" + "".join(f"{chr(a)}-{chr(b)}" for a, b in CJK_RANGES) + "]"
+_STARTS = [a for a, _ in CJK_RANGES]
+_NON_ASCII = re.compile("[^\x00-\x7f]")
+# Up to this many non-ASCII chars, each is looked up in CJK_RANGES; beyond it CJK_PATTERN is
+# compiled and scanned.  Compiling that class costs ~2.5 ms (re builds a 64K-entry map in Python),
+# more than a memory in Latin script ever spends on the lookups, and every process paid it at import.
+_LOOKUPS = 2000
+
+
+@functools.cache
+def cjk_char() -> re.Pattern[str]:
+    """CJK_PATTERN compiled (once per process, when a text needs it)."""
+    return re.compile(CJK_PATTERN)
+
+
+def _is_cjk(char: str) -> bool:
+    code = ord(char)
+    i = bisect.bisect_right(_STARTS, code) - 1
+    return i >= 0 and code <= CJK_RANGES[i][1]
+
+
+def cjk_count(text: str) -> int:
+    """How many chars of `text` are CJK (CJK_RANGES)."""
+    if text.isascii():
+        return 0
+    others = _NON_ASCII.findall(text)
+    if len(others) > _LOOKUPS:
+        return len(cjk_char().findall(text))
+    return sum(1 for char in others if _is_cjk(char))
+
+
+def has_cjk(text: str) -> bool:
+    """True when `text` holds a CJK char (CJK_RANGES)."""
+    if text.isascii():
+        return False
+    others = _NON_ASCII.findall(text)
+    if len(others) > _LOOKUPS:
+        return cjk_char().search(text) is not None
+    return any(_is_cjk(char) for char in others)
 
 
 def estimate_tokens(text: str, estimator: str = "script-aware") -> int:
@@ -54,7 +95,7 @@ def estimate_quarters(text: str) -> int:
     non_ascii = len(text) - len(text.encode("ascii", "ignore"))
     # The generated indexes' own punctuation (`…` of a cut summary, `–` of a name range, `›` of a
     # title) is not CJK: when it is all the non-ASCII text holds, the CJK scan is skipped.
-    cjk = 0 if non_ascii == text.count("…") + text.count("–") + text.count("›") else len(CJK_CHAR.findall(text))
+    cjk = 0 if non_ascii == text.count("…") + text.count("–") + text.count("›") else cjk_count(text)
     return len(text) - non_ascii + cjk * 6 + (non_ascii - cjk) * 4
 
 

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bonsai_git.core.tokens import CJK_CHAR, estimate_quarters, estimate_tokens, format_tokens
+from bonsai_git.core.tokens import CJK_PATTERN, cjk_count, estimate_quarters, estimate_tokens, format_tokens, has_cjk
 from support import CORPUS_FILES, EXPECTED, corpus_bytes
 
 
@@ -66,7 +66,7 @@ def _reference_quarters(text: str) -> int:
     """The script-aware rule spelled out with regexes over every char (the estimator before its fast path)."""
     text = text.replace("\r\n", "\n")
     non_ascii = len(re.findall("[^\x00-\x7f]", text))
-    cjk = len(CJK_CHAR.findall(text))
+    cjk = len(re.findall(CJK_PATTERN, text))
     return len(text) - non_ascii + cjk * 6 + (non_ascii - cjk) * 4
 
 
@@ -90,3 +90,18 @@ def test_estimate_quarters_add_up_except_across_one_crlf(a: str, b: str) -> None
 def test_estimate_quarters_equals_the_regex_rule_on_the_corpus(name: str) -> None:
     text = corpus_bytes(name).decode("utf-8")
     assert estimate_quarters(text) == _reference_quarters(text)
+
+
+_CJK_TEXT = st.text(st.sampled_from("a\u10ff\u1100\u11ff\u1200\u2e7f\u2e80\u2fdf\u2fe0\u3000\u30ff\u3100\u3130\u318f"
+                                    "\u3190\u31f0\u31ff\u3200\u33ff\u3400\u4dbf\u4dc0\u4e00\u9fff\ua000\uabff\uac00"
+                                    "\ud7af\ud7b0\uf8ff\uf900\ufaff\ufb00\ufeff\uff00\uffef\ufff0\U0001ffff\U00020000"
+                                    "\U0003ffff\U00040000é—"), max_size=60) | st.text(max_size=60)
+
+
+@given(_CJK_TEXT, st.integers(min_value=0, max_value=3))
+def test_the_cjk_lookups_count_what_the_regex_finds(text: str, repeat: int) -> None:
+    """cjk_count/has_cjk look chars up in CJK_RANGES up to _LOOKUPS non-ASCII chars and scan with the
+    compiled CJK_PATTERN beyond: both ways agree with the regex at every range's edges."""
+    text = text * (1 + 40 * repeat * repeat)  # up to ~21,600 chars: past _LOOKUPS, so the regex route runs too
+    assert cjk_count(text) == len(re.findall(CJK_PATTERN, text))
+    assert has_cjk(text) == (re.search(CJK_PATTERN, text) is not None)
