@@ -30,6 +30,7 @@ What a run does, for the repository that holds the current folder:
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 from collections.abc import Callable, Collection, Iterator, Sequence
@@ -79,7 +80,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("-C", dest="directory", type=Path, default=Path("."), help="Run in this folder.")
     parser.add_argument("--version", action="version", version=f"bonsai-git {__version__}")
     args = parser.parse_args(argv)
-    return run_entry("bonsai-git", lambda: run_hook(args.directory, check=args.check))
+    # No cyclic garbage collection while the run imports and renders (as cli.py): the collector's
+    # passes over the renderer's import-time objects cost a few ms of every run that writes.
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        return run_entry("bonsai-git", lambda: run_hook(args.directory, check=args.check))
+    finally:
+        if was_on:
+            gc.enable()
 
 
 class _HelpFormatter(argparse.HelpFormatter):
