@@ -184,9 +184,9 @@ def open_workspace(workspace: Path) -> RepoContext:
         _refuse_without_work_tree(workspace)
     assert facts is not None
     git_dir, top = Path(facts[2]), Path(facts[3]).resolve()
-    git_paths = {name: (workspace / out).resolve() for name, out in zip(gitrun.FACT_GIT_PATHS, facts[5:])}
+    git_paths = {name: (workspace / out).resolve() for name, out in zip(gitrun.FACT_GIT_PATHS, facts[len(gitrun.FACT_QUESTIONS):])}
     superproject = _superproject(workspace, top)
-    remember_journal_dir(top, git_paths["bonsai"])  # the run's own journal check asks it for `top`
+    remember_journal_dir(top, git_paths["bonsai"], (workspace / facts[5]).resolve())  # the run's own journal check asks it for `top`
     rel = workspace.relative_to(top).as_posix()
     prefix = "" if rel == "." else rel + "/"
     return RepoContext(top, workspace, prefix, git_dir, git_paths, facts[4] or "sha1", superproject)

@@ -301,7 +301,7 @@ def first_line(stderr: str | bytes) -> str:
 # CLI's journal check (journal.journal_dir) asks it, and the run's open_workspace takes the same
 # answer instead of starting a second rev-parse (issue 15: each git process costs 2-4 ms).
 FACT_QUESTIONS = ("--is-bare-repository", "--is-inside-work-tree", "--absolute-git-dir", "--show-toplevel",
-                  "--show-object-format")
+                  "--show-object-format", "--git-common-dir")
 FACT_GIT_PATHS = ("bonsai", "bonsai.lock", "index.lock", "info/sparse-checkout")
 _FACTS: dict[str, list[str]] = {}
 

@@ -29,7 +29,6 @@ whose commit exists) live in recovery.py; this module records, finds and restore
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import re
@@ -94,34 +93,52 @@ class Journal:
 
 # --- finding the journal (the light check every command runs) ---------------------------------
 
-_JOURNAL_DIRS: dict[str, Path] = {}  # a process asks once per folder: the CLI's journal check and the run both need it
+# A process asks once per folder: the CLI's journal check and the run both need it.  Each value is
+# (journal folder, git common dir), both absolute.
+_JOURNAL_DIRS: dict[str, tuple[Path, Path]] = {}
 
 
 def _dir_key(cwd: Path) -> str:
     return "\0".join([os.path.abspath(cwd), *(os.environ.get(n, "") for n in ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR"))])
 
 
-def remember_journal_dir(cwd: Path, folder: Path) -> None:
-    """Record that `journal_dir(cwd)` is `folder` (gitrepo.open_workspace knows it for the work tree's
-    top: a workspace in a sub-folder then costs no second rev-parse)."""
-    _JOURNAL_DIRS[_dir_key(cwd)] = folder
+def remember_journal_dir(cwd: Path, folder: Path, common_dir: Path) -> None:
+    """Record that `journal_dir(cwd)` is `folder` and `git_common_dir(cwd)` is `common_dir`
+    (gitrepo.open_workspace knows both for the work tree's top: a workspace in a sub-folder then
+    costs no second rev-parse)."""
+    _JOURNAL_DIRS[_dir_key(cwd)] = (folder, common_dir)
 
 
 def journal_dir(cwd: Path) -> Path | None:
     """`$(git rev-parse --git-path bonsai)` as an absolute path, or None when `cwd` is in no repository."""
+    dirs = _git_dirs(cwd)
+    return None if dirs is None else dirs[0]
+
+
+def git_common_dir(cwd: Path) -> Path | None:
+    """`$(git rev-parse --git-common-dir)` as an absolute path, or None when `cwd` is in no repository:
+    asked in `journal_dir`'s rev-parse (one git process for both; reindex needs the facts cache's folder)."""
+    dirs = _git_dirs(cwd)
+    return None if dirs is None else dirs[1]
+
+
+def _git_dirs(cwd: Path) -> tuple[Path, Path] | None:
     key = _dir_key(cwd)
     if key in _JOURNAL_DIRS:
         return _JOURNAL_DIRS[key]
     # The run's own facts in the same rev-parse (gitrun.repo_facts), so open_workspace asks no second one.
     facts = gitrun.repo_facts(cwd)
     if facts is not None:
-        out = facts[len(gitrun.FACT_QUESTIONS) + gitrun.FACT_GIT_PATHS.index(JOURNAL_DIR)]
-    else:  # a bare repository or a git dir has no top level: ask for the one path alone
-        proc = gitrun.run(cwd, "rev-parse", "--git-path", JOURNAL_DIR)
-        if proc.returncode != 0:
-            return None
-        out = proc.stdout.decode("utf-8", "surrogateescape").strip()
-    found = _JOURNAL_DIRS[key] = (cwd / out).resolve()
+        lines = [facts[len(gitrun.FACT_QUESTIONS) + gitrun.FACT_GIT_PATHS.index(JOURNAL_DIR)],
+                 facts[gitrun.FACT_QUESTIONS.index("--git-common-dir")]]
+    else:  # a bare repository, a git dir, a newline in a path: one question at a time
+        lines = []
+        for args in (("--git-path", JOURNAL_DIR), ("--git-common-dir",)):
+            proc = gitrun.run(cwd, "rev-parse", *args)
+            if proc.returncode != 0:
+                return None  # not remembered: a repository may be made here later in this process (tests)
+            lines.append(proc.stdout.decode("utf-8", "surrogateescape").strip())
+    found = _JOURNAL_DIRS[key] = ((cwd / lines[0]).resolve(), (cwd / lines[1]).resolve())
     return found
 
 
@@ -281,6 +298,8 @@ def _write_journal_file(path: Path, chunks: Iterable[bytes]) -> None:
 
 def blob_id(data: bytes, object_format: str = "sha1") -> str:
     """The id git gives a blob holding `data` (`git hash-object`), in `object_format` (sha1 or sha256)."""
+    import hashlib  # here, not at import: it loads OpenSSL (~5 ms), and reindex and the hook load this module for its lock
+
     digest = hashlib.new(object_format, b"blob %d\0" % len(data))
     digest.update(data)  # not `header + data`: that copied every file once more (issue 15)
     return digest.hexdigest()
@@ -511,18 +530,37 @@ def holding_lock(cwd: Path) -> Iterator[None]:
     if folder is None or os.environ.get(OWN_COMMIT_ENV) == str(folder.resolve()):
         yield
         return
-    import filelock  # only for a run that writes: keeps the no-op hook light
+    held = LockHeld(f"{_shown(folder.with_name(LOCK_NAME), cwd)}: another bonsai-git run holds this lock; "
+                    f"wait for it to finish")
+    if os.name != "posix":  # pragma: no cover - filelock knows each platform's lock
+        import filelock
 
-    lock = filelock.FileLock(str(folder.with_name(LOCK_NAME)), timeout=0)
+        lock = filelock.FileLock(str(folder.with_name(LOCK_NAME)), timeout=0)
+        try:
+            lock.acquire()
+        except filelock.Timeout:
+            raise held from None
+        try:
+            yield
+        finally:
+            lock.release()
+        return
+    # On POSIX the flock filelock's UnixFileLock takes (as gitrepo.workspace_lock and the hook do on
+    # this file), taken with fcntl directly: importing filelock cost ~17 ms of every `reindex`.
+    import fcntl
+
+    fd = os.open(folder.with_name(LOCK_NAME), os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o644)
     try:
-        lock.acquire()
-    except filelock.Timeout:
-        raise LockHeld(f"{_shown(folder.with_name(LOCK_NAME), cwd)}: another bonsai-git run holds this lock; "
-                       f"wait for it to finish") from None
-    try:
-        yield
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise held from None
+        try:
+            yield
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
     finally:
-        lock.release()
+        os.close(fd)
 
 
 def _lock_is_held(lock: Path) -> bool:

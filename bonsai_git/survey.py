@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 import time
 from datetime import datetime, timezone
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
 from .core.boot import CODEX_FILES, PROFILES
@@ -29,12 +30,15 @@ from .core.config import Config
 from .core.errors import BadInput, BonsaiError, NotARepository
 from .gitrun import run
 from .gitsettings import (
-    check_repository_env, indexed_leaf_paths, memory_listing, stored_alike, workspace_attribute_problem,
+    check_repository_env, indexed_leaf_paths, stored_alike, workspace_attribute_problem,
 )
 from .reindex import existing_index_paths, read_trunk
 from .core.health import FileFacts, Survey
+from .core.indexes import FactsOf
 from .provenance import provenance_warning, read_provenance
-from .core.layout import DOMAINS_DIR, MEMORY_DIR, TRUNK, is_migrated, leaf_location, leaves_from_bytes, markers_missing
+from .core.layout import (
+    DOMAINS_DIR, MEMORY_DIR, TRUNK, Leaf, is_migrated, leaf_location, leaves_from_bytes, markers_missing,
+)
 from .tree import _read_bytes, read_regular_or_none
 
 ARCHIVE_DIR = "memory/archive"
@@ -83,15 +87,17 @@ def survey_workspace(workspace: Path, now: int | None = None, fresh: FreshPrefix
     tracked = set(tracked_paths(workspace, TRUNK, MEMORY_DIR, *BOOT_FILE_NAMES))
     last_touch, added = history_dates(workspace)
     disk = _MemoryFiles(workspace)  # one walk of memory/, each file read at most once
-    leaves = tuple(FileFacts(p, disk.text(p), p in tracked, last_touch.get(p) if p in tracked else None)
-                   for p in disk.leaf_paths())
+    leaf_paths = disk.leaf_paths()
+    leaves = tuple(FileFacts(p, text, p in tracked, last_touch.get(p) if p in tracked else None)
+                   for p, text in zip(leaf_paths, disk.load_texts(leaf_paths)))
     archived = tuple(FileFacts(p, disk.text(p), p in tracked, added.get(p) if p in tracked else None)
                      for p in disk.archive_paths())
     stale: tuple[str, ...] | None = ()  # when the hook found this input fresh: its proof that
     stale_error: str | None = None  # `reindex --check` would rewrite nothing (no rendering needed)
     if not hook_found_fresh(workspace, top, common_dir, {} if fresh is None else fresh):
-        stale, stale_error = _stale(workspace, config, disk, common_dir)
-    indexes = tuple((p, (disk.data(p) or b"").decode("utf-8", "replace")) for p in disk.index_paths(workspace))
+        stale, stale_error = _stale(workspace, config, disk, common_dir, tracked)
+    index_paths = list(disk.index_paths(workspace))
+    indexes = tuple((p, (data or b"").decode("utf-8", "replace")) for p, data in zip(index_paths, disk.load_data(index_paths)))
     provenance = read_provenance(workspace)
     return Survey(config, now, _boot_files(workspace), leaves, archived, indexes, stale, stale_error,
                   _scanned(workspace, disk), provenance, workspace_attribute_problem(workspace, tracked),
@@ -108,6 +114,8 @@ class _MemoryFiles:
         self.paths: list[str] = []
         self._data: dict[str, bytes | None] = {}
         self._text: dict[str, str | None] = {}
+        self._leaves: list[str] | None = None
+        self._indexes: tuple[str, ...] | None = None
         self._walk(os.path.join(self.root, MEMORY_DIR), MEMORY_DIR)
         self.paths.sort()
         self._found = set(self.paths)
@@ -124,8 +132,10 @@ class _MemoryFiles:
                 self.paths.append(f"{relative}/{entry.name}")
 
     def leaf_paths(self) -> list[str]:
-        """Leaf paths on disk (tree.walk_leaf_paths's rule), sorted."""
-        return [p for p in self.paths if p.endswith(".md") and leaf_location(p) is not None]
+        """Leaf paths on disk (tree.walk_leaf_paths's rule), sorted (found once, asked twice)."""
+        if self._leaves is None:
+            self._leaves = [p for p in self.paths if p.endswith(".md") and leaf_location(p) is not None]
+        return self._leaves
 
     def markdown_paths(self) -> list[str]:
         """Every `.md` file under memory/, sorted."""
@@ -138,12 +148,49 @@ class _MemoryFiles:
     def index_paths(self, workspace: Path) -> tuple[str, ...]:
         """`reindex.existing_index_paths` from this walk: index files under memory/domains/, not inside a
         `_`/`.` folder, sorted.  That walk enters memory/domains/ even when it is a symlink, this one
-        does not: then it is asked."""
+        does not: then it is asked.  Found once (the staleness check and the report both ask)."""
+        if self._indexes is not None:
+            return self._indexes
         if os.path.islink(os.path.join(self.root, DOMAINS_DIR)):
-            return existing_index_paths(workspace)
+            self._indexes = existing_index_paths(workspace)
+            return self._indexes
         prefix = DOMAINS_DIR + "/"
-        return tuple(p for p in self.paths if p.startswith(prefix) and is_index_name(p.rsplit("/", 1)[-1])
-                     and not any(part.startswith(("_", ".")) for part in p[len(prefix) :].split("/")[:-1]))
+        self._indexes = tuple(p for p in self.paths if p.startswith(prefix) and is_index_name(p.rsplit("/", 1)[-1])
+                              and not any(part.startswith(("_", ".")) for part in p[len(prefix) :].split("/")[:-1]))
+        return self._indexes
+
+    def load_data(self, paths: list[str]) -> list[bytes | None]:
+        """`data(p)` for each of `paths`, read in one loop (60,000 leaves: the method calls and cache
+        checks of `data` cost a third of the reading)."""
+        data_of, base, read = self._data, os.path.join(self.root, ""), _read_bytes
+        out: list[bytes | None] = []
+        for path in paths:
+            if path in data_of:
+                out.append(data_of[path])
+                continue
+            try:
+                data: bytes | None = read(base + path)
+            except (OSError, BadInput):  # gone, or not a regular file (tree.NotRegularFile)
+                data = None
+            data_of[path] = data
+            out.append(data)
+        return out
+
+    def load_texts(self, paths: list[str]) -> list[str | None]:
+        """`text(p)` for each of `paths`, read and decoded in one loop (see load_data)."""
+        text_of = self._text
+        out: list[str | None] = []
+        for path, data in zip(paths, self.load_data(paths)):
+            if path in text_of:
+                out.append(text_of[path])
+                continue
+            try:
+                text = None if data is None else data.decode("utf-8")
+            except UnicodeDecodeError:
+                text = None
+            text_of[path] = text
+            out.append(text)
+        return out
 
     def has(self, path: str) -> bool:
         """True when the walk found `path` (a regular file, not behind a symlink)."""
@@ -331,7 +378,8 @@ def _boot_files(workspace: Path) -> tuple[tuple[str, str], ...]:
 
 
 
-def _stale(workspace: Path, config: Config, disk: _MemoryFiles, common_dir: Path) -> tuple[tuple[str, ...] | None, str | None]:
+def _stale(workspace: Path, config: Config, disk: _MemoryFiles, common_dir: Path,
+           tracked: Collection[str]) -> tuple[tuple[str, ...] | None, str | None]:
     """What `reindex --check` would list, from the files already read; the hook's facts cache is read
     (never written): a leaf's summary is then looked up, not recomputed (same bytes either way)."""
     trunk = _read_text(workspace / TRUNK)
@@ -343,16 +391,20 @@ def _stale(workspace: Path, config: Config, disk: _MemoryFiles, common_dir: Path
         if any((workspace / DOMAINS_DIR).glob("*/_index.md")):  # a tree bonsai-git generated
             raise markers_missing(trunk)  # status refuses as reindex --check does (exit 3)
         return None, None
-    from .factcache import FactsCache, open_cache
     from .core.indexes import render_tree
 
-    paths, _warnings = indexed_leaf_paths(workspace, *memory_listing(workspace))  # the hook's rule
+    paths = _indexed_leaves(workspace, disk, tracked)
     try:
         trunk_bytes, parts = read_trunk(workspace)
-        leaves = leaves_from_bytes((p, disk.data(p) or b"") for p in sorted(paths))
-        cache = open_cache(common_dir) if common_dir.is_dir() else FactsCache(None)
-        rendered = render_tree(leaves, parts, config, disk.index_paths(workspace), facts=cache.facts_of(config.estimator),
-                               branches=cache.branches_of(workspace))
+        leaves = leaves_from_bytes((p, disk.data(p) or b"") for p in paths)
+        if _facts_cache_file(common_dir) is None:  # a fresh clone: nothing to look up
+            facts, branches = _facts_without_cache(leaves, config.estimator), None
+        else:
+            from .factcache import open_cache
+
+            cache = open_cache(common_dir)
+            facts, branches = cache.facts_of(config.estimator), cache.branches_of(workspace)
+        rendered = render_tree(leaves, parts, config, disk.index_paths(workspace), facts=facts, branches=branches)
     except BonsaiError as exc:
         return None, exc.message
     stale = []
@@ -364,6 +416,56 @@ def _stale(workspace: Path, config: Config, disk: _MemoryFiles, common_dir: Path
                                       and stored_alike(workspace, path, current, wanted)):
             stale.append(path)  # as reindex --check: equal as git stores them (core.autocrlf) is fresh
     return tuple(sorted(stale)), None
+
+
+def _indexed_leaves(workspace: Path, disk: _MemoryFiles, tracked: Collection[str]) -> list[str]:
+    """`gitsettings.indexed_leaf_paths` (the hook's rule: a leaf git tracks that is a regular file on
+    disk), sorted, from what the survey knows: `tracked` (git's index listing it already took) and
+    the walk, which found each regular file it lists with the lstat the rule makes.  Only a tracked
+    leaf the walk did not find (deleted, or behind a symlinked folder) is asked of the rule."""
+    found = [p for p in disk.leaf_paths() if p in tracked]
+    others = indexed_leaf_paths(workspace, [p for p in tracked if p.startswith(MEMORY_DIR + "/") and not disk.has(p)])[0]
+    return sorted(found + others) if others else found
+
+
+def _facts_cache_file(common_dir: Path) -> Path | None:
+    """The hook's facts cache file (factcache.py) when there is one to read, else None."""
+    from .factcache import CACHE_PATH
+
+    if os.environ.get("BONSAI_GIT_NO_CACHE"):
+        return None
+    path = common_dir / CACHE_PATH
+    return path if path.is_file() else None
+
+
+def _facts_without_cache(leaves: Sequence[Leaf], estimator: str) -> FactsOf:
+    """Each leaf's LeafFacts as `indexes.leaf_facts` gives them, for a tree with no facts cache (a
+    fresh clone): computed once each, without the cache's rows (JSON, blob ids) nobody saves.  The
+    root-index summary is shown for each domain's largest leaf only, so only those are summarized
+    twice (at 60,000 leaves the second summary of every leaf cost ~0.8 s)."""
+    from dataclasses import replace
+
+    from .core.branches import heading_text
+    from .core.indexes import ROOT_SUMMARY_CHARS, LeafFacts
+    from .core.summary import summarize
+    from .core.tokens import estimate_tokens
+
+    # Keyed by the Leaf object (its id; `leaves` holds each alive while `facts_of` is): a Leaf's
+    # dataclass hash rehashes a tuple of its fields at every lookup, 4 lookups a leaf.
+    facts = {id(leaf): LeafFacts(estimate_tokens(leaf.text, estimator), summarize(leaf.text), "",
+                                 heading_text(leaf.text)) for leaf in leaves}
+
+    def facts_of(leaf: Leaf, _alive: Sequence[Leaf] = leaves) -> LeafFacts:  # a leaf not given: KeyError
+        return facts[id(leaf)]
+
+    tops: dict[str, tuple[int, str, Leaf]] = {}  # the leaf render_root_index shows: domain_stats's first,
+    for leaf in leaves:  # the largest, ties by name (tests/test_status_shortcuts.py: the same bytes)
+        key = (-facts[id(leaf)].tokens, leaf.name, leaf)
+        if leaf.domain not in tops or key[:2] < tops[leaf.domain][:2]:
+            tops[leaf.domain] = key
+    for _tokens, _name, top in tops.values():
+        facts[id(top)] = replace(facts[id(top)], root_summary=summarize(top.text, ROOT_SUMMARY_CHARS))
+    return facts_of
 
 
 def _read_bytes_if_file(path: Path) -> bytes | None:
@@ -378,10 +480,9 @@ def _scanned(workspace: Path, disk: _MemoryFiles) -> tuple[tuple[str, str], ...]
         text = _read_text(workspace / name) if (workspace / name).is_file() else None
         if text is not None:
             out.append((name, text))
-    for path in disk.markdown_paths():
-        memory_text = disk.text(path)
-        if memory_text is not None and not is_index_name(path.rsplit("/", 1)[-1]):  # generated: _index.md, _index.<key>.md
-            out.append((path, memory_text))
+    # generated files (_index.md, _index.<key>.md) are not scanned: left out before their text is asked for
+    written = [p for p in disk.markdown_paths() if not is_index_name(p.rsplit("/", 1)[-1])]
+    out += [(path, text) for path, text in zip(written, disk.load_texts(written)) if text is not None]
     return tuple(out)
 
 

@@ -35,10 +35,8 @@ def run(workspace: Path, *, check: bool, echo: Echo) -> int:
 
 
 def _git_common_dir(workspace: Path) -> Path | None:
-    """`git rev-parse --git-common-dir` as a path (None outside a repository: reindex then reports that)."""
-    from ..gitrun import run
+    """`git rev-parse --git-common-dir` as a path (None outside a repository: reindex then reports that),
+    asked with the CLI's journal check (journal.git_common_dir): no git process of its own."""
+    from ..journal import git_common_dir
 
-    proc = run(workspace, "rev-parse", "--git-common-dir")
-    if proc.returncode != 0 or not workspace.is_dir():
-        return None
-    return workspace / proc.stdout.decode("utf-8", "surrogateescape").strip()
+    return git_common_dir(workspace) if workspace.is_dir() else None

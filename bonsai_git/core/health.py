@@ -65,7 +65,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 
 from .boot import CLAUDE_CODE_MAX_BYTES, CLAUDE_CODE_MAX_LINES, BootBudget, BootProfile, boot_budget
@@ -81,7 +81,7 @@ from .layout import (
     misplaced_message,
     parse_trunk,
 )
-from .lookup import LookupCost, leaf_costs, summarize_costs
+from .lookup import LookupCost, index_sizes, leaf_costs, summarize_costs
 from .secretscan import find_secrets, finding_fingerprint, mask_name, name_secret_kinds
 from .sections import split_sections, unclosed_comment_warning
 from .tokens import estimate_tokens
@@ -207,17 +207,25 @@ def is_due_for_purge(committed_at: int | None, now: int, grace_days: int) -> boo
     return committed_at is not None and now - committed_at > grace_days * DAY
 
 
-def readable_leaves(survey: Survey, conflicts: dict[str, int | None] | None = None) -> tuple[Leaf, ...]:
+def readable_leaves(survey: Survey, conflicts: dict[str, int | None] | None = None,
+                    located: Mapping[str, tuple[str, str] | None] | None = None) -> tuple[Leaf, ...]:
     """The survey's leaves that are UTF-8 and free of conflict markers, as Leaf records.
 
-    `conflicts`: `conflict_lines(survey)` when the caller has it already (each leaf scanned once)."""
+    `conflicts`: `conflict_lines(survey)` when the caller has it already (each leaf scanned once);
+    `located`: `leaf_locations(survey)`, likewise."""
     conflicts = conflict_lines(survey) if conflicts is None else conflicts
+    located = leaf_locations(survey) if located is None else located
     out = []
     for facts in survey.leaves:
-        location = leaf_location(facts.path)
+        location = located[facts.path]
         if facts.text is not None and location is not None and conflicts[facts.path] is None:
             out.append(Leaf(location[0], location[1], facts.text))
     return tuple(out)
+
+
+def leaf_locations(survey: Survey) -> dict[str, tuple[str, str] | None]:
+    """{path: `leaf_location(path)`} for every leaf of the survey (asked by several rules)."""
+    return {f.path: leaf_location(f.path) for f in survey.leaves}
 
 
 def conflict_lines(survey: Survey) -> dict[str, int | None]:
@@ -232,7 +240,9 @@ def assess(survey: Survey, profile: BootProfile, thresholds: Thresholds = Thresh
     parts = parse_trunk(trunk) if trunk is not None else None
     budget = boot_budget(boot_files, profile, survey.config.estimator, dict(survey.chain_files))
     conflicts = conflict_lines(survey)
-    stats = domain_stats(readable_leaves(survey, conflicts), survey.config.estimator)
+    located = leaf_locations(survey)
+    stats = domain_stats(readable_leaves(survey, conflicts, located), survey.config.estimator)
+    masked = _path_masker()
     inbox = parts.inbox if parts is not None else ""
     waiting = absorbable_sections(inbox, survey.config)
     due = tuple((f.path, age_days(f.committed_at, survey.now) or 0) for f in survey.archived
@@ -240,12 +250,12 @@ def assess(survey: Survey, profile: BootProfile, thresholds: Thresholds = Thresh
     findings = [
         *_trunk_findings(trunk, waiting),
         *_boot_findings(budget),
-        *_index_findings(survey),
-        *_leaf_findings(survey, stats, thresholds, conflicts),
-        *_layout_findings(survey, trunk),
+        *_index_findings(survey, masked, located),
+        *_leaf_findings(survey, stats, thresholds, conflicts, located),
+        *_layout_findings(survey, trunk, located),
         *(Finding("purge_due", p, None, f"archived {d} days ago (grace {thresholds.purge_days} days); "
                   f"run bonsai-git purge") for p, d in due),
-        *_secret_findings(survey.scanned, survey.config.secret_allow),
+        *_secret_findings(survey.scanned, survey.config.secret_allow, masked),
         *_provenance_findings(survey.provenance, survey.provenance_warning),
         *([Finding("attributes", TRUNK, None, survey.attributes)] if survey.attributes else []),
     ]
@@ -266,8 +276,9 @@ def survey_lookup_cost(survey: Survey) -> LookupCost:
     trunk = dict(survey.boot_files).get(TRUNK, "")
     indexes = dict(survey.indexes)
     singles = [f.path for f in survey.leaves if f.path in SINGLE_FILE_DOMAINS.values()]
-    costs = leaf_costs(trunk, indexes, survey.config.estimator, singles)
-    return summarize_costs(costs, indexes, survey.config.estimator)
+    sizes = index_sizes(indexes, survey.config.estimator)  # once for both: 16,000 index files at 60,000 leaves
+    costs = leaf_costs(trunk, indexes, survey.config.estimator, singles, sizes)
+    return summarize_costs(costs, indexes, survey.config.estimator, sizes)
 
 
 def _provenance_findings(state: str, warning: str | None) -> Iterable[Finding]:
@@ -330,24 +341,41 @@ def _boot_findings(budget: BootBudget) -> Iterable[Finding]:
                       f"bytes: {cc.lost_lines:,} lines ({cc.lost_bytes:,} bytes) would not load")
 
 
-def _index_findings(survey: Survey) -> Iterable[Finding]:
+def _path_masker() -> Callable[[str], str]:
+    """`mask_name` memoized for one report: a path is masked once for every rule that shows or tests
+    it, and its folder (shared by thousands of leaves) and its name are masked apart, since
+    mask_name masks each path component on its own (tests/test_status_shortcuts.py checks
+    `mask_name(a/b) == mask_name(a)/mask_name(b)`)."""
+    part = functools.lru_cache(maxsize=None)(mask_name)
+
+    @functools.lru_cache(maxsize=None)
+    def masked(path: str) -> str:
+        folder, sep, name = path.rpartition("/")
+        return part(folder) + sep + part(name) if sep else part(name)
+
+    return masked
+
+
+def _index_findings(survey: Survey, masked: Callable[[str], str] = mask_name,
+                    located: Mapping[str, tuple[str, str] | None] | None = None) -> Iterable[Finding]:
     for path in survey.stale or ():
         yield Finding("stale_index", path, None, "stale; run bonsai-git reindex")
     if survey.stale_error is not None:
         yield Finding("reindex_error", TRUNK, None, f"indexes not checked: {survey.stale_error}")
-    listed = {path: _index_entries(text) for path, text in survey.indexes}
-    masked = functools.lru_cache(maxsize=None)(mask_name)  # each path masked once, not three times
     on_disk = {masked(f.path) for f in survey.leaves}  # an index shows names masked (secretscan.mask_name)
     listed_paths: set[str] = set()  # every (masked) leaf path an index lists: one set, not one per leaf (quadratic)
-    for index_path, entries in sorted(listed.items()):
+    for index_path, text in sorted(survey.indexes):
         folder = index_path.rsplit("/", 1)[0]
-        for line, name in entries:
-            shown = masked(f"{folder}/{name}")
-            listed_paths.add(shown)
-            if shown not in on_disk:
-                yield Finding("orphan_entry", index_path, line, f"lists {name}, which is gone; run bonsai-git reindex")
+        shown_folder = masked(folder) + "/"  # masked(folder/name): each component masked on its own
+        shown_names = [masked(name) for name in _ENTRIES.findall(text)]  # names only: lines are counted
+        listed_paths.update(shown_folder + name for name in shown_names)  # for an index listing a gone leaf
+        gone = any(shown_folder + name not in on_disk for name in shown_names)
+        if gone:
+            for line, name in _index_entries(text):
+                if masked(f"{folder}/{name}") not in on_disk:
+                    yield Finding("orphan_entry", index_path, line, f"lists {name}, which is gone; run bonsai-git reindex")
     for facts in survey.leaves:
-        location = leaf_location(facts.path)
+        location = leaf_location(facts.path) if located is None else located[facts.path]
         if location is None or location[0] in SINGLE_FILE_DOMAINS or not facts.tracked:
             continue  # an untracked leaf is not indexed until git tracks it (untracked_leaf says so)
         if masked(facts.path) not in listed_paths:
@@ -370,7 +398,8 @@ def _index_entries(text: str) -> list[tuple[int, str]]:
 
 
 def _leaf_findings(survey: Survey, stats: tuple[DomainStats, ...], limits: Thresholds,
-                   conflicts: dict[str, int | None]) -> Iterable[Finding]:
+                   conflicts: dict[str, int | None],
+                   located: Mapping[str, tuple[str, str] | None] | None = None) -> Iterable[Finding]:
     for facts in survey.leaves:
         if facts.text is None:
             yield Finding("unreadable_leaf", facts.path, None, "not valid UTF-8; save it as UTF-8")
@@ -386,14 +415,15 @@ def _leaf_findings(survey: Survey, stats: tuple[DomainStats, ...], limits: Thres
         if len(s.leaves) > limits.domain_leaves:
             yield Finding("oversized_domain", _domain_folder(s.name), None,
                           f"{len(s.leaves)} leaves (over {limits.domain_leaves}); move some to a new domain")
-    for facts, days in _general_ages(survey.leaves, survey.now):
+    for facts, days in _general_ages(survey.leaves, survey.now, located):
         if days > limits.general_days:
             yield Finding("old_general_leaf", facts.path, None,
                           f"in general/ for {days} days (over {limits.general_days}); bonsai-git move it to a "
                           "domain or bonsai-git archive it")
 
 
-def _layout_findings(survey: Survey, trunk: str | None) -> Iterable[Finding]:
+def _layout_findings(survey: Survey, trunk: str | None,
+                     located: Mapping[str, tuple[str, str] | None] | None = None) -> Iterable[Finding]:
     """`unclosed_comment` in MEMORY.md or a leaf; `misplaced_leaf`; `domain_name` (one per folder)."""
     texts = ([(TRUNK, trunk)] if trunk is not None else []) + [(f.path, f.text) for f in survey.leaves if f.text]
     for path, text in texts:
@@ -404,14 +434,16 @@ def _layout_findings(survey: Survey, trunk: str | None) -> Iterable[Finding]:
     for path, _text in survey.scanned:
         if misplaced_leaf(path):
             yield Finding("misplaced_leaf", path, None, misplaced_message(path))
-    for domain in sorted({loc[0] for f in survey.leaves if (loc := leaf_location(f.path)) is not None}):
+    located = leaf_locations(survey) if located is None else located
+    for domain in sorted({loc[0] for loc in located.values() if loc is not None}):
         if domain not in SINGLE_FILE_DOMAINS and not is_domain_name(domain):
             yield Finding("domain_name", _domain_folder(domain), None, domain_name_message(domain))
 
 
-def _general_ages(leaves: Iterable[FileFacts], now: int) -> Iterable[tuple[FileFacts, int]]:
+def _general_ages(leaves: Iterable[FileFacts], now: int,
+                  located: Mapping[str, tuple[str, str] | None] | None = None) -> Iterable[tuple[FileFacts, int]]:
     for facts in leaves:
-        location = leaf_location(facts.path)
+        location = leaf_location(facts.path) if located is None else located[facts.path]
         days = age_days(facts.committed_at, now)
         if location is not None and location[0] == FALLBACK_DOMAIN and days is not None:
             yield facts, days
@@ -421,15 +453,18 @@ def _domain_folder(domain: str) -> str:
     return SINGLE_FILE_DOMAINS.get(domain, f"memory/domains/{domain}/")
 
 
-def _secret_findings(scanned: Iterable[tuple[str, str]], allow: Collection[str]) -> Iterable[Finding]:
+def _secret_findings(scanned: Iterable[tuple[str, str]], allow: Collection[str],
+                     masked: Callable[[str], str] = mask_name) -> Iterable[Finding]:
     """`secret` findings: each value `find_secrets` reports (the bonsai-secrets hook's rule) and each
-    file name holding a secret-looking run; paths shown masked."""
+    file name holding a secret-looking run; paths shown masked (`masked`: mask_name, or a memo of it)."""
     for path, text in scanned:
-        kinds = name_secret_kinds(path)
+        shown = masked(path)
+        # mask_name changes exactly the names holding a run name_secret_kinds reports (each run is
+        # replaced by its kept prefix and the mask): an unchanged name needs no second scan.
+        kinds = name_secret_kinds(path) if shown != path else ()
         hits = find_secrets(text, allow=allow)
         if not kinds and not hits:
-            continue  # the common case: no finding, so no masked name to show
-        shown = mask_name(path)
+            continue  # the common case: no finding
         for kind in kinds:
             yield Finding("secret", shown, None, f"{kind} in the file name (indexes show it masked); rename the file")
         for hit in hits:

@@ -56,14 +56,15 @@ def is_index_path(path: str) -> bool:
 
 
 def leaf_costs(trunk: str, indexes: Mapping[str, str], estimator: str = "script-aware",
-               single_files: Iterable[str] = ()) -> dict[str, int]:
+               single_files: Iterable[str] = (), sizes: Mapping[str, int] | None = None) -> dict[str, int]:
     """{leaf path: lookup cost in tokens} for every leaf the indexes (or the trunk) lead to.
 
     `trunk` is MEMORY.md's text, `indexes` {workspace-relative index path: text}, `single_files`
-    the single-file domain paths present (their cost is the trunk's).
+    the single-file domain paths present (their cost is the trunk's), `sizes` the indexes'
+    `index_sizes` when the caller has them (each text estimated once).
     """
     base = estimate_tokens(trunk, estimator)
-    sizes = {path: estimate_tokens(text, estimator) for path, text in indexes.items()}
+    sizes = index_sizes(indexes, estimator) if sizes is None else sizes
     costs = {path: base for path in single_files}
     roots = sorted(p for p in indexes if p.count("/") == 3 and p.endswith("/_index.md"))
     for root in roots:
@@ -73,21 +74,27 @@ def leaf_costs(trunk: str, indexes: Mapping[str, str], estimator: str = "script-
             path, cost = stack.pop()
             folder = path.rsplit("/", 1)[0]
             text = indexes[path]
-            for m in _LEAF.finditer(text):
-                costs.setdefault(_join(folder, m.group(1)), cost)
-            for m in _LINK.finditer(text):
-                target = _join(folder, m.group(1))
+            for name in _LEAF.findall(text):  # findall: no match object per entry (60,000 of them)
+                costs.setdefault(_join(folder, name), cost)
+            for link in _LINK.findall(text):
+                target = _join(folder, link)
                 if target in indexes and target not in seen:
                     seen.add(target)
                     stack.append((target, cost + sizes[target]))
     return costs
 
 
-def summarize_costs(costs: Mapping[str, int], indexes: Mapping[str, str], estimator: str = "script-aware") -> LookupCost:
-    """Median, p95 and max of `costs` (see `leaf_costs`) and the largest of `indexes`."""
+def index_sizes(indexes: Mapping[str, str], estimator: str = "script-aware") -> dict[str, int]:
+    """{index path: its estimated tokens} of {path: text}."""
+    return {path: estimate_tokens(text, estimator) for path, text in indexes.items()}
+
+
+def summarize_costs(costs: Mapping[str, int], indexes: Mapping[str, str], estimator: str = "script-aware",
+                    sizes: Mapping[str, int] | None = None) -> LookupCost:
+    """Median, p95 and max of `costs` (see `leaf_costs`) and the largest of `indexes` (`sizes`: as leaf_costs)."""
     values = sorted(costs.values())
-    largest = max(((p, estimate_tokens(t, estimator)) for p, t in indexes.items()), key=lambda pt: (pt[1], pt[0]),
-                  default=None)
+    sizes = index_sizes(indexes, estimator) if sizes is None else sizes
+    largest = max(((p, sizes[p]) for p in indexes), key=lambda pt: (pt[1], pt[0]), default=None)
     if not values:
         return LookupCost(0, 0, 0, 0, largest)
     rank95 = max(0, -(-95 * len(values) // 100) - 1)
@@ -103,6 +110,8 @@ def lookup_cost(files: Mapping[str, str], estimator: str = "script-aware") -> Lo
 
 
 def _join(folder: str, relative: str) -> str:
+    if "/" not in relative and relative not in ("", ".", ".."):
+        return f"{folder}/{relative}"  # a plain name (every leaf entry): what the loop below gives, without it
     parts = folder.split("/")
     for part in relative.split("/"):
         if part == "..":
