@@ -47,6 +47,7 @@ from pathlib import Path
 
 from .core.config import SINGLE_FILE_DOMAINS
 from .core.errors import BonsaiError
+from .core.branches import LayoutMemo
 from .core.indexes import BranchesOf, DomainStats, FactsOf, LeafFacts, branch_inputs, domain_index_files, leaf_facts
 from .core.layout import DOMAINS_DIR, Leaf, OnDisk, git_blob_id, leaf_location
 from .tree import _read_bytes, write_durably
@@ -206,7 +207,7 @@ class FactsCache:
         return facts
 
     def branches_of(self, root: Path, clean: Mapping[str, str] | None = None,
-                    unread: Unread | None = None) -> BranchesOf:
+                    unread: Unread | None = None, layouts: dict[str, Any] | None = None) -> BranchesOf:
         """A memo of `domain_index_files` for the workspace at `root`: the same bytes, less work.
 
         A domain `unread` found done gives its entry's files, each `OnDisk` (git reports each
@@ -217,7 +218,8 @@ class FactsCache:
         holds every file with its entry's blob id, each text is `OnDisk`; otherwise the files are
         read and, where each has its entry's blob id, their texts are the rendering.
         Anything else renders.  With `clean` (the hook), the domain's content entry is recorded
-        for the next run.
+        for the next run.  `layouts`, when given, receives each rendered domain's layout
+        ({domain: (LayoutMemo.made, files)}: the hook's incremental snapshot keeps it).
         """
         base = os.fspath(root)
         done = unread.domains if unread is not None else {}
@@ -239,7 +241,10 @@ class FactsCache:
                 self._use(row, self._rows[row])
                 files = found
             else:
-                files = domain_index_files(stats, config, facts)
+                memo = LayoutMemo() if layouts is not None else None
+                files = domain_index_files(stats, config, facts, memo)
+                if layouts is not None and memo is not None:
+                    layouts[stats.name] = (memo.made, files)
                 paths = sorted(files)
                 blobs = [git_blob_id(files[p].encode("utf-8")) for p in paths]
                 self._add(row, _json([paths, blobs]))
@@ -278,6 +283,21 @@ class FactsCache:
                                      [(n, b, s) for n, b, s, _ in items]).encode()
         if row not in self._keep:
             self._add(row, _json(entry))
+
+    def leaf_rows(self, estimator: str, paths: Iterable[str],
+                  unread: Unread | None = None) -> dict[str, tuple[str, int, str, str, str]] | None:
+        """{leaf path: (blob id, tokens, summary, root summary, heading)} for `paths`, from the facts
+        this run gave or left unread (`unread`), for the hook's incremental snapshot; None when one
+        is not known (its facts were never given by blob id)."""
+        known = unread.blobs if unread is not None else {}
+        out = {}
+        for path in paths:
+            blob_size = self._seen.get(path) or known.get(path)
+            if blob_size is None or not self._stored_facts(f"{estimator}:{blob_size[0]}", blob_size[1]):
+                return None
+            tokens, summary, root_summary, heading = self._parsed[f"{estimator}:{blob_size[0]}"]
+            out[path] = (blob_size[0], tokens, summary, root_summary, heading)
+        return out  # type: ignore[return-value]
 
     def save(self, compact: bool = True) -> None:
         """Append the entries made in this run, or rewrite the file with only the entries used in

@@ -99,20 +99,8 @@ def workspace_digest(root: Path, tracked: Iterable[str], untracked: Iterable[str
     if any(True for _ in dirty):
         return None
     h = blake2b(digest_size=16)
-    h.update(_code_version().encode())
-    try:
-        h.update(b"config\0" + (root / CONFIG_NAME).read_bytes() + b"\0")
-    except FileNotFoundError:
-        h.update(b"no config\0")
-    except OSError:
+    if not _hash_settings(h, root, settings):
         return None
-    for number, setting in enumerate(settings):  # by position: the same file may be named by another path
-        try:
-            h.update(b"%d\0%s\0" % (number, setting.read_bytes()))
-        except FileNotFoundError:
-            h.update(b"%d\0absent\0" % number)
-        except OSError:
-            return None
     for path in sorted(set(tracked)):
         info = stage_info.get(path)
         if info is None:
@@ -123,6 +111,31 @@ def workspace_digest(root: Path, tracked: Iterable[str], untracked: Iterable[str
             return None
         h.update(f"? {path}\0".encode("utf-8", "surrogateescape"))
     return h.hexdigest()
+
+
+def settings_digest(root: Path, settings: Iterable[Path] = ()) -> str | None:
+    """A digest of everything but the listing that `workspace_digest` covers: the code version,
+    `.bonsai.toml` and the `settings` files' bytes (or absence); None when one is unreadable."""
+    h = blake2b(digest_size=16)
+    return h.hexdigest() if _hash_settings(h, root, settings) else None
+
+
+def _hash_settings(h: "blake2b", root: Path, settings: Iterable[Path]) -> bool:
+    h.update(_code_version().encode())
+    try:
+        h.update(b"config\0" + (root / CONFIG_NAME).read_bytes() + b"\0")
+    except FileNotFoundError:
+        h.update(b"no config\0")
+    except OSError:
+        return False
+    for number, setting in enumerate(settings):  # by position: the same file may be named by another path
+        try:
+            h.update(b"%d\0%s\0" % (number, setting.read_bytes()))
+        except FileNotFoundError:
+            h.update(b"%d\0absent\0" % number)
+        except OSError:
+            return False
+    return True
 
 
 _VERSION: list[str] = []

@@ -30,9 +30,10 @@ What a run does, for the repository that holds the current folder:
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -48,6 +49,9 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms pe
 if TYPE_CHECKING:
     from .factcache import FactsCache, Unread
     from .freshness import FreshMemo
+    from typing import Any
+
+    from .reindex import ReindexResult
 
 # Only paths that can matter: trunks and anything under a memory/ folder, at any depth.
 _PATHSPECS = (f":(glob)**/{TRUNK}", f":(glob)**/{MEMORY_DIR}/**")
@@ -76,7 +80,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("-C", dest="directory", type=Path, default=Path("."), help="Run in this folder.")
     parser.add_argument("--version", action="version", version=f"bonsai-git {__version__}")
     args = parser.parse_args(argv)
-    return run_entry("bonsai-git", lambda: run_hook(args.directory, check=args.check))
+    # No cyclic garbage collection while the run imports and renders (as cli.py): the collector's
+    # passes over the renderer's import-time objects cost a few ms of every run that writes.
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        return run_entry("bonsai-git", lambda: run_hook(args.directory, check=args.check))
+    finally:
+        if was_on:
+            gc.enable()
 
 
 class _HelpFormatter(argparse.HelpFormatter):
@@ -133,15 +145,19 @@ def run_hook(directory: Path, *, check: bool = False) -> int:
 def _run_workspaces(top: Path, common_dir: Path, pending: list[tuple[Workspace, str | None]], check: bool,
                     memo: FreshMemo, every: bool = True) -> int:
     caches: list[FactsCache] = []
+
+    def open_facts() -> FactsCache:
+        return _facts_cache(caches, common_dir)
+
     if not check and os.environ.get("GIT_INDEX_FILE"):  # inside a commit (git sets it for its hooks)
         for ws, _digest in pending:  # before any workspace is written: all or nothing
             if ws.unstaged:  # nothing unstaged: nothing to refuse
-                _refuse_unstaged(top, ws, _facts_cache(caches, common_dir))
+                _refuse_unstaged(top, ws, open_facts)
     changed: list[str] = []
     touched: list[Workspace] = []
     for ws, digest in pending:
         warned = _WARNINGS[0]
-        written = _run_workspace(top, ws, check, _facts_cache(caches, common_dir))
+        written = _run_workspace(top, ws, check, open_facts, common_dir)
         changed += written
         touched += [ws] if written else []
         if not written and _WARNINGS[0] == warned:
@@ -206,7 +222,7 @@ def _addable(paths: Sequence[str]) -> str:
     return " ".join(shlex.quote(p) for p in out)
 
 
-def _refuse_unstaged(top: Path, ws: Workspace, cache: FactsCache) -> None:
+def _refuse_unstaged(top: Path, ws: Workspace, cache: Callable[[], FactsCache]) -> None:
     """Refuse (exit 3) when the run would index or rewrite text this commit does not hold.
 
     A leaf whose work-tree bytes differ from git's index (partly staged, unstaged only, or
@@ -239,7 +255,7 @@ def _refuse_unstaged(top: Path, ws: Workspace, cache: FactsCache) -> None:
                       "commit again")
 
 
-def _would_rewrite_trunk(top: Path, ws: Workspace, cache: FactsCache) -> bool:
+def _would_rewrite_trunk(top: Path, ws: Workspace, cache: Callable[[], FactsCache]) -> bool:
     from .workspace import load_config
     from .reindex import reindex_workspace
 
@@ -247,7 +263,7 @@ def _would_rewrite_trunk(top: Path, ws: Workspace, cache: FactsCache) -> bool:
     config = load_config(root)
     leaves, _warnings = indexed_leaf_paths(root, ws.tracked, ws.untracked)
     result = reindex_workspace(root, check=True, leaf_paths=leaves, config=config, absorb=config.absorb,
-                               facts=cache.facts_of(config.estimator))
+                               facts=cache().facts_of(config.estimator))
     return TRUNK in result.changed
 
 
@@ -364,12 +380,41 @@ def _has_domains(tracked: set[str], prefix: str) -> bool:
     return any(p.startswith(folder) for p in tracked)
 
 
-def _run_workspace(top: Path, ws: Workspace, check: bool, cache: FactsCache) -> list[str]:
+def _run_workspace(top: Path, ws: Workspace, check: bool, cache_of: Callable[[], FactsCache],
+                   common_dir: Path) -> list[str]:
+    from .incremental import load_snapshot, run_incremental, save_snapshot, snapshot_path
+    from .freshness import settings_digest
+
+    root = top / ws.prefix
+    snap_path = snapshot_path(common_dir, root)
+    settings = settings_digest(root, _setting_files(top, ws.prefix, common_dir)) if snap_path is not None else None
+    snapshot = load_snapshot(snap_path, settings)
+    if snapshot is not None:  # only the domains whose leaves changed since the last run are rendered
+        from .workspace import load_config
+
+        try:
+            outcome = run_incremental(root, snapshot, load_config(root), ws.stage, ws.tracked, ws.untracked,
+                                      ws.unstaged, check, lambda: check_attributes(top, ws.prefix, _probe_paths(ws)))
+        except BonsaiError as exc:
+            if ws.prefix:  # name the file from the repository's top, where the user commits
+                exc.message = ws.prefix + exc.message
+            raise
+        if outcome is not None:
+            changed, after = outcome
+            if after is not None:
+                save_snapshot(snap_path, after)
+            _report(ws, root, changed, check)
+            return [ws.prefix + p for p in changed]
+    return _run_workspace_in_full(top, ws, check, cache_of(), settings, snap_path)
+
+
+def _run_workspace_in_full(top: Path, ws: Workspace, check: bool, cache: FactsCache, settings: str | None,
+                           snap_path: Path | None) -> list[str]:
     from .workspace import load_config
     from .reindex import reindex_workspace
 
     root = top / ws.prefix
-    root_str = os.fspath(root)
+    warned = _WARNINGS[0]
     check_attributes(top, ws.prefix, _probe_paths(ws))  # e.g. git-crypt on MEMORY.md only
     sizes: dict[str, int] = {}
     leaves, warnings = indexed_leaf_paths(root, ws.tracked, ws.untracked, sizes)  # the one rule, as reindex and status
@@ -390,13 +435,19 @@ def _run_workspace(top: Path, ws: Workspace, check: bool, cache: FactsCache) -> 
         if failure is not None:
             raise failure
         assert unread is not None
+        rendered: dict[str, str | None] = {}
+        layouts: dict[str, Any] = {}  # each rendered domain's layout, for the incremental snapshot
         result = reindex_workspace(root, check=check, leaf_paths=leaves, config=config, absorb=config.absorb,
                                    facts=cache.facts_of(config.estimator, unread),
-                                   branches=cache.branches_of(root, clean, unread), unread=unread.blobs, clean=clean)
+                                   branches=cache.branches_of(root, clean, unread, layouts if not check else None),
+                                   unread=unread.blobs, clean=clean, rendered_out=rendered)
     except BonsaiError as exc:
         if ws.prefix:  # name the file from the repository's top, where the user commits
             exc.message = ws.prefix + exc.message
         raise
+    if not check:
+        _keep_snapshot(root, ws, leaves, cache, config.estimator, unread, rendered, result, settings, snap_path,
+                       warned == _WARNINGS[0], layouts)
     if result.absorbed:
         from .core.secretscan import mask_secrets  # only when something was absorbed: keeps start-up light
 
@@ -404,15 +455,41 @@ def _run_workspace(top: Path, ws: Workspace, check: bool, cache: FactsCache) -> 
             verb = "would absorb" if check else "absorbed"
             extends = " (same topic: extends that leaf)" if s.extends and s.path.startswith(DOMAINS_DIR + "/") else ""
             print(f"bonsai-git: {verb} {mask_secrets(s.heading)!r} from {ws.prefix}{TRUNK} into {ws.prefix}{s.path}{extends}")
-    if result.changed:  # a sub-folder's index sits inside that folder: never echo a key in its name
-        from .core.secretscan import mask_name
-    for path in result.changed:
-        verb = "stale" if check else "wrote" if os.path.lexists(os.path.join(root_str, path)) else "removed"
-        print(f"bonsai-git: {verb} {ws.prefix}{mask_name(path)}")
+    _report(ws, root, result.changed, check)
     if result.inbox_sections:
         _warn(f"{ws.prefix}{TRUNK}: {result.inbox_sections} new section(s) after the end marker are not absorbed "
               "(absorb = false); run bonsai-git absorb")
     return [ws.prefix + p for p in result.changed]
+
+
+def _report(ws: Workspace, root: Path, changed: Sequence[str], check: bool) -> None:
+    """Name each generated file written, removed or (under `check`) stale, masked, from the repository's top."""
+    if not changed:
+        return
+    from .core.secretscan import mask_name  # a sub-folder's index sits inside that folder: never echo a key in its name
+
+    root_str = os.fspath(root)
+    for path in changed:
+        verb = "stale" if check else "wrote" if os.path.lexists(os.path.join(root_str, path)) else "removed"
+        print(f"bonsai-git: {verb} {ws.prefix}{mask_name(path)}")
+
+
+def _keep_snapshot(root: Path, ws: Workspace, leaves: Sequence[str], cache: FactsCache, estimator: str,
+                   unread: Unread | None, rendered: dict[str, str | None], result: ReindexResult,
+                   settings: str | None, snap_path: Path | None, quiet: bool, layouts: dict[str, Any]) -> None:
+    """Record the incremental snapshot of a full run that wrote the tree fresh and printed no warning;
+    otherwise remove the old one (incremental.py)."""
+    from .incremental import drop_snapshot, save_snapshot, snapshot_after_full_run
+
+    rows = cache.leaf_rows(estimator, leaves, unread) if quiet and settings is not None and rendered \
+        and not result.absorbed and not result.inbox_sections else None
+    if rows is None or settings is None:
+        drop_snapshot(snap_path)
+        return
+    snapshot = snapshot_after_full_run(settings, ws.stage, ws.unstaged, ws.untracked, root, rows, rendered,
+                                       result.changed, snap_path)
+    snapshot.layouts = {domain: layout for domain, layout in layouts.items() if domain in snapshot.roots}
+    save_snapshot(snap_path, snapshot)
 
 
 def _probe_paths(ws: Workspace) -> Iterator[str]:

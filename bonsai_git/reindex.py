@@ -89,6 +89,7 @@ def reindex_workspace(
     known: Mapping[str, bytes] | None = None,
     unread: Collection[str] = (),
     clean: Mapping[str, str] | None = None,
+    rendered_out: dict[str, str | None] | None = None,
 ) -> ReindexResult:
     """Regenerate every branch index, `memory/_index.md` and the trunk block of `workspace`.
 
@@ -100,6 +101,8 @@ def reindex_workspace(
     not to read, whose facts `facts` holds (the hook's cache by git blob id); all are read when
     an inbox is absorbed.  `clean` ({workspace-relative path: blob id}): files git reports
     unchanged against its index: a rendered file with that blob id is fresh without being read.
+    `rendered_out`, when given, receives every generated file's rendering ({path: text, `OnDisk`,
+    or None to delete}) when nothing was absorbed (the hook's incremental snapshot, incremental.py).
     Raises BadInput (exit 3) when MEMORY.md is
     missing, not UTF-8, has no bonsai markers or a merge-conflict marker outside its block, or
     a leaf is unreadable; Failed (exit 1) when MEMORY.md changed while absorbing.
@@ -117,16 +120,9 @@ def reindex_workspace(
     if plan is None or not plan.sections:
         pending = _count_inbox_sections(parts.inbox) if not absorb and parts.inbox.strip() else 0
         rendered = render_tree(leaves, parts, config, existing_index_paths(workspace), facts, branches)
-        if check:
-            return ReindexResult(_sync(workspace, rendered, trunk_bytes, None, known, clean), (), pending)
-        writer = CheckedWriter(workspace)
-        try:
-            changed = _sync(workspace, rendered, trunk_bytes, writer, known, clean)
-            writer.finish()
-        except BaseException:
-            writer.drain()  # late appends to what was replaced are carried, never left behind
-            raise
-        return ReindexResult(changed, (), pending)
+        if rendered_out is not None:
+            rendered_out.update(rendered)
+        return ReindexResult(sync_rendered(workspace, rendered, trunk_bytes, check, known, clean), (), pending)
     planned = dict(plan.files)
     leaves = tuple(leaf for leaf in leaves if leaf.path not in planned) + _planned_leaves(planned)
     new_parts = TrunkParts(parts.pinned, parts.block, plan.inbox, parts.newline)
@@ -151,6 +147,26 @@ def reindex_workspace(
         writer.drain()  # late appends to what was replaced are carried, never left behind
         raise
     return ReindexResult(tuple(sorted({*written, *changed})), plan.sections)
+
+
+def sync_rendered(workspace: Path, rendered: Mapping[str, str | None], trunk_bytes: bytes, check: bool,
+                  known: Mapping[str, bytes] | None = None, clean: Mapping[str, str] | None = None) -> tuple[str, ...]:
+    """Write the rendered files whose bytes differ (none under `check`); return their paths, sorted.
+
+    `rendered` {workspace-relative path: text, `OnDisk`, or None to delete}; `trunk_bytes` what the
+    run parsed of MEMORY.md.  Every file goes through one CheckedWriter (an agent's write meanwhile
+    raises ConcurrentWrite and is kept); see `_sync` for `known` and `clean`.
+    """
+    if check:
+        return _sync(workspace, rendered, trunk_bytes, None, known, clean)
+    writer = CheckedWriter(workspace)
+    try:
+        changed = _sync(workspace, rendered, trunk_bytes, writer, known, clean)
+        writer.finish()
+    except BaseException:
+        writer.drain()  # late appends to what was replaced are carried, never left behind
+        raise
+    return changed
 
 
 def read_trunk(workspace: Path) -> tuple[bytes, TrunkParts]:
@@ -180,11 +196,18 @@ def read_trunk(workspace: Path) -> tuple[bytes, TrunkParts]:
     return data, parts
 
 
-def existing_index_paths(workspace: Path) -> tuple[str, ...]:
+def existing_index_paths(workspace: Path, domains: Iterable[str] | None = None) -> tuple[str, ...]:
     """Generated index files on disk under `memory/domains/` (`_index.md`, `_index.<key>.md`, at any
-    depth, not inside `_`/`.` folders nor through symlinks), workspace-relative, sorted."""
+    depth, not inside `_`/`.` folders nor through symlinks), workspace-relative, sorted.
+    `domains`: only under these domain folders (the hook's incremental run)."""
     found: list[str] = []
-    _walk_indexes(os.path.join(os.fspath(workspace), DOMAINS_DIR), DOMAINS_DIR, found)
+    base = os.path.join(os.fspath(workspace), DOMAINS_DIR)
+    if domains is None:
+        _walk_indexes(base, DOMAINS_DIR, found)
+    else:
+        for domain in domains:
+            if not domain.startswith(("_", ".")) and not os.path.islink(os.path.join(base, domain)):
+                _walk_indexes(os.path.join(base, domain), f"{DOMAINS_DIR}/{domain}", found)
     return tuple(sorted(found))
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+import bonsai_git.incremental as incremental
 import bonsai_git.reindex as reindex
 import bonsai_git.tree as tree
 import bonsai_git.factcache as factcache
@@ -31,6 +32,12 @@ def _warm(make_repo: MakeRepo) -> Path:
     assert run(["bonsai-git-hook"], repo).returncode == 0
     assert (repo / ".git" / CACHE_PATH).is_file()
     return repo
+
+
+def _without_snapshot(repo: Path) -> None:
+    """Remove the hook's incremental snapshot (incremental.py), so its next run is a full one: the run
+    the facts cache serves."""
+    shutil.rmtree(repo / ".git" / incremental.SNAPSHOT_DIR, ignore_errors=True)
 
 
 def _twin(repo: Path, tmp_path: Path) -> Path:
@@ -56,7 +63,7 @@ def test_after_one_edit_the_hook_reads_that_leaf_alone(make_repo: MakeRepo, tmp_
     reads: list[str] = []
     real = tree._read_bytes
     counting = lambda path, name=None: reads.append(path) or real(path, name)  # noqa: E731
-    for module in (tree, reindex):  # reindex binds the name at import
+    for module in (tree, reindex, incremental):  # each binds the name at import
         monkeypatch.setattr(module, "_read_bytes", counting)
     assert run_hook(repo) == 1
     leaves = [p for p in reads if "/memory/domains/" in p and "/_index" not in p]
@@ -181,6 +188,7 @@ def test_after_one_edit_only_the_edited_domain_is_looked_up(make_repo: MakeRepo,
         return real(self, text, estimator, blob)
 
     monkeypatch.setattr(factcache.FactsCache, "_lookup", counting)
+    _without_snapshot(repo)
     assert run_hook(repo) == 1
     assert "edited" in looked_up
     assert looked_up and all(p == "edited" or p.startswith("memory/domains/business/") or p == "memory/dates.md"
@@ -255,6 +263,7 @@ def test_rows_no_run_uses_are_dropped_once_they_outweigh_the_rest(make_repo: Mak
     with path.open("ab") as fh:
         fh.write(dead)
     write(repo, PRICING, "## Pricing\n\nWholesale mugs $21 from May.\n")
+    _without_snapshot(repo)
     assert run(["bonsai-git-hook"], repo).returncode == 1
     assert path.stat().st_size < used + len(dead) // 4
     assert b"%040x" % 7 not in path.read_bytes()

@@ -31,10 +31,15 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from .secretscan import mask_name
+
+try:  # hashlib's own blake2 backend: importing hashlib would load OpenSSL (~3 ms per hook run)
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - other Python implementations
+    from hashlib import blake2b
 from .tokens import estimate_quarters, format_tokens
 
 INDEX_PREFIX = "_index"
@@ -67,17 +72,24 @@ class BranchLeaf:
     summary: str
 
 
-@dataclass(frozen=True, slots=True)
 class _Entry:
-    name: str  # sort name, relative to the folder: "alice.md" or "seo/"
-    text: str  # the entry's lines, no final newline
-    heading: str  # the leaf's heading (sub-branch keys); "" for a sub-folder
-    leaves: int
-    leaf_tokens: int
-    first: str  # first and last leaf names under it (descriptions of ranges)
-    last: str
-    tokens: int  # the entry's own tokens in an index (its lines and the blank line before it)
-    quarters: int  # the same in quarter-tokens, exact: an index's estimate is the sum of its parts'
+    """One entry of an index (a leaf or a sub-branch).  A plain slotted class, never compared nor
+    changed after it is made: a frozen dataclass costs ~1 ms to define and twice as much to make
+    (1,600 per large domain, at every hook run that renders one)."""
+
+    __slots__ = ("name", "text", "heading", "leaves", "leaf_tokens", "first", "last", "tokens", "quarters")
+
+    def __init__(self, name: str, text: str, heading: str, leaves: int, leaf_tokens: int, first: str, last: str,
+                 tokens: int, quarters: int) -> None:
+        self.name = name  # sort name, relative to the folder: "alice.md" or "seo/"
+        self.text = text  # the entry's lines, no final newline
+        self.heading = heading  # the leaf's heading (sub-branch keys); "" for a sub-folder
+        self.leaves = leaves
+        self.leaf_tokens = leaf_tokens
+        self.first = first  # first and last leaf names under it (descriptions of ranges)
+        self.last = last
+        self.tokens = tokens  # the entry's own tokens in an index (its lines and the blank line before it)
+        self.quarters = quarters  # the same in quarter-tokens, exact: an index's estimate is the sum of its parts'
 
 
 def _entry(name: str, text: str, heading: str, leaves: int, leaf_tokens: int, first: str, last: str) -> _Entry:
@@ -92,13 +104,65 @@ def heading_text(leaf_text: str) -> str:
     return first.lstrip("#").strip()
 
 
+class LayoutMemo:
+    """The sub-branches of an earlier rendering of a domain, reused where their inputs are the same.
+
+    `calls` {key: (paths, child keys)}: each sub-branch laid out then, by a digest of everything
+    its files depend on (folder, slug, labels, entries, keys, bound); `texts` {path: text} that
+    rendering's files.  A sub-branch with the same key gives the same files (the layout is a pure
+    function of those inputs), so they are taken from `texts` without laying it out again.  After
+    a rendering, `made` holds its own calls (those taken included) and `taken` counts the reuses.
+    The hook keeps one per domain in its incremental snapshot (incremental.py); the code version
+    is part of that snapshot's key.
+    """
+
+    def __init__(self, calls: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]] | None = None,
+                 texts: Mapping[str, str] | None = None) -> None:
+        """An empty memo, or one of an earlier rendering's `calls` and `texts`."""
+        self.calls = calls or {}
+        self.texts = texts or {}
+        self.made: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+        self.taken = 0
+
+    def take(self, key: str, out: dict[str, str]) -> tuple[str, ...] | None:
+        """Copy the files of the earlier sub-branch `key` into `out` and return their paths; None when unknown."""
+        found = self.calls.get(key)
+        if found is None or not all(path in self.texts for path in found[0]):
+            return None
+        stack = [key]
+        while stack:  # the sub-branches below it are part of this rendering too: the next one may need them
+            k = stack.pop()
+            entry = self.calls.get(k)
+            if entry is not None and k not in self.made:
+                self.made[k] = entry
+                stack.extend(entry[1])
+        for path in found[0]:
+            out[path] = self.texts[path]
+        self.taken += 1
+        return found[0]
+
+
+def _layout_key(folder: str, slug: str, labels: list[str], entries: list[_Entry], keys: tuple[str, ...],
+                bound: int) -> str | None:
+    """A digest of a `_layout` call's inputs (None when a NUL in the text would make the join ambiguous)."""
+    fields = [folder, slug, *labels, *keys, str(bound), str(len(labels))]
+    for e in entries:
+        fields += (e.name, e.text, e.heading, e.first, e.last, str(e.leaves), str(e.leaf_tokens))
+    joined = "\0".join(fields)
+    if joined.count("\0") != len(fields) - 1:
+        return None
+    return blake2b(joined.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
 def render_domain_indexes(
     domain: str, title: str, leaves: Sequence[BranchLeaf], branch_tokens: int, folder: str,
+    memo: LayoutMemo | None = None,
 ) -> dict[str, str]:
     """Every index file of one domain: {workspace-relative path: text}, sorted.
 
     `folder` is the domain's folder (`memory/domains/<domain>`), `title` its display name,
-    `leaves` its leaves (any order), `branch_tokens` the bound on each file (tokens).
+    `leaves` its leaves (any order), `branch_tokens` the bound on each file (tokens).  `memo`:
+    an earlier rendering's sub-branches, reused where unchanged (the same bytes, less work).
     """
     by_folder: dict[str, list[BranchLeaf]] = {"": []}
     subfolders: dict[str, set[str]] = {}
@@ -118,7 +182,8 @@ def render_domain_indexes(
         entries += [summaries[child] for child in sorted(subfolders.get(sub, ()))]
         path = f"{folder}/{sub}" if sub else folder
         labels = [title, *mask_name(sub).split("/")] if sub else [title]
-        _layout(path, "", labels, sorted(entries, key=_sort_key), keys, branch_tokens, out)
+        # The domain folder's own index changes with any change in the domain: not worth a key.
+        _layout(path, "", labels, sorted(entries, key=_sort_key), keys, branch_tokens, out, memo, keyed=bool(sub))
         if sub:
             summaries[sub] = _group_entry(sub.rsplit("/", 1)[-1] + "/", f"{sub.rsplit('/', 1)[-1]}/{INDEX_PREFIX}.md",
                                           entries, name=sub.rsplit("/", 1)[-1] + "/")
@@ -136,14 +201,24 @@ def index_file_name(slug: str) -> str:
 
 
 def _layout(folder: str, slug: str, labels: list[str], entries: list[_Entry], keys: tuple[str, ...],
-            bound: int, out: dict[str, str]) -> None:
-    """Write the index `folder/index_file_name(slug)` for `entries`, splitting it while it exceeds `bound`."""
+            bound: int, out: dict[str, str], memo: LayoutMemo | None = None,
+            keyed: bool = True) -> tuple[str | None, tuple[str, ...]]:
+    """Write the index `folder/index_file_name(slug)` for `entries`, splitting it while it exceeds `bound`.
+
+    Returns (the call's `_layout_key` when `memo` is given and `keyed`, the paths it wrote, its own last)."""
+    key = _layout_key(folder, slug, labels, entries, keys, bound) if memo is not None and keyed else None
+    if memo is not None and key is not None:
+        taken = memo.take(key, out)
+        if taken is not None:
+            return key, taken
     path = f"{folder}/{index_file_name(slug)}"
     if len(entries) < 2 or sum(e.tokens for e in entries) <= bound:  # cheap pre-check before rendering
         head = _index_head(labels, entries, None)
         if len(entries) < 2 or _tokens_of(head, entries) <= bound:
             out[path] = _text_of(head, entries)
-            return
+            if memo is not None and key is not None:
+                memo.made[key] = ((path,), ())
+            return key, (path,)
     cap = max(2, (bound - _HEAD_TOKENS) // _GROUP_TOKENS)
     while True:
         direct, others = _direct_entries(entries, cap)
@@ -156,9 +231,20 @@ def _layout(folder: str, slug: str, labels: list[str], entries: list[_Entry], ke
         if _tokens_of(head, listing) <= bound or cap <= 2:
             break
         cap -= 1
+    paths: list[str] = []
+    children: list[str] = []
     for label, gslug, members, rest in groups:
-        _layout(folder, _join(slug, gslug), [*labels, label], members, rest, bound, out)
+        child, below = _layout(folder, _join(slug, gslug), [*labels, label], members, rest, bound, out, memo)
+        paths += below
+        if child is None:
+            key = None  # a sub-branch without a key: this one cannot be reused either
+        else:
+            children.append(child)
     out[path] = _text_of(head, listing)
+    paths.append(path)
+    if memo is not None and key is not None:
+        memo.made[key] = (tuple(paths), tuple(children))
+    return key, tuple(paths)
 
 
 def _direct_entries(entries: list[_Entry], cap: int) -> tuple[list[_Entry], list[_Entry]]:

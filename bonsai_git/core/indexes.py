@@ -32,7 +32,7 @@ import zlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from .branches import BranchLeaf, fits_one_index, heading_text, render_domain_indexes
+from .branches import BranchLeaf, LayoutMemo, fits_one_index, heading_text, render_domain_indexes
 from .config import DEFAULT_BRANCH_TOKENS, SINGLE_FILE_DOMAINS, Config, domain_scope
 from .layout import BEGIN, DOMAINS_DIR, END, INDEX_NAME, ROOT_INDEX, TRUNK, Leaf, TrunkParts
 from .secretscan import mask_name
@@ -110,13 +110,13 @@ def branch_index_path(domain: str) -> str:
 
 def render_branch_indexes(
     stats: DomainStats, estimator: str = "script-aware", facts: FactsOf | None = None,
-    branch_tokens: int = DEFAULT_BRANCH_TOKENS,
+    branch_tokens: int = DEFAULT_BRANCH_TOKENS, memo: LayoutMemo | None = None,
 ) -> dict[str, str]:
     """Every index file of one domain ({workspace-relative path: text, LF endings}), none over `branch_tokens`.
 
     The domain's `_index.md`, plus sub-branch and sub-folder indexes when it is large or has
     sub-folders (branches.py).  `facts`, when given, supplies each leaf's summary (it must agree
-    with `leaf_facts`).
+    with `leaf_facts`).  `memo` (branches.LayoutMemo): an earlier rendering's sub-branches, reused.
     """
     leaves = [
         BranchLeaf(leaf.name, heading_text(leaf.text), tokens, summarize(leaf.text)) if facts is None
@@ -124,7 +124,7 @@ def render_branch_indexes(
         for leaf, tokens in stats.leaves
     ]
     return render_domain_indexes(stats.name, mask_name(_title(stats.name)), leaves, branch_tokens,
-                                 f"{DOMAINS_DIR}/{stats.name}")
+                                 f"{DOMAINS_DIR}/{stats.name}", memo)
 
 
 def domain_fits_one_index(stats: DomainStats, config: Config, facts: FactsOf | None = None) -> bool:
@@ -152,18 +152,33 @@ def render_branch_index(stats: DomainStats, estimator: str = "script-aware", fac
 def render_root_index(stats: tuple[DomainStats, ...], newline: str = "\n", facts: FactsOf | None = None) -> str:
     """Render `memory/_index.md` (not loaded at boot): every domain with its tokens, leaf count, index
     path, largest leaves and a summary line; ends with `newline`."""
-    summaries: dict[str, str] = {} if facts is None else {
-        s.name: facts(s.leaves[0][0]).root_summary for s in stats if s.leaves
-    }
-    leaves = sum(len(s.leaves) for s in stats)
-    total = sum(s.tokens for s in stats)
+    return assemble_root_index([root_domain_entry(s, facts) for s in stats], newline)
+
+
+RootEntry = tuple[int, int, list[str]]  # a domain's (tokens, leaves, lines) in the root index
+
+
+def root_domain_entry(stats: DomainStats, facts: FactsOf | None = None) -> RootEntry:
+    """One domain's part of `memory/_index.md`: (its tokens, its leaf count, its lines without newlines).
+
+    The hook's incremental run keeps these per domain and renders only the edited domains' again
+    (`assemble_root_index` joins them): the same bytes as `render_root_index`.
+    """
+    summaries = {} if facts is None or not stats.leaves else {stats.name: facts(stats.leaves[0][0]).root_summary}
+    return stats.tokens, len(stats.leaves), _domain_lines(stats, ROOT_LEAF_NAMES, True, summaries)
+
+
+def assemble_root_index(entries: Sequence[RootEntry], newline: str = "\n") -> str:
+    """`memory/_index.md` from each domain's `root_domain_entry`, in domain-name order."""
+    leaves = sum(count for _, count, _ in entries)
+    total = sum(tokens for tokens, _, _ in entries)
     lines = [
         "# Memory Index",
         f"{format_tokens(total)} tokens in {leaves} leaves. Before a task, read the index of its domain:"
         f" {DOMAINS_DIR}/<domain>/{INDEX_NAME}",
     ]
-    for s in stats:
-        lines += _domain_lines(s, ROOT_LEAF_NAMES, True, summaries)
+    for _, _, domain_lines in entries:
+        lines += domain_lines
     return newline.join(lines) + newline
 
 
@@ -232,9 +247,10 @@ def render_index_files(stats: Iterable[DomainStats], config: Config, facts: Fact
     return files
 
 
-def domain_index_files(stats: DomainStats, config: Config, facts: FactsOf | None = None) -> dict[str, str]:
+def domain_index_files(stats: DomainStats, config: Config, facts: FactsOf | None = None,
+                       memo: LayoutMemo | None = None) -> dict[str, str]:
     """`render_branch_indexes` for a domain under `config` (the default BranchesOf)."""
-    return render_branch_indexes(stats, config.estimator, facts, config.branch_tokens)
+    return render_branch_indexes(stats, config.estimator, facts, config.branch_tokens, memo)
 
 
 def branch_inputs(stats: DomainStats, config: Config, facts: FactsOf | None = None) -> str:
