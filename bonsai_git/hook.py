@@ -126,11 +126,9 @@ def run_hook(directory: Path, *, check: bool = False) -> int:
 
     memo = open_memo(common_dir)
     pending: list[tuple[Workspace, str | None]] = []
+    _split_stage(workspaces, stage_info)
     for ws in workspaces:
-        info = {path[len(ws.prefix) :]: value for path, value in stage_info.items() if path.startswith(ws.prefix)} \
-            if ws.prefix else stage_info
-        ws.stage = info
-        digest = workspace_digest(top / ws.prefix, ws.tracked, ws.untracked, ws.unstaged, info,
+        digest = workspace_digest(top / ws.prefix, ws.tracked, ws.untracked, ws.unstaged, ws.stage,
                                   _setting_files(top, ws.prefix, common_dir))
         if not memo.holds(digest):  # else: the same input a full run found fresh, warning-free: nothing to read
             pending.append((ws, digest))
@@ -339,9 +337,7 @@ def find_workspaces(top: Path, listing: Sequence[tuple[str, str]]) -> list[Works
     """
     tracked = {path for tag, path in listing if tag not in ("?", "C")}
     workspaces = []
-    for path in sorted(tracked):
-        if path != TRUNK and not path.endswith("/" + TRUNK):
-            continue
+    for path in sorted(p for p in tracked if p == TRUNK or p.endswith("/" + TRUNK)):
         trunk = top / path
         try:  # a FIFO or a device in place of MEMORY.md is refused (NotRegularFile), never read
             text = read_regular(trunk, path).decode("utf-8", "replace")
@@ -372,6 +368,28 @@ def find_workspaces(top: Path, listing: Sequence[tuple[str, str]]) -> list[Works
             if not end:
                 break
     return workspaces
+
+
+def _split_stage(workspaces: Sequence[Workspace], stage_info: dict[str, str]) -> None:
+    """Give each workspace its part of `stage_info` ({repo path: "mode blob-id"}), keyed by paths
+    relative to it: one pass over the index however many workspaces the repository holds (a fleet
+    of 100 workspaces once scanned the whole index 100 times), each path to every workspace folder
+    above it, as `find_workspaces` hands out the listing."""
+    if len(workspaces) == 1 and not workspaces[0].prefix:
+        workspaces[0].stage = stage_info
+        return
+    by_prefix = {ws.prefix: ws for ws in workspaces}
+    for ws in workspaces:
+        ws.stage = {}
+    for path, value in stage_info.items():
+        end = 0
+        while True:
+            holder = by_prefix.get(path[:end])
+            if holder is not None:
+                holder.stage[path[end:]] = value
+            end = path.find("/", end) + 1
+            if not end:
+                break
 
 
 def _has_domains(tracked: set[str], prefix: str) -> bool:

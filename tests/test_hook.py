@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bonsai_git.hook import main as hook_main
 from bonsai_git.transaction import migrate
@@ -276,3 +278,24 @@ def test_migrate_then_hook_changes_nothing_on_the_corpus(make_repo: MakeRepo, na
     before = tree_files(repo)
     assert hook(repo, capsys) == (0, "", "")
     assert tree_files(repo) == before
+
+
+# --- a fleet's index listing, split once (issue 15) -----------------------------------------------
+
+_SEGMENT = st.sampled_from(["a", "b", "agents", "memory", "x.md", "MEMORY.md"])
+
+
+@given(prefixes=st.sets(st.lists(_SEGMENT, min_size=0, max_size=3).map(lambda parts: "".join(p + "/" for p in parts)),
+                        min_size=1, max_size=5),
+       paths=st.lists(st.lists(_SEGMENT, min_size=1, max_size=5).map("/".join), max_size=40))
+def test_split_stage_gives_each_workspace_what_a_scan_per_workspace_gives(prefixes: set[str], paths: list[str]) -> None:
+    """Nested workspaces and one at the top included: each holds exactly the index entries under
+    its folder, relative to it, in git's order (the old per-workspace scan is the oracle)."""
+    from bonsai_git.hook import Workspace, _split_stage
+
+    stage_info = {path: f"100644 {n:040x}" for n, path in enumerate(paths)}
+    workspaces = [Workspace(prefix) for prefix in sorted(prefixes)]
+    _split_stage(workspaces, stage_info)
+    for ws in workspaces:
+        expected = {path[len(ws.prefix):]: value for path, value in stage_info.items() if path.startswith(ws.prefix)}
+        assert list(ws.stage.items()) == list(expected.items())
