@@ -357,6 +357,7 @@ def find_workspaces(top: Path, listing: Sequence[tuple[str, str]]) -> list[Works
             (untracked if tag == "?" else unstaged if tag == "C" else tracked_)(path)
         return workspaces
     by_prefix = {ws.prefix: ws for ws in workspaces}
+    deepest = max(map(len, by_prefix), default=0)  # no workspace folder ends past this: stop looking there
     for tag, path in listing:  # one pass: each path goes to every workspace folder above it (~depth lookups)
         end = 0
         while True:
@@ -365,7 +366,7 @@ def find_workspaces(top: Path, listing: Sequence[tuple[str, str]]) -> list[Works
                 rel = path[end:]
                 (ws.untracked if tag == "?" else ws.unstaged if tag == "C" else ws.tracked).append(rel)
             end = path.find("/", end) + 1
-            if not end:
+            if not end or end > deepest:
                 break
     return workspaces
 
@@ -379,6 +380,7 @@ def _split_stage(workspaces: Sequence[Workspace], stage_info: dict[str, str]) ->
         workspaces[0].stage = stage_info
         return
     by_prefix = {ws.prefix: ws for ws in workspaces}
+    deepest = max(map(len, by_prefix), default=0)
     for ws in workspaces:
         ws.stage = {}
     for path, value in stage_info.items():
@@ -388,7 +390,7 @@ def _split_stage(workspaces: Sequence[Workspace], stage_info: dict[str, str]) ->
             if holder is not None:
                 holder.stage[path[end:]] = value
             end = path.find("/", end) + 1
-            if not end:
+            if not end or end > deepest:
                 break
 
 
