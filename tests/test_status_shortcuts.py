@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from bonsai_git.core.config import Config
 from bonsai_git.core.indexes import render_tree
 from bonsai_git.core.layout import Leaf, TrunkParts, parse_trunk
-from bonsai_git.core.lookup import _join
+from bonsai_git.core.lookup import _join, _join_general
 from bonsai_git.core.secretscan import mask_name, name_secret_kinds
 from bonsai_git.survey import _facts_without_cache
 from memory_samples import TRAVEL, MakeRepo, migrated
@@ -92,17 +92,6 @@ def test_a_name_mask_name_leaves_unchanged_has_no_secret_kind(name: str) -> None
        st.lists(st.sampled_from(_NAME_PIECES), max_size=8).map("".join))
 def test_mask_name_masks_each_path_component_on_its_own(folder: str, name: str) -> None:
     assert mask_name(f"{folder}/{name}") == f"{mask_name(folder)}/{mask_name(name)}"  # health._path_masker
-
-
-def _join_general(folder: str, relative: str) -> str:
-    parts = folder.split("/")
-    for part in relative.split("/"):
-        if part == "..":
-            if parts:
-                parts.pop()
-        elif part and part != ".":
-            parts.append(part)
-    return "/".join(parts)
 
 
 @given(st.text(alphabet="ab/._", max_size=12), st.text(alphabet="ab/._", max_size=8))

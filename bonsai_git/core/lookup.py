@@ -111,7 +111,12 @@ def lookup_cost(files: Mapping[str, str], estimator: str = "script-aware") -> Lo
 
 def _join(folder: str, relative: str) -> str:
     if "/" not in relative and relative not in ("", ".", ".."):
-        return f"{folder}/{relative}"  # a plain name (every leaf entry): what the loop below gives, without it
+        return f"{folder}/{relative}"  # a plain name (every leaf entry): what _join_general gives, without its loop
+    return _join_general(folder, relative)
+
+
+def _join_general(folder: str, relative: str) -> str:
+    """`folder` joined with the link `relative` (`..` and `.` resolved, empty parts dropped)."""
     parts = folder.split("/")
     for part in relative.split("/"):
         if part == "..":
