@@ -306,7 +306,9 @@ FACT_GIT_PATHS = ("bonsai", "bonsai.lock", "index.lock", "info/sparse-checkout")
 _FACTS: dict[str, list[str]] = {}
 
 
-def _facts_key(cwd: Path | str) -> str:
+def repo_key(cwd: Path | str) -> str:
+    """What a per-process answer about the repository at `cwd` is kept under: the absolute folder
+    and the environment that can point git elsewhere (GIT_DIR, GIT_WORK_TREE, GIT_COMMON_DIR)."""
     return "\0".join([os.path.abspath(cwd), *(os.environ.get(n, "") for n in ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR"))])
 
 
@@ -323,13 +325,13 @@ def repo_facts(cwd: Path | str) -> list[str] | None:
     lines = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
     if proc.returncode != 0 or len(lines) != len(FACT_QUESTIONS) + len(FACT_GIT_PATHS):
         return None
-    _FACTS[_facts_key(cwd)] = lines
+    _FACTS[repo_key(cwd)] = lines
     return lines
 
 
 def take_repo_facts(cwd: Path | str) -> list[str] | None:
     """`repo_facts(cwd)`: the answer an earlier call in this process kept (then forgotten), or a new one."""
-    kept = _FACTS.pop(_facts_key(cwd), None)
+    kept = _FACTS.pop(repo_key(cwd), None)
     return kept if kept is not None else repo_facts(cwd)
 
 

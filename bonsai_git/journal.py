@@ -98,15 +98,11 @@ class Journal:
 _JOURNAL_DIRS: dict[str, tuple[Path, Path]] = {}
 
 
-def _dir_key(cwd: Path) -> str:
-    return "\0".join([os.path.abspath(cwd), *(os.environ.get(n, "") for n in ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR"))])
-
-
 def remember_journal_dir(cwd: Path, folder: Path, common_dir: Path) -> None:
     """Record that `journal_dir(cwd)` is `folder` and `git_common_dir(cwd)` is `common_dir`
     (gitrepo.open_workspace knows both for the work tree's top: a workspace in a sub-folder then
     costs no second rev-parse)."""
-    _JOURNAL_DIRS[_dir_key(cwd)] = (folder, common_dir)
+    _JOURNAL_DIRS[gitrun.repo_key(cwd)] = (folder, common_dir)
 
 
 def journal_dir(cwd: Path) -> Path | None:
@@ -123,7 +119,7 @@ def git_common_dir(cwd: Path) -> Path | None:
 
 
 def _git_dirs(cwd: Path) -> tuple[Path, Path] | None:
-    key = _dir_key(cwd)
+    key = gitrun.repo_key(cwd)
     if key in _JOURNAL_DIRS:
         return _JOURNAL_DIRS[key]
     # The run's own facts in the same rev-parse (gitrun.repo_facts), so open_workspace asks no second one.
