@@ -24,6 +24,7 @@ import click  # noqa: E402
 
 from . import __version__
 from .core.errors import BonsaiError, os_error_message
+from .entry import CyclicGcOff
 
 WORKSPACE = click.option(
     "-C", "workspace", type=click.Path(file_okay=False, path_type=Path), default=Path("."),
@@ -71,13 +72,8 @@ class BonsaiGroup(click.Group):
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
         """click's main, with the cyclic garbage collector off while the command runs (see the top)."""
-        was_on = gc.isenabled()
-        gc.disable()
-        try:
+        with CyclicGcOff():
             return super().main(*args, **kwargs)
-        finally:
-            if was_on:
-                gc.enable()
 
     def invoke(self, ctx: click.Context) -> Any:
         try:

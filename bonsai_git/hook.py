@@ -30,7 +30,6 @@ What a run does, for the repository that holds the current folder:
 from __future__ import annotations
 
 import argparse
-import gc
 import os
 import sys
 from collections.abc import Callable, Collection, Iterator, Sequence
@@ -38,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import __version__
-from .entry import run_entry
+from .entry import CyclicGcOff, run_entry
 from .core.errors import BonsaiError, NotARepository, Refused
 from .gitrun import run
 from .gitsettings import check_attributes, check_repository_env, indexed_leaf_paths, memory_probe_paths
@@ -80,15 +79,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("-C", dest="directory", type=Path, default=Path("."), help="Run in this folder.")
     parser.add_argument("--version", action="version", version=f"bonsai-git {__version__}")
     args = parser.parse_args(argv)
-    # No cyclic garbage collection while the run imports and renders (as cli.py): the collector's
-    # passes over the renderer's import-time objects cost a few ms of every run that writes.
-    was_on = gc.isenabled()
-    gc.disable()
-    try:
+    with CyclicGcOff():  # the collector's passes over the renderer's import-time objects: a few ms of a run that writes
         return run_entry("bonsai-git", lambda: run_hook(args.directory, check=args.check))
-    finally:
-        if was_on:
-            gc.enable()
 
 
 class _HelpFormatter(argparse.HelpFormatter):
