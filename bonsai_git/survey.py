@@ -257,7 +257,7 @@ def hook_found_fresh(workspace: Path, top: Path, common_dir: Path, known: FreshP
 
 def _fresh_prefixes(top: Path, common_dir: Path) -> frozenset[str]:
     from .freshness import open_memo, workspace_digest
-    from .hook import _ls_files, _setting_files, find_workspaces
+    from .hook import _ls_files, _setting_files, _split_stage, find_workspaces
 
     memo = open_memo(common_dir)
     if memo.path is None or not memo.path.is_file():
@@ -267,11 +267,10 @@ def _fresh_prefixes(top: Path, common_dir: Path) -> frozenset[str]:
         workspaces = find_workspaces(top, listing)
     except BonsaiError:
         return frozenset()  # status reports what is wrong from its own reading
+    _split_stage(workspaces, stage_info)  # the hook's one pass, not a scan of the index per workspace
     fresh = set()
     for ws in workspaces:
-        info = {path[len(ws.prefix) :]: value for path, value in stage_info.items() if path.startswith(ws.prefix)} \
-            if ws.prefix else stage_info
-        digest = workspace_digest(top / ws.prefix, ws.tracked, ws.untracked, ws.unstaged, info,
+        digest = workspace_digest(top / ws.prefix, ws.tracked, ws.untracked, ws.unstaged, ws.stage,
                                   _setting_files(top, ws.prefix, common_dir))
         if memo.holds(digest):
             fresh.add(ws.prefix)
