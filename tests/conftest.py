@@ -19,6 +19,8 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--update-goldens", action="store_true", help="Rewrite tests/golden/*/expected from the code.")
+    parser.addoption("--update-docs", action="store_true",
+                     help="Rewrite the outputs of the README's and docs/' console examples from the commands.")
 
 
 @pytest.fixture(autouse=True)
