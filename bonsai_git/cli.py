@@ -297,11 +297,14 @@ def purge(workspace: Path, older_than: str, dry_run: bool, no_commit: bool, no_v
 @DRY_RUN
 @NO_COMMIT
 @NO_VERIFY
-def flatten(workspace: Path, dry_run: bool, no_commit: bool, no_verify: bool) -> None:
+@click.option("--profile", default=DEFAULT_PROFILE, show_default=True, type=click.Choice([p.name for p in PROFILES]),
+              help="Boot rules the flat MEMORY.md is checked against: a warning says when it would be cut at boot.")
+def flatten(workspace: Path, dry_run: bool, no_commit: bool, no_verify: bool, profile: str) -> None:
     """Rebuild one flat MEMORY.md from today's tree (every later edit kept) and remove the tree, as one commit."""
     from .commands import flatten as command
 
-    _done(command.run(workspace, dry_run=dry_run, no_commit=no_commit, no_verify=no_verify, echo=click.echo))
+    _done(command.run(workspace, dry_run=dry_run, no_commit=no_commit, no_verify=no_verify, profile=profile,
+                      echo=click.echo))
 
 
 # --- the living tree: absorb, the pre-commit hook, the plain git hook (core/absorb.py, hook.py, githook.py) ---

@@ -45,6 +45,19 @@ from .slugs import unique_leaf_names
 _MAYBE_SECTION = re.compile(r"^ {0,3}(?:##(?:[ \t]|\r?$)|-+[ \t]*\r?$)", re.M)
 
 
+def sections_above_block(pinned: str, config: Config) -> tuple[tuple[int, str], ...]:
+    """The `##` sections in the trunk's text above the generated block that no pin rule keeps there.
+
+    `pinned` is TrunkParts.pinned (the user's text before the begin marker).  Returns (1-based line
+    in MEMORY.md, heading) in document order.  Such a section is loaded at every boot like pinned text,
+    but nobody pinned it: usually a new memory written above the block by mistake (issue 20: it stayed
+    in the boot trunk with no warning).  New memories belong after the end marker, where absorb files them.
+    """
+    if "#" not in pinned and "-" not in pinned:
+        return ()
+    return tuple((s.line, s.heading) for s in split_sections(pinned).sections if not is_pinned(s.heading, config))
+
+
 @dataclass(frozen=True, slots=True)
 class AbsorbedSection:
     """One absorbed section: its heading, domain, the leaf file it went to, and where in that file.

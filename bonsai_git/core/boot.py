@@ -208,6 +208,20 @@ def boot_budget(files: Mapping[str, str], profile: BootProfile, estimator: str =
     return BootBudget(profile, tuple(out), None if trunk is None else claude_code_fit(trunk))
 
 
+def boot_cut_warning(trunk: str, profile: BootProfile) -> str | None:
+    """One line saying how `profile` would cut a MEMORY.md of text `trunk` at boot, or None when it loads whole.
+
+    Used where bonsai-git writes a large trunk on purpose (flatten: the whole tree back in one file).
+    """
+    budget = boot_budget({TRUNK_NAME: trunk}, profile, chain={TRUNK_NAME: trunk})
+    cut = [f for f in budget.files if f.name.endswith(TRUNK_NAME) and f.truncated]
+    if not cut:
+        return None
+    f = cut[0]
+    return (f"{TRUNK_NAME} would be {f.chars:,} {profile.unit}: {profile.label} loads {f.injected:,} at boot and "
+            f"never sees the other {f.lost:,}; migrate again (bonsai-git migrate) to keep the boot load small")
+
+
 def claude_code_fit(text: str) -> ClaudeCodeFit:
     """How much of MEMORY.md `text` Claude Code loads: the first 200 lines or 25,000 bytes, whichever ends first."""
     data = text.encode("utf-8")

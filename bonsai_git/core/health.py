@@ -26,6 +26,7 @@ Findings (each a warning; any warning makes `bonsai-git status` exit 1), in this
 | `old_general_leaf` | a leaf in `general/` last committed more than 30 days ago |
 | `purge_due` | an archived file archived more than 180 days ago |
 | `inbox` | text waiting after the trunk's end marker |
+| `unpinned_section` | a `##` section above the generated block that no pin rule keeps there: loaded at every boot, though new memories belong below the end marker |
 | `secret` | a secret-looking value (`file:line: kind` and its fingerprint; the value is never shown), or a file name holding one (shown masked) |
 | `openclaw_provenance` | OpenClaw's record makes MEMORY.md `armed` (the agent's next write drops it from boot) or `untrusted` (not loaded at boot now); see provenance.py; the survey passes its state and warning in |
 | `attributes` | MEMORY.md has git attributes (an encryption `filter`...) that files under `memory/` lack: they reach history unconverted (gitsettings.py) |
@@ -82,7 +83,7 @@ from .layout import (
     parse_trunk,
 )
 from .lookup import LookupCost, index_sizes, leaf_costs, summarize_costs
-from .secretscan import find_secrets, finding_fingerprint, mask_name, name_secret_kinds
+from .secretscan import find_secrets, finding_fingerprint, mask_name, mask_secrets, name_secret_kinds
 from .sections import split_sections, unclosed_comment_warning
 from .tokens import estimate_tokens
 
@@ -92,7 +93,7 @@ KINDS = (
     "no_trunk", "boot_truncated", "boot_near_limit", "boot_total_near_limit", "claude_code_cut", "stale_index",
     "reindex_error", "unclosed_comment", "unreadable_leaf", "untracked_leaf", "misplaced_leaf", "domain_name",
     "orphan_leaf", "orphan_entry", "oversized_leaf",
-    "oversized_domain", "old_general_leaf", "purge_due", "inbox", "secret", "openclaw_provenance", "attributes",
+    "oversized_domain", "old_general_leaf", "purge_due", "inbox", "unpinned_section", "secret", "openclaw_provenance", "attributes",
 )
 _ENTRY = re.compile(r"^### (.+?) \(~[\d,]+ tokens\)\r?$")
 _ENTRIES = re.compile(_ENTRY.pattern, re.M)
@@ -249,6 +250,7 @@ def assess(survey: Survey, profile: BootProfile, thresholds: Thresholds = Thresh
                 if is_due_for_purge(f.committed_at, survey.now, thresholds.purge_days))
     findings = [
         *_trunk_findings(trunk, waiting),
+        *(_above_block_findings(parts.pinned, survey.config) if parts is not None else ()),
         *_boot_findings(budget),
         *_index_findings(survey, masked, located),
         *_leaf_findings(survey, stats, thresholds, conflicts, located),
@@ -313,6 +315,19 @@ def _trunk_findings(trunk: str | None, count: int) -> Iterable[Finding]:
     if count:
         yield Finding("inbox", TRUNK, None, f"{count} section(s) waiting after the end marker; run bonsai-git absorb "
                       "(or commit: the hook absorbs them)")
+
+
+def _above_block_findings(pinned: str, config: Config) -> Iterable[Finding]:
+    """`unpinned_section` for each `##` section above the generated block that no pin rule keeps."""
+    from .absorb import sections_above_block  # the classifier's tables: only when there is a `##` to judge
+
+    if "#" not in pinned and "-" not in pinned:
+        return
+    for line, heading in sections_above_block(pinned, config):
+        yield Finding("unpinned_section", TRUNK, line,
+                      f"'{mask_secrets(heading)}' sits above the generated block, so it loads at every boot but is "
+                      "not pinned; new memories go below the end marker: move it there (bonsai-git absorb files it) "
+                      "or pin it (📌 in its heading, or a `pinned` rule in .bonsai.toml)")
 
 
 def _boot_findings(budget: BootBudget) -> Iterable[Finding]:
