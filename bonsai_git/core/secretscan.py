@@ -719,6 +719,23 @@ def mask_name(name: str) -> str:
     return "/".join(_mask_hits(part, _name_hits(part)) for part in name.split("/"))
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\\]")
+_CONTROL_ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r", "\\": "\\\\"}
+
+
+def shown_path(path: str) -> str:
+    """A path (str, `/`-separated) as one printable line: `mask_name`, then control characters
+    and backslashes escaped the way git quotes a name (`memory/a\\nb.md` for a newline).
+
+    A name may hold any byte but `/` and NUL (an agent that kept a generated name's line break);
+    printed raw it would split a `path:line: kind` report in two.
+    """
+    masked = mask_name(path)
+    if not _CONTROL.search(masked):
+        return masked
+    return _CONTROL.sub(lambda m: _CONTROL_ESCAPES.get(m.group(0), f"\\x{ord(m.group(0)):02x}"), masked)
+
+
 def name_secret_kinds(name: str) -> tuple[str, ...]:
     """The kinds of the secret-looking runs `mask_name` masks in `name`, in order (may repeat)."""
     if not _NAME_SUSPECT.search(name):
