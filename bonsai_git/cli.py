@@ -25,6 +25,7 @@ import click  # noqa: E402
 from . import __version__
 from .core.errors import BonsaiError, os_error_message
 from .entry import CyclicGcOff
+from .redaction import MaskedOutput
 
 WORKSPACE = click.option(
     "-C", "workspace", type=click.Path(file_okay=False, path_type=Path), default=Path("."),
@@ -71,8 +72,10 @@ class BonsaiGroup(click.Group):
     command_class = WorkspaceCommand
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
-        """click's main, with the cyclic garbage collector off while the command runs (see the top)."""
-        with CyclicGcOff():
+        """click's main, with the cyclic garbage collector off while the command runs (see the top),
+        and stdout and stderr masked (redaction.MaskedOutput): every command's text, click's usage
+        errors and a bug's traceback pass the one masking rule (issue 25)."""
+        with CyclicGcOff(), MaskedOutput():
             return super().main(*args, **kwargs)
 
     def invoke(self, ctx: click.Context) -> Any:

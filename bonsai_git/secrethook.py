@@ -39,6 +39,7 @@ from .entry import run_entry
 from .core.errors import Failed
 from .core.secretscan import finding_fingerprint, name_secret_kinds, new_secret_findings, shown_path
 from .gitrun import run
+from .redaction import MaskedOutput
 
 # `git cat-file --batch` with this format answers `<sha> <type> <size>` for an object it finds, and
 # `<name as given> missing` (or `ambiguous`) otherwise: a name may hold spaces, so only this
@@ -57,8 +58,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of `bonsai-git-secrets [FILES...]` (the `bonsai-secrets` hook); returns the exit code."""
     parser = argparse.ArgumentParser(prog="bonsai-git-secrets", description=__doc__.split("\n\n")[0])
     parser.add_argument("files", nargs="*", help="staged files (default: every staged MEMORY.md and memory/**.md)")
-    args = parser.parse_args(argv)
-    return run_entry("bonsai-git-secrets", lambda: _check(args.files))
+    with MaskedOutput():  # what it prints, usage errors included, passes the one masking rule (redaction.py)
+        args = parser.parse_args(argv)
+        return run_entry("bonsai-git-secrets", lambda: _check(args.files))
 
 
 def _check(files: Sequence[str]) -> int:

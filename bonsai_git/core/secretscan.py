@@ -736,6 +736,60 @@ def shown_path(path: str) -> str:
     return _CONTROL.sub(lambda m: _CONTROL_ESCAPES.get(m.group(0), f"\\x{ord(m.group(0)):02x}"), masked)
 
 
+# Git object ids (40 or 64 lowercase hex digits, a whole run): commit and blob ids in output and
+# trailers (`Bonsai-Source: MEMORY.md <blob>`) stay readable; a random caseless run that is all
+# lowercase hex has a 1 in ~10^7 chance of being a lowercased key of that exact length.
+_OBJECT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+
+
+def mask_output(text: str) -> str:
+    """Return `text` (anything bonsai-git prints or writes outside a leaf) with every secret-looking
+    value masked: the one rule for headings, paths, folder names, JSON, plan files, warnings,
+    errors, commit messages and trailers (issue 25).
+
+    What `mask_secrets` masks (the indexes' rule), and what `mask_name` adds for names wherever they
+    stand in the text: vendor key formats in any case (slugs are lowercased: `akia…`, `ghp_…`)
+    and random-looking caseless runs, but never a git object id.  A masked span never starts
+    inside or ends on a backslash escape, so JSON and TOML strings stay valid.  Idempotent; text
+    without findings is returned as is.  Leaves are never passed through it: they stay byte-exact.
+    """
+    hits: list[_Hit] = []
+    if could_hold_secret(text):
+        hits += [(f.start, f.end, f.kind) for f in find_secrets(text, aggressive=True)]
+    if _NAME_SUSPECT.search(text):
+        hits += _scan(text, _name_vendor_rules(), aggressive=True)
+        hits += [(m.start(), m.end(), RANDOM_KIND) for m in _CASELESS_RUN.finditer(text)
+                 if _looks_random_caseless(m.group(0)) and not _OBJECT_ID.fullmatch(m.group(0))]
+    if not hits:
+        return text
+    return _mask_hits(text, _escape_safe(text, _resolve(hits, join=True)))
+
+
+@cache
+def _name_vendor_rules() -> tuple[_Rule, ...]:
+    """The vendor formats of `_name_rules` (any case, glued on both sides); the other rules ran in mask_secrets."""
+    return tuple(r for r in _name_rules() if r.vendor)
+
+
+def _escape_safe(text: str, hits: list[_Hit]) -> list[_Hit]:
+    """`hits` moved off backslash escapes: a span ending on a backslash drops the trailing ones; a
+    span starting on an escaped char (an odd run of backslashes before it) starts after the
+    escape (`\\n`, `\\uXXXX`) and keeps no prefix.  Empty spans are dropped."""
+    out: list[_Hit] = []
+    for start, end, kind in hits:
+        while end > start and text[end - 1] == "\\":
+            end -= 1
+        run = 0
+        while start - run > 0 and text[start - run - 1] == "\\":
+            run += 1
+        if run % 2:
+            start += 5 if text[start] == "u" else 1
+            kind = RANDOM_KIND  # keeps nothing: the prefix would be cut wrong
+        if start < end:
+            out.append((start, end, kind))
+    return out
+
+
 def name_secret_kinds(name: str) -> tuple[str, ...]:
     """The kinds of the secret-looking runs `mask_name` masks in `name`, in order (may repeat)."""
     if not _NAME_SUSPECT.search(name):
