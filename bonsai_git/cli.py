@@ -307,6 +307,16 @@ def flatten(workspace: Path, dry_run: bool, no_commit: bool, no_verify: bool) ->
     _done(command.run(workspace, dry_run=dry_run, no_commit=no_commit, no_verify=no_verify, echo=click.echo))
 
 
+@main.command("secrets-audit")
+@WORKSPACE
+@click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON (schema_version 1).")
+def secrets_audit(workspace: Path, as_json: bool) -> None:
+    """List each past commit, path and kind of secret-looking value in the history of MEMORY.md and memory/ (exit 1: found)."""
+    from .commands import secrets_audit as command
+
+    _done(command.run(workspace, as_json=as_json, echo=click.echo))
+
+
 # --- the living tree: absorb, the pre-commit hook, the plain git hook (core/absorb.py, hook.py, githook.py) ---
 
 @main.command()

@@ -111,7 +111,7 @@ def new_findings(paths: Sequence[str], prefix: str = "",
         shown = shown_path(path)
         if old is None:
             out += [f"{shown}: {kind} in the file name" for kind in name_secret_kinds(path)]
-        workspace = _workspace_of(prefix + path.replace("\\", "/"))
+        workspace = workspace_of(prefix + path.replace("\\", "/"))
         if workspace not in allows:
             allows[workspace] = load_config(Path("../" * prefix.count("/") + workspace or ".")).secret_allow
         text = _text(new)
@@ -120,7 +120,7 @@ def new_findings(paths: Sequence[str], prefix: str = "",
     return out
 
 
-def _workspace_of(path: str) -> str:
+def workspace_of(path: str) -> str:
     """The folder (repo-relative, "" for the top) of the workspace a memory file (repo-relative path)
     belongs to: the one holding its `MEMORY.md` or its top `memory/` folder, where `.bonsai.toml` lives."""
     parts = path.split("/")

@@ -179,6 +179,9 @@ def test_every_command_shows_none_of_the_values(secret_workspace: Path, tmp_path
     walk.cli("purge", "-C", ws, "--dry-run", "--older-than", "0d")
     walk.cli("absorb", "-C", ws, "--dry-run")
     walk.cli("flatten", "-C", ws, "--dry-run")
+    walk.cli("secrets-audit", "-C", ws, codes=(1,))
+    assert json.loads(walk.cli("secrets-audit", "-C", ws, "--json", codes=(1,)))["findings"]
+    walk.process("bonsai-git", "secrets-audit", "-C", ws, codes=(1,))
     walk.cli("rollback", "-C", ws, codes=(0, 3))
 
     # refusals and errors naming what the user typed
