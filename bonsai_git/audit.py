@@ -4,11 +4,12 @@ Once a key reached a commit, every clone holds it; the secrets hook only guards 
 The audit reads the history of every `MEMORY.md` and everything under a `memory/` folder, at
 any depth of the repository, on every ref (`git log --all`): one streamed `git log -p -U0` over
 the pathspecs `:(glob)**/MEMORY.md` and `:(glob)**/memory/**`, so git computes the diffs in C
-and only the lines each commit added reach Python.  A finding is a value a commit added to a
-path that the lines it removed there did not already hold (the rule of the secrets hook,
-`secretscan.new_secret_findings`), so a key is listed at the commit that brought it in, not again at
-every later edit of its file.  Values are never kept: a finding is its commit, path, line, kind
-and fingerprint.
+and only the lines each commit added reach Python.  A finding is a value a commit added that
+the lines it removed (in any of its files) did not already hold, as often (the secrets hook's
+rule, `secretscan.new_secret_findings`, over the whole commit): a key is listed at the commit
+that brought it in, not again at each later edit of its line, nor where a commit only moved it
+(a migration moving sections from MEMORY.md into leaves).  Values are never kept: a finding is
+its commit, path, line, kind and fingerprint.
 
 The rules are the reports' (`find_secrets`): a value whose fingerprint the workspace's
 `.bonsai.toml` `[secrets] allow` lists (read from the work tree), or whose line ends with the
@@ -69,13 +70,13 @@ def audit_history(top: Path, allow_for: Callable[[str], Collection[str]]) -> Aud
     commits = 0
     batch = _Batch()
     for commit, path, removed, added in file_changes(log.records(b"\n")):
-        if path is None:
-            commits += 1
-        else:
+        if path is not None:
             batch.add(commit, path, removed, added)
-            if batch.size > _BATCH_BYTES:
-                findings += batch.findings(allow_for)
-                batch = _Batch()
+            continue
+        commits += 1
+        if batch.size > _BATCH_BYTES:  # between commits: a commit's files are always scanned together
+            findings += batch.findings(allow_for)
+            batch = _Batch()
     findings += batch.findings(allow_for)
     return AuditResult(tuple(findings), commits)
 
@@ -180,20 +181,25 @@ class _Batch:
             return []
         # One decode: `replace` never swallows a newline (ASCII), so line numbers stay exact.
         text = b"\n".join(self.lines).decode("utf-8", "replace")
-        held: dict[int, Counter[tuple[str, str]]] = {}
+        held: dict[str, Counter[tuple[str, str]]] = {}
         out = []
         for f in find_secrets(text):
             index, number = self.owners[f.line - 1]
-            commit, path, removed = self.changes[index]
+            commit, path, _removed = self.changes[index]
             value = text[f.start : f.end]
             print_ = fingerprint(value)
             if print_ in allow_for(path):
                 continue
-            if index not in held:
-                old = b"\n".join(removed).decode("utf-8", "replace")
-                held[index] = Counter((g.kind, old[g.start : g.end]) for g in find_secrets(old))
-            if held[index][(f.kind, value)] > 0:  # the commit only moved or re-wrote a line holding it
-                held[index][(f.kind, value)] -= 1
+            if commit not in held:
+                held[commit] = self._removed_values(commit)
+            if held[commit][(f.kind, value)] > 0:  # the commit only moved or re-wrote a line holding it
+                held[commit][(f.kind, value)] -= 1
                 continue
             out.append(HistoryFinding(commit, path, number, f.kind, print_))
         return out
+
+    def _removed_values(self, commit: str) -> Counter[tuple[str, str]]:
+        """(kind, value) of every finding in the lines `commit` removed, in any of its files."""
+        lines = [line for c, _path, removed in self.changes if c == commit for line in removed + [b""]]
+        old = b"\n".join(lines).decode("utf-8", "replace")
+        return Counter((g.kind, old[g.start : g.end]) for g in find_secrets(old))

@@ -80,6 +80,16 @@ def test_a_key_is_listed_where_it_came_in_not_at_every_later_edit(make_repo: Mak
     assert sorted(r[0] for r in rows(out)) == ["MEMORY.md", "memory/a.md"]
 
 
+def test_a_migration_moving_a_key_into_a_leaf_does_not_list_it_again(make_repo: MakeRepo) -> None:
+    memory = f"# Memory\n\n## Keys\n{GITHUB}\n\n## Notes\n" + "Plain words about the roadmap. " * 300 + "\n"
+    repo = make_repo(memory)
+    assert CliRunner().invoke(main, ["migrate", "-C", str(repo)]).exit_code == 0
+    code, out, _err = audit(repo)
+    first = git(repo, "rev-list", "--max-parents=0", "HEAD").strip()
+    assert code == 1 and [line.split()[0] for line in out.splitlines()] == [first[:12]]
+    assert rows(out) == [("MEMORY.md", 4, "github token")]
+
+
 def test_a_key_since_deleted_and_a_key_on_another_branch_are_found(make_repo: MakeRepo) -> None:
     repo = make_repo("# Memory\n\nNotes.\n")
     put(repo, {"memory/old.md": f"## Old\n{STRIPE}\n"}, "key")
