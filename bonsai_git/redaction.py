@@ -57,9 +57,9 @@ class MaskedOutput:
     def __enter__(self) -> None:
         self._saved = (sys.stdout, sys.stderr)
         if not isinstance(sys.stdout, MaskedStream) and sys.stdout is not None:
-            sys.stdout = MaskedStream(sys.stdout)  # type: ignore[assignment]
+            sys.stdout = MaskedStream(sys.stdout)
         if not isinstance(sys.stderr, MaskedStream) and sys.stderr is not None:
-            sys.stderr = MaskedStream(sys.stderr)  # type: ignore[assignment]
+            sys.stderr = MaskedStream(sys.stderr)
 
     def __exit__(self, *exc: object) -> None:
         sys.stdout, sys.stderr = self._saved

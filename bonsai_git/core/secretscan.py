@@ -246,8 +246,8 @@ def _name_key_start(text: str, m: re.Match[str]) -> bool:
     if _looks_random(core) or any(_looks_random_caseless(run) for run in _CASELESS_RUN.findall(core)):
         return True
     # a letters-only key of its documented length (issue 25), whose whole body looks random
-    m = _LETTERS_KEY.match(value)
-    return m is not None and _looks_random_letters(m.group(1) or m.group(2))
+    key = _LETTERS_KEY.match(value)
+    return key is not None and _looks_random_letters(key.group(1) or key.group(2))
 
 
 def _query_start(text: str, m: re.Match[str]) -> bool:
@@ -279,9 +279,8 @@ def _vendor_key(value: str, _m: re.Match[str]) -> bool:
     length that mixes cases the way random text does (never a hyphenated word run)."""
     if _has_digit_and_letter(value):
         return True
-    m = _LETTERS_KEY.fullmatch(value)
-    body = m and (m.group(1) or m.group(2))
-    return bool(body) and _looks_random_letters(body)
+    key = _LETTERS_KEY.fullmatch(value)
+    return key is not None and _looks_random_letters(key.group(1) or key.group(2))
 
 
 def _looks_random_letters(body: str, share: float = 0.3) -> bool:
