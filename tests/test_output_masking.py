@@ -179,6 +179,9 @@ def test_every_command_shows_none_of_the_values(secret_workspace: Path, tmp_path
     walk.cli("purge", "-C", ws, "--dry-run", "--older-than", "0d")
     walk.cli("absorb", "-C", ws, "--dry-run")
     walk.cli("flatten", "-C", ws, "--dry-run")
+    walk.cli("install-hook", "-C", ws, codes=(0, 3))
+    walk.cli("install-hook", "-C", ws, "--uninstall", codes=(0, 3))
+    walk.cli("demo", str(tmp_path / "demo"))
     walk.cli("secrets-audit", "-C", ws, codes=(1,))
     assert json.loads(walk.cli("secrets-audit", "-C", ws, "--json", codes=(1,)))["findings"]
     walk.process("bonsai-git", "secrets-audit", "-C", ws, codes=(1,))
@@ -191,6 +194,9 @@ def test_every_command_shows_none_of_the_values(secret_workspace: Path, tmp_path
     walk.cli("status", "-C", ws, f"--bogus={FOLDER_TOKEN}", codes=(2,))
     walk.cli("migrate", "-C", ws, "--plan", str(tmp_path / f"{FOLDER_TOKEN}.toml"), codes=(3,))
 
+    # every command the CLI has was walked: a new one must be added above
+    walked = {label.split()[1] for label in walk.printed if label.startswith("bonsai-git ")}
+    assert set(main.commands) <= walked, sorted(set(main.commands) - walked)
     assert walk.leaks() == {}
     assert {path: found for path, text in _generated(repo).items() if (found := _leaks(text))} == {}
     assert _leaks(_messages(repo)) == []
