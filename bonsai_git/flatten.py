@@ -28,6 +28,7 @@ from .core.branches import is_index_name
 from .core.errors import BadInput, Failed, NothingToDo
 from .core.flatplan import PINNED, FlatPlan, Slot, original_slots, plan_flatten, strip_separator, verify_flat
 from . import gitrun
+from .history import refuse_if_shallow
 from .gitrepo import RepoContext, open_workspace, workspace_lock
 from .journal import refuse_if_journaled
 from .lifecycle import MEMORY_AREAS, TRAILER, commit_outcome
@@ -123,9 +124,12 @@ def flatten_text(result: FlattenResult) -> str:
 
 
 def _migration_commit(ctx: RepoContext) -> str | None:
+    """The migration commit, None when history has none; Refused in a shallow clone that may lack it
+    (flatten would otherwise put every leaf in domain order instead of the original's)."""
     try:
         return find_migration_commit(ctx)
     except NothingToDo:
+        refuse_if_shallow(ctx.top, "flatten's lookup of the migration commit (the original order)")
         return None
 
 
@@ -143,6 +147,7 @@ def _migration_slots(ctx: RepoContext, migration: str) -> tuple[tuple[Slot, ...]
                        f"the original {TRUNK}")
     blob = gitrun.run(ctx.top, "cat-file", "blob", m.group(1))
     if blob.returncode != 0:
+        refuse_if_shallow(ctx.top, f"flatten's read of the original {TRUNK} (the blob {m.group(1)[:12]})")
         raise BadInput(f"{migration[:12]}: the original {TRUNK} blob {m.group(1)[:12]} is missing from the repository")
     original = decode_utf8(blob.stdout, f"{TRUNK} at {migration[:12]}^")
     migrated = files_at(ctx, migration)

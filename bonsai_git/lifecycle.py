@@ -45,6 +45,7 @@ from .workspace import load_config
 from .core.config import FALLBACK_DOMAIN, MAX_DOMAIN_NAME, SINGLE_FILE_DOMAINS, Config, is_domain_name
 from .core.errors import BadInput, Failed, NothingToDo, Refused
 from . import gitrun
+from .history import refuse_if_shallow
 from .gitrepo import RepoContext, open_workspace, workspace_lock
 from .preconditions import check_clean_for_commit, check_committable, check_identity
 from .core.indexes import domain_fits_one_index, domain_stats, render_tree
@@ -393,6 +394,8 @@ def regroup_workspace(workspace: Path, *, all_leaves: bool = False, dry_run: boo
         check_clean_for_commit(ctx, MEMORY_AREAS)
         _trunk_bytes, trunk = read_trunk(ctx.workspace)
         leaves = read_leaves(ctx.workspace, walk_leaf_paths(ctx.workspace))
+        if all_leaves:  # which leaves a `move` placed is in history
+            refuse_if_shallow(ctx.workspace, "regroup --all's lookup of the leaves `bonsai-git move` placed")
         keep = _placed_by_move(ctx) if all_leaves else set()
         found = regroup_moves(leaves, load_config(ctx.workspace), all_leaves=all_leaves, keep=keep)
         moves = {old: new for old, (new, _why) in found.items()}

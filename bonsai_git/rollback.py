@@ -25,6 +25,7 @@ from .core.errors import NothingToDo, Refused
 from .core.layout import MEMORY_DIR, decode_utf8
 from .core.migrationcheck import describe_surplus, migration_surplus
 from . import gitrun
+from .history import refuse_if_shallow
 from .gitrepo import RepoContext, open_workspace, staged_paths, status_paths, workspace_lock
 from .preconditions import check_identity, refuse_dirty, refuse_operation_in_progress, refuse_staged
 from .core.layout import TRUNK
@@ -58,6 +59,7 @@ def find_migration_commit(ctx: RepoContext, commit: str | None = None) -> str:
     out = gitrun.run(ctx.top, "log", "-1", "--format=%H", "-E", f"--grep=^{TRAILER}:", "HEAD", "--",
                      ctx.repo_path(TRUNK)).stdout.decode().strip()
     if not out:
+        refuse_if_shallow(ctx.top, "finding the migration commit")
         raise NothingToDo(f"{ctx.repo_path(TRUNK)}: no migration commit to revert (no {TRAILER} trailer in history)")
     return out
 
@@ -105,6 +107,8 @@ def refuse_not_a_migration(ctx: RepoContext, sha: str) -> None:
     if len(parents) > 1:
         raise Refused(f"{sha[:12]} is a merge commit, not the migration itself; reverting it would undo everything "
                       f"the merge brought in. {way_back}")
+    if not parents:
+        refuse_if_shallow(ctx.top, f"reverting {sha[:12]} (its parent was not fetched)")
     original = gitrun.run(ctx.top, "cat-file", "blob", f"{sha}^:{ctx.repo_path(TRUNK)}")
     if original.returncode != 0:
         raise Refused(f"{sha[:12]}: {ctx.repo_path(TRUNK)} did not exist before it, so it is not a migration "

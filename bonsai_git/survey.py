@@ -6,7 +6,8 @@ clone or copy resets; here a file's age comes from its commits:
 - an archived file's age is the committer date of the newest commit that *added* it under
   `memory/archive/` (`git log --diff-filter=A --no-renames`: with rename detection on, a
   `git mv` into the archive shows as R and would be missed).
-A file with no commit yet (untracked, or added but not committed) has no age.
+A file with no commit yet (untracked, or added but not committed) has no age; in a shallow clone
+no file has one (the cut's commit would date them all), and the report says so (history.py).
 
 "Now" is injectable: `BONSAI_NOW` (ISO 8601 date or date-time, naive = UTC, or `@<unix
 seconds>`) overrides the clock, for tests and reproducible reports.
@@ -29,6 +30,7 @@ from .workspace import load_config
 from .core.config import Config
 from .core.errors import BadInput, BonsaiError, NotARepository
 from .gitrun import run
+from .history import is_shallow
 from .gitsettings import (
     check_repository_env, indexed_leaf_paths, stored_alike, workspace_attribute_problem,
 )
@@ -85,7 +87,8 @@ def survey_workspace(workspace: Path, now: int | None = None, fresh: FreshPrefix
     config = load_config(workspace)
     now = now_from_env() if now is None else now
     tracked = set(tracked_paths(workspace, TRUNK, MEMORY_DIR, *BOOT_FILE_NAMES))
-    last_touch, added = history_dates(workspace)
+    shallow = is_shallow(workspace)  # ages would all read as the cut's commit date: not judged there
+    last_touch, added = ({}, {}) if shallow else history_dates(workspace)
     disk = _MemoryFiles(workspace)  # one walk of memory/, each file read at most once
     leaf_paths = disk.leaf_paths()
     leaves = tuple(FileFacts(p, text, p in tracked, last_touch.get(p) if p in tracked else None)
@@ -101,7 +104,8 @@ def survey_workspace(workspace: Path, now: int | None = None, fresh: FreshPrefix
     provenance = read_provenance(workspace)
     return Survey(config, now, _boot_files(workspace), leaves, archived, indexes, stale, stale_error,
                   _scanned(workspace, disk), provenance, workspace_attribute_problem(workspace, tracked),
-                  chain_files=_chain_files(workspace), provenance_warning=provenance_warning(provenance))
+                  chain_files=_chain_files(workspace), provenance_warning=provenance_warning(provenance),
+                  shallow=shallow)
 
 
 class _MemoryFiles:

@@ -135,6 +135,7 @@ class Survey:
     chain_files: tuple[tuple[str, str], ...] = ()  # Codex's candidates: {path from the project root: text}
     # provenance.provenance_warning(provenance): the shell reads OpenClaw's record and words it
     provenance_warning: str | None = None
+    shallow: bool = False  # a shallow clone: no ages (history.py); the report notes it
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,7 +260,11 @@ def assess(survey: Survey, profile: BootProfile, thresholds: Thresholds = Thresh
         *_provenance_findings(survey.provenance, survey.provenance_warning),
         *([Finding("attributes", TRUNK, None, survey.attributes)] if survey.attributes else []),
     ]
-    notes = () if parts is not None or trunk is None else (f"{TRUNK}: not migrated: run bonsai-git migrate --dry-run",)
+    notes: tuple[str, ...] = () if parts is not None or trunk is None else (
+        f"{TRUNK}: not migrated: run bonsai-git migrate --dry-run",)
+    if survey.shallow:
+        notes += (f"shallow clone: leaf ages (old general leaves, archived files due for purge) need the history it "
+                  f"does not have and were not checked; run `git fetch --unshallow` (or `git fetch --deepen=<commits>`)",)
     return StatusReport(
         migrated=parts is not None, now=survey.now, boot=budget,
         trunk_tokens=None if trunk is None else estimate_tokens(trunk, survey.config.estimator),
