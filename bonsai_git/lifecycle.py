@@ -436,6 +436,7 @@ def purge_archive(workspace: Path, grace_days: int = 180, *, dry_run: bool = Fal
     """
     ctx = open_workspace(workspace)
     with workspace_lock(ctx):
+        refuse_if_shallow(ctx.workspace, "purge's ages of archived files (when each was archived)")
         now = now_from_env() if now is None else now
         due = due_for_purge(archive_dates(ctx.workspace), tracked_paths(ctx.workspace, ARCHIVE_DIR), now, grace_days)
         plan = LifecyclePlan("purge", tuple((p, None) for p, _ in due), (), due, purge_message(due, grace_days))

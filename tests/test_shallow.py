@@ -45,7 +45,8 @@ def test_rollback_works_after_unshallow(make_repo: MakeRepo, tmp_path: Path) -> 
     assert (clone / "MEMORY.md").read_bytes() == SOURCE
 
 
-@pytest.mark.parametrize("args", [("flatten",), ("flatten", "--dry-run"), ("regroup", "--all", "--dry-run")])
+@pytest.mark.parametrize("args", [("flatten",), ("flatten", "--dry-run"), ("regroup", "--all", "--dry-run"),
+                                  ("purge", "--dry-run")])
 def test_history_commands_refuse_in_a_shallow_clone(make_repo: MakeRepo, tmp_path: Path, args: tuple[str, ...]) -> None:
     clone = shallow_clone(make_repo, tmp_path, later_commit=True)
     result = bonsai_untouched(clone, *args, "-C", str(clone))
@@ -62,6 +63,8 @@ def test_checks_of_one_tree_work_in_a_shallow_clone(make_repo: MakeRepo, tmp_pat
     assert status.exit_code == 0, status.stdout
     assert "note: shallow clone: leaf ages (old general leaves, archived files due for purge)" in status.stdout
     assert ADVICE in status.stdout
+    reflect = bonsai("reflect", "-C", str(clone))
+    assert reflect.exit_code == 0 and "note: shallow clone: leaf ages" in reflect.stderr
     notes = json.loads(bonsai("status", "-C", str(clone), "--json").stdout)["notes"]
     assert any(n.startswith("shallow clone:") for n in notes)
 
