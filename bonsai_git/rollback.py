@@ -109,12 +109,14 @@ def refuse_not_a_migration(ctx: RepoContext, sha: str) -> None:
                       f"the merge brought in. {way_back}")
     if not parents:
         refuse_if_shallow(ctx.top, f"reverting {sha[:12]} (its parent was not fetched)")
-    original = gitrun.run(ctx.top, "cat-file", "blob", f"{sha}^:{ctx.repo_path(TRUNK)}")
+    # Through the work tree's filters (`--filters`): under git-crypt-like attributes the stored blobs
+    # are ciphertext, and the sections are compared as the user sees them.
+    original = gitrun.run(ctx.top, "cat-file", "--filters", f"{sha}^:{ctx.repo_path(TRUNK)}")
     if original.returncode != 0:
         raise Refused(f"{sha[:12]}: {ctx.repo_path(TRUNK)} did not exist before it, so it is not a migration "
                       f"commit; nothing was changed")
     surplus = migration_surplus(decode_utf8(original.stdout, f"{ctx.repo_path(TRUNK)} at {sha[:12]}^"),
-                                _changes(ctx, sha), files_at(ctx, sha))
+                                _changes(ctx, sha), files_at(ctx, sha, filters=True))
     if surplus:
         raise Refused(f"{sha[:12]} holds more than a migration: {describe_surplus(surplus)}; reverting it would "
                       f"undo that too. {way_back}")
@@ -132,8 +134,11 @@ def _changes(ctx: RepoContext, sha: str) -> list[tuple[str, str]]:
     return changes
 
 
-def files_at(ctx: RepoContext, commit: str) -> dict[str, str]:
-    """{workspace-relative path: text} of MEMORY.md and every UTF-8 file under memory/ in `commit`."""
+def files_at(ctx: RepoContext, commit: str, *, filters: bool = False) -> dict[str, str]:
+    """{workspace-relative path: text} of MEMORY.md and every UTF-8 file under memory/ in `commit`.
+
+    `filters`: as the work tree's smudge filters and line-ending rules give them (`cat-file --filters`),
+    else the stored bytes."""
     specs = [ctx.repo_path(TRUNK), ctx.repo_path(MEMORY_DIR)]
     listing = gitrun.run(ctx.top, "ls-tree", "-r", "-z", "--full-tree", commit, "--", *specs, check=True).stdout
     entries = []
@@ -143,6 +148,10 @@ def files_at(ctx: RepoContext, commit: str) -> dict[str, str]:
             if meta.split()[1] == "blob":
                 entries.append((meta.split()[2], path[len(ctx.prefix):]))
     # One `git cat-file --batch` for every blob (a subprocess per leaf costs ~2 ms, 20 s for 10,000 leaves).
+    if filters and _has_filter(ctx):
+        # One `cat-file --filters` per file: `--batch --filters` dies on `<rev>:<path>` in git 2.39.
+        return {path: text for _sha, path in entries if (text := _filtered_text(ctx, f"{commit}:{ctx.prefix}{path}"))
+                is not None}
     batch = "".join(f"{sha}\n" for sha, _ in entries).encode()
     stream = gitrun.run(ctx.top, "cat-file", "--batch", input=batch, check=True).stdout
     out, at = {}, 0
@@ -156,6 +165,21 @@ def files_at(ctx: RepoContext, commit: str) -> dict[str, str]:
         except UnicodeDecodeError:
             continue  # not a text leaf then; nothing of the original can be in it
     return out
+
+
+def _has_filter(ctx: RepoContext) -> bool:
+    """True when git gives MEMORY.md or the files under memory/ a `filter` (their blobs are not their text)."""
+    probes = [ctx.repo_path(TRUNK), ctx.repo_path("memory/_index.md"), ctx.repo_path("memory/domains/general/x.md")]
+    out = gitrun.output(ctx.top, "check-attr", "filter", "--", *probes)
+    return any(not line.endswith(": unspecified") for line in out.splitlines())
+
+
+def _filtered_text(ctx: RepoContext, spec: str) -> str | None:
+    proc = gitrun.run(ctx.top, "cat-file", "--filters", spec)
+    try:
+        return proc.stdout.decode("utf-8") if proc.returncode == 0 else None
+    except UnicodeDecodeError:
+        return None
 
 
 def _touched_paths(ctx: RepoContext, sha: str) -> list[str]:

@@ -246,3 +246,19 @@ def test_rollback_refuses_a_named_merge_commit(make_repo: MakeRepo) -> None:
     assert "is a merge commit, not the migration itself" in result.stderr and "bonsai-git flatten" in result.stderr
     assert run("rollback", "-C", str(repo)).exit_code == 0  # the migration commit itself, found by its trailer
     assert (repo / "MEMORY.md").read_bytes() == SOURCE and (repo / "notes.txt").exists()
+
+
+def test_rollback_of_a_migration_under_an_encrypting_filter(make_repo: MakeRepo) -> None:
+    """Stored blobs are not the text (rot13 stands in for git-crypt): the content check reads them filtered."""
+    repo = make_repo(None)
+    rot13 = "tr A-Za-z N-ZA-Mn-za-m"
+    for key, value in (("filter.rot.clean", rot13), ("filter.rot.smudge", rot13), ("filter.rot.required", "true")):
+        git(repo, "config", key, value)
+    put_file(repo, ".gitattributes", "MEMORY.md filter=rot\nmemory/** filter=rot\n")
+    (repo / "MEMORY.md").write_bytes(SOURCE)
+    commit(repo, "memory")
+    assert git(repo, "cat-file", "blob", "HEAD:MEMORY.md").encode() != SOURCE  # really stored rot13'd
+    assert run("migrate", "-C", str(repo), "--force").exit_code == 0
+    result = run("rollback", "-C", str(repo))
+    assert result.exit_code == 0, result.stderr
+    assert (repo / "MEMORY.md").read_bytes() == SOURCE
