@@ -134,8 +134,9 @@ def attribute_problem(top: Path, prefix: str, targets: Iterable[str],
     source, targets = f"{prefix}MEMORY.md", list(targets)
     if known is None:  # the usual case: one short git call finds no attribute at all
         probes = [source, f"{prefix}memory/_index.md", f"{prefix}memory/domains/general/new-leaf.md"]
-        if not any(attributes(top, probes).values()):
-            return None
+        probed = attributes(top, probes)
+        if all(set(a) <= _MERGE_ONLY and a.get("merge") != "union" for a in probed.values()):
+            return None  # none, or only `merge=bonsai`: nothing a memory file must share
         known = attributes(top, [source, *targets])
     union = union_problem(top, [source, *targets], known)
     if union is not None:
