@@ -176,7 +176,8 @@ def _install_lefthook(path: Path) -> ManagerChange:
 
 def _refuse_simple(path: Path, top: Path) -> ManagerChange:
     hook = run(top, "rev-parse", "--git-path", "hooks/pre-commit").stdout.decode().strip()
-    if HOOK_COMMAND in (_read_text(top / hook) or ""):
+    written = _read_text(top / hook) or ""
+    if "SKIP_SIMPLE_GIT_HOOKS" in written and HOOK_COMMAND in written:  # its own script, running ours
         return ManagerChange(f"already installed (simple-git-hooks runs {HOOK_COMMAND})", path)
     current = _simple_pre_commit(path)
     wanted = HOOK_COMMAND if not current else f"{current} && {HOOK_COMMAND}"
