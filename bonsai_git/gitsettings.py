@@ -131,13 +131,15 @@ def attribute_problem(top: Path, prefix: str, targets: Iterable[str],
                       known: Mapping[str, Mapping[str, str]] | None = None) -> str | None:
     """The one-line refusal when `<prefix>MEMORY.md` has attributes some `targets` (repo paths) lack, else None.
     `known`: as attribute_gaps takes it."""
-    source, targets = f"{prefix}MEMORY.md", list(targets)
-    if known is None:  # the usual case: one short git call finds no attribute at all
+    source = f"{prefix}MEMORY.md"
+    if known is None:  # the usual case: one short git call finds no attribute at all (`targets` not even listed)
         probes = [source, f"{prefix}memory/_index.md", f"{prefix}memory/domains/general/new-leaf.md"]
         probed = attributes(top, probes)
         if all(set(a) <= _MERGE_ONLY and a.get("merge") != "union" for a in probed.values()):
             return None  # none, or only `merge=bonsai`: nothing a memory file must share
+        targets = list(targets)
         known = attributes(top, [source, *targets])
+    targets = list(targets)
     union = union_problem(top, [source, *targets], known)
     if union is not None:
         return union
