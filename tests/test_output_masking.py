@@ -179,6 +179,13 @@ def test_every_command_shows_none_of_the_values(secret_workspace: Path, tmp_path
     walk.cli("purge", "-C", ws, "--dry-run", "--older-than", "0d")
     walk.cli("absorb", "-C", ws, "--dry-run")
     walk.cli("flatten", "-C", ws, "--dry-run")
+    index = repo / "memory/domains/infrastructure/_index.md"
+    sides = []
+    for side in ("ancestor", "ours", "theirs"):
+        sides.append(tmp_path / f"{side}.md")
+        sides[-1].write_bytes(index.read_bytes())
+    walk.cli("merge-driver", *map(str, sides), "memory/domains/infrastructure/_index.md")  # no GITHEAD_: keeps ours
+    walk.printed["merge driver result"] = sides[1].read_text()
     walk.cli("install-hook", "-C", ws, codes=(0, 3))
     walk.cli("install-hook", "-C", ws, "--uninstall", codes=(0, 3))
     walk.cli("demo", str(tmp_path / "demo"))
@@ -202,6 +209,31 @@ def test_every_command_shows_none_of_the_values(secret_workspace: Path, tmp_path
     assert _leaks(_messages(repo)) == []
     ours = git(repo, "log", "--all", "--format=", "--name-only", "--grep=^Bonsai-", "--diff-filter=A").split("\n")
     assert _leaks("\n".join(p for p in ours if FOLDER_TOKEN not in p and FILE_TOKEN not in p)) == []
+
+
+def test_a_merge_through_the_merge_driver_shows_none_of_the_values(make_repo: MakeRepo) -> None:
+    import os
+
+    repo = make_repo(_memory())
+    assert CliRunner().invoke(main, ["migrate", "-C", str(repo)]).exit_code == 0
+    assert CliRunner().invoke(main, ["install-hook", "-C", str(repo), "--merge-driver"]).exit_code == 0
+    (repo / ".gitattributes").write_text("MEMORY.md merge=bonsai\nmemory/**/_index*.md merge=bonsai\n")
+    git(repo, "add", ".gitattributes")
+    git(repo, "commit", "-qm", "merge driver", "--no-verify")
+    env = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ['PATH']}")
+    for branch, (kind, line) in (("side", SINGLE[0]), ("main", SINGLE[1])):
+        git(repo, "checkout", "-q", *(["-b", "side"] if branch == "side" else ["main"]))
+        leaf = repo / f"memory/domains/infrastructure/{branch}-{kind.replace(' ', '-')}.md"
+        leaf.write_text(f"## {kind} on {branch} {line}\nWritten on {branch}.\n")
+        assert CliRunner().invoke(main, ["reindex", "-C", str(repo)]).exit_code == 0
+        git(repo, "add", "-A")
+        git(repo, "commit", "-qm", f"a leaf on {branch}", "--no-verify")
+    merge = subprocess.run(["git", "merge", "--no-edit", "--no-verify", "side"], cwd=repo, env=env,
+                           capture_output=True, text=True)
+    assert merge.returncode == 0, merge.stdout + merge.stderr
+    assert _leaks(merge.stdout + merge.stderr) == []
+    assert {path: found for path, text in _generated(repo).items() if (found := _leaks(text))} == {}
+    assert _leaks(_messages(repo)) == []
 
 
 def test_status_names_a_token_folder_masked_in_its_table_and_advice(make_repo: MakeRepo) -> None:
