@@ -71,6 +71,46 @@ def read_regular(path: Path | str, name: str | None = None) -> bytes:
     return _read_bytes(os.fspath(path), name)
 
 
+# The most a settings file (`.bonsai.toml`, `.gitattributes`, a git config) or a plan file may hold:
+# far above any real one, and a bound on what a file swapped for something huge makes us read.
+SETTINGS_LIMIT = 1 << 20  # bytes
+PLAN_LIMIT = 64 << 20  # bytes: a plan lists one short entry per section
+
+
+class TooLarge(BadInput):
+    """An input file is larger than its documented bound (exit 3): never read to its end."""
+
+
+def read_bounded(path: Path | str, name: str, limit: int) -> bytes:
+    """The bytes of the regular file at `path`, refused unless it holds at most `limit` bytes.
+
+    As read_regular (a FIFO, a device such as a symlink to /dev/zero, a socket: NotRegularFile,
+    exit 3, before a byte is read; FileNotFoundError when absent), and TooLarge (exit 3) naming
+    `name` when fstat or the read itself finds more than `limit` bytes: a file that grows while
+    it is read is never read without end (issue 21 §5).
+    """
+    fd = os.open(os.fspath(path), os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), os.fspath(path))
+        if not stat.S_ISREG(st.st_mode):
+            raise NotRegularFile(f"{name}: is not a regular file (a FIFO, device, socket or folder); "
+                                 "bonsai-git reads regular files only. Replace it with a file")
+        chunks: list[bytes] = []
+        size = 0
+        while size <= limit and st.st_size <= limit:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+            size += len(chunk)
+        raise TooLarge(f"{name}: larger than {limit:,} bytes, more than such a file ever holds; replace it with "
+                       "the real file")
+    finally:
+        os.close(fd)
+
+
 def read_regular_or_none(path: Path | str) -> bytes | None:
     """`read_regular`'s bytes, or None when the path is absent, not a regular file or unreadable."""
     try:
