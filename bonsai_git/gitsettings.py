@@ -217,9 +217,27 @@ def memory_listing(workspace: Path) -> tuple[list[str], list[str]]:
     """
     proc = run(workspace, "ls-files", "-z", "-t", "--cached", "--others", "--exclude-standard", "--", "memory")
     entries = [e for e in proc.stdout.decode("utf-8", "surrogateescape").split("\0") if len(e) > 2]
+    inner = nested_workspaces(workspace, (e[2:] for e in entries))
+    if inner:  # their files are theirs alone: never the outer workspace's leaves (issue 21 §5)
+        entries = [e for e in entries if not e[2:].startswith(inner)]
     tracked = sorted({e[2:] for e in entries if e[0] != "?"})
     untracked = sorted({e[2:] for e in entries if e[0] == "?"})
     return tracked, untracked
+
+
+def nested_workspaces(workspace: Path, paths: Iterable[str]) -> tuple[str, ...]:
+    """The folders (workspace-relative, with a trailing `/`) among `paths`' that hold a migrated
+    MEMORY.md of their own: workspaces nested in this one's memory tree (a helper agent's)."""
+    from .core.layout import is_migrated
+    from .tree import read_regular_or_none
+
+    found = []
+    for path in paths:
+        if path.endswith("/MEMORY.md"):
+            data = read_regular_or_none(workspace / path)
+            if data is not None and is_migrated(data.decode("utf-8", "replace")):
+                found.append(path[: -len("MEMORY.md")])
+    return tuple(sorted(set(found)))
 
 
 def indexed_leaf_paths(root: Path, tracked: Iterable[str], untracked: Iterable[str] = (),

@@ -322,7 +322,9 @@ def find_workspaces(top: Path, listing: Sequence[tuple[str, str]]) -> list[Works
     """The migrated workspaces among `(tag, repo-relative path)` entries of `git ls-files -t`, by prefix.
 
     A workspace is a tracked `MEMORY.md` whose text on disk has bonsai markers.  Each gets the
-    tracked and untracked paths under its folder, relative to it.  A tracked `MEMORY.md` without
+    tracked and untracked paths under its folder, relative to it, except those under a workspace
+    nested in it (`memory/domains/agents/helper/MEMORY.md`): they are the inner one's alone, never
+    the outer one's leaves, which once made the two rewrite each other's indexes (issue 21 §5).  A tracked `MEMORY.md` without
     a valid marker pair beside a tracked `memory/domains/` (a marker deleted or retyped, the trunk
     rewritten by an agent) raises BadInput (exit 3), the message `reindex --check` gives: indexing
     nothing there would commit stale indexes.
@@ -350,24 +352,26 @@ def find_workspaces(top: Path, listing: Sequence[tuple[str, str]]) -> list[Works
         return workspaces
     by_prefix = {ws.prefix: ws for ws in workspaces}
     deepest = max(map(len, by_prefix), default=0)  # no workspace folder ends past this: stop looking there
-    for tag, path in listing:  # one pass: each path goes to every workspace folder above it (~depth lookups)
-        end = 0
+    for tag, path in listing:  # one pass: each path goes to the nearest workspace folder above it (~depth lookups)
+        end, owner, at = 0, None, 0
         while True:
             ws = by_prefix.get(path[:end])
             if ws is not None:
-                rel = path[end:]
-                (ws.untracked if tag == "?" else ws.unstaged if tag == "C" else ws.tracked).append(rel)
+                owner, at = ws, end
             end = path.find("/", end) + 1
             if not end or end > deepest:
                 break
+        if owner is not None:
+            rel = path[at:]
+            (owner.untracked if tag == "?" else owner.unstaged if tag == "C" else owner.tracked).append(rel)
     return workspaces
 
 
 def _split_stage(workspaces: Sequence[Workspace], stage_info: dict[str, str]) -> None:
     """Give each workspace its part of `stage_info` ({repo path: "mode blob-id"}), keyed by paths
     relative to it: one pass over the index however many workspaces the repository holds (a fleet
-    of 100 workspaces once scanned the whole index 100 times), each path to every workspace folder
-    above it, as `find_workspaces` hands out the listing."""
+    of 100 workspaces once scanned the whole index 100 times), each path to the nearest workspace
+    folder above it, as `find_workspaces` hands out the listing."""
     if len(workspaces) == 1 and not workspaces[0].prefix:
         workspaces[0].stage = stage_info
         return
@@ -376,14 +380,16 @@ def _split_stage(workspaces: Sequence[Workspace], stage_info: dict[str, str]) ->
     for ws in workspaces:
         ws.stage = {}
     for path, value in stage_info.items():
-        end = 0
+        end, owner, at = 0, None, 0
         while True:
             holder = by_prefix.get(path[:end])
             if holder is not None:
-                holder.stage[path[end:]] = value
+                owner, at = holder, end
             end = path.find("/", end) + 1
             if not end or end > deepest:
                 break
+        if owner is not None:
+            owner.stage[path[at:]] = value
 
 
 def _has_domains(tracked: set[str], prefix: str) -> bool:

@@ -209,8 +209,9 @@ def check_planned_paths(ctx: RepoContext, plan: MigrationPlan) -> None:
     for area in PLANNED_AREAS:
         target = ctx.abs_path(area)
         if target.is_symlink() or target.is_file() or (target.is_dir() and any(target.iterdir())):
-            hint = (" (if this is an earlier migration whose MEMORY.md lost its bonsai markers, put them back: "
-                    f"git checkout -- {ctx.repo_path(TRUNK)})") if area == DOMAINS_DIR else ""
+            hint = (" (if this is an earlier migration whose MEMORY.md lost its bonsai markers, put the two marker "
+                    f"lines back around the generated block: git log -p -- {ctx.repo_path(TRUNK)} shows them)") \
+                if area == DOMAINS_DIR else ""
             raise Refused(f"{ctx.repo_path(area)}: already exists; bonsai-git writes there. Move it away first{hint}")
     for parent in ("memory", DOMAINS_DIR):
         target = ctx.abs_path(parent)

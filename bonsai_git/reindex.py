@@ -28,7 +28,7 @@ from pathlib import Path
 from .workspace import load_config
 from .core.config import SINGLE_FILE_DOMAINS, Config
 from .core.errors import BadInput, ConcurrentWrite
-from .core.branches import is_index_name
+from .core.branches import is_generated_index, is_index_name
 from .gitsettings import stored_alike
 from .core.indexes import BranchesOf, FactsOf, foreign_block_line, render_tree
 from .core.layout import (
@@ -50,9 +50,11 @@ from .core.layout import (
 from .tree import (
     CheckedWriter,
     has_symlink_between,
+    is_foreign_folder,
     _read_bytes,
     read_leaves,
     read_regular,
+    read_regular_or_none,
     remove_empty_folders,
     walk_leaf_paths,
     write_durably,
@@ -220,10 +222,31 @@ def _walk_indexes(folder: str, relative: str, found: list[str]) -> None:
         for entry in entries:
             name = entry.name
             if entry.is_dir(follow_symlinks=False):
-                if not name.startswith(("_", ".")):
+                if not name.startswith(("_", ".")) and not is_foreign_folder(entry.path):
                     _walk_indexes(entry.path, f"{relative}/{name}", found)
             elif is_index_name(name) and entry.is_file(follow_symlinks=False):
                 found.append(f"{relative}/{name}")
+
+
+def generated_index_paths(workspace: Path, paths: Iterable[str]) -> tuple[str, ...]:
+    """Those of `paths` (index-named files, workspace-relative) that bonsai-git generated
+    (branches.is_generated_index on their bytes); each other one is named in a warning and kept."""
+    kept = []
+    for path in paths:
+        data = read_regular_or_none(workspace / path)
+        if data is not None and is_generated_index(data):
+            kept.append(path)
+        else:
+            warn_foreign_index(path)
+    return tuple(kept)
+
+
+def warn_foreign_index(path: str) -> None:
+    """Warn (stderr) that `path`, named like a generated index, was not written by bonsai-git and is kept."""
+    from .hook import _warn  # the hook's counter: a run that warned is not remembered as fresh
+
+    _warn(f"{path}: named like a generated index but not written by bonsai-git, so kept (never deleted as "
+          "stale); rename it without the leading `_` to make it a leaf")
 
 
 def taken_leaf_names(workspace: Path) -> dict[str, tuple[str, ...]]:
@@ -361,6 +384,9 @@ def _sync(workspace: Path, rendered: Mapping[str, str | None], trunk_bytes: byte
         if current == wanted or (current is not None and wanted is not None
                                  and stored_alike(workspace, path, current, wanted)):
             continue  # equal, or equal as git stores them (a CRLF checkout under core.autocrlf)
+        if wanted is None and current is not None and not is_generated_index(current):
+            warn_foreign_index(path)  # named like an index, written by someone else: never deleted (issue 21 §3)
+            continue
         changed.append(path)
         if writer is None:
             continue

@@ -39,7 +39,7 @@ from .provenance import provenance_warning, read_provenance
 from .core.layout import (
     DOMAINS_DIR, MEMORY_DIR, TRUNK, Leaf, is_migrated, leaf_location, leaves_from_bytes, markers_missing,
 )
-from .tree import _read_bytes, read_regular_or_none
+from .tree import _read_bytes, is_foreign_folder, read_regular_or_none
 
 ARCHIVE_DIR = "memory/archive"
 NOW_ENV = "BONSAI_NOW"
@@ -127,7 +127,8 @@ class _MemoryFiles:
             return
         for entry in entries:
             if entry.is_dir(follow_symlinks=False):
-                self._walk(entry.path, f"{relative}/{entry.name}")
+                if not is_foreign_folder(entry.path):  # a submodule, nested repository or workspace: not ours
+                    self._walk(entry.path, f"{relative}/{entry.name}")
             elif entry.is_file(follow_symlinks=False):
                 self.paths.append(f"{relative}/{entry.name}")
 

@@ -1,0 +1,203 @@
+"""Issue 21 (items 3, 4, 5, 7, 8, 9, 10): no command destroys what it was not asked to touch.
+
+Each refusal is one line on stderr naming the file, a non-zero exit, and an untouched tree
+(`snapshot`: HEAD, index, status, every file's bytes).  Everything runs on real git: a real
+submodule, a real sparse checkout, a real FIFO, the real hook as a process and, for the hook
+paths, the real pre-commit framework (test_hook_precommit.py's session fixture).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from living_tree import LIVING, PRICING, MakeRepo, migrated, run, write
+from support import bonsai, bonsai_untouched, git, put, snapshot
+
+HOOK = ["bonsai-git-hook"]
+
+
+def hook_process(repo: Path, *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    """The installed hook as a real process (a hang fails the test instead of blocking it)."""
+    return subprocess.run([*HOOK, *args], cwd=repo, env=_env(), capture_output=True, text=True, timeout=timeout)
+
+
+def _env() -> dict[str, str]:
+    from living_tree import env
+
+    return env()
+
+
+def assert_one_line_refusal(stderr: str, *needles: str) -> None:
+    lines = stderr.strip().splitlines()
+    refusal = [line for line in lines if not line.startswith(("bonsai-git: warning:", "warning:", "note:"))]
+    assert len(refusal) == 1, stderr
+    for needle in needles:
+        assert needle in refusal[0], stderr
+
+
+# --- §3: --plan-out never writes over a file ------------------------------------------------------
+
+@pytest.mark.parametrize("target", ["MEMORY.md", "AGENTS.md", "notes.toml"])
+def test_plan_out_refuses_memory_md_a_tracked_file_and_an_existing_one(make_repo: MakeRepo, target: str) -> None:
+    repo = put(make_repo(LIVING * 3), {"AGENTS.md": "# Agents\n"}, "agents")
+    (repo / "notes.toml").write_text("mine = 1\n")  # untracked, but existing
+    result = bonsai_untouched(repo, "migrate", "-C", str(repo), "--dry-run", "--plan-out", str(repo / target))
+    assert result.exit_code == 3, result.stderr
+    assert_one_line_refusal(result.stderr, target)
+
+
+@pytest.mark.parametrize("target", ["MEMORY.md", "AGENTS.md"])
+def test_plan_out_refuses_memory_md_and_tracked_files_even_with_force(make_repo: MakeRepo, target: str) -> None:
+    repo = put(make_repo(LIVING * 3), {"AGENTS.md": "# Agents\n"}, "agents")
+    result = bonsai_untouched(repo, "migrate", "-C", str(repo), "--dry-run", "--force", "--plan-out",
+                              str(repo / target))
+    assert result.exit_code == 3 and "never writes over" in result.stderr, result.stderr
+
+
+def test_plan_out_refuses_a_link_to_memory_md_and_replaces_an_untracked_file_only_with_force(
+        make_repo: MakeRepo) -> None:
+    repo = make_repo(LIVING * 3)
+    (repo / "plan-link.toml").symlink_to(repo / "MEMORY.md")
+    result = bonsai_untouched(repo, "migrate", "-C", str(repo), "--dry-run", "--force", "--plan-out",
+                              str(repo / "plan-link.toml"))
+    assert result.exit_code == 3 and "is MEMORY.md" in result.stderr
+    (repo / "plan.toml").write_text("old\n")
+    ok = bonsai("migrate", "-C", str(repo), "--dry-run", "--force", "--plan-out", str(repo / "plan.toml"))
+    assert ok.exit_code == 0, ok.stderr
+    assert (repo / "plan.toml").read_text().startswith("# bonsai-git migration plan")
+    assert git(repo, "status", "--porcelain") == "?? plan-link.toml\n?? plan.toml\n"
+
+
+# --- §3: only generated files are deleted as stale ---------------------------------------------------
+
+def test_reindex_and_hook_keep_a_note_named_like_an_index_and_warn(make_repo: MakeRepo) -> None:
+    repo = migrated(make_repo)
+    note = "memory/domains/business/_index.suppliers.md"
+    write(repo, note, "# Suppliers\n\nClay from Highwater Clays.\n")
+    for args in (["bonsai-git", "reindex"], HOOK):
+        proc = run(args, repo)
+        assert proc.returncode == 0, proc.stderr
+        assert (repo / note).read_text() == "# Suppliers\n\nClay from Highwater Clays.\n"
+        assert f"{note}: named like a generated index but not written by bonsai-git, so kept" in proc.stderr
+    assert git(repo, "status", "--porcelain") == f"?? {note}\n"
+
+
+def test_a_stale_generated_sub_branch_index_is_still_deleted(make_repo: MakeRepo) -> None:
+    repo = migrated(make_repo)
+    stale = "memory/domains/business/_index.old.md"
+    write(repo, stale, "# Business › Old Index\n_~40 tokens in 2 leaves; read the sub-branch that fits_\n")
+    proc = run(["bonsai-git", "reindex"], repo)
+    assert proc.returncode == 0 and not (repo / stale).exists(), proc.stderr
+
+
+def test_every_index_the_renderer_writes_is_recognised_as_generated(make_repo: MakeRepo) -> None:
+    from bonsai_git.core.branches import is_generated_index
+
+    big = "# M\n\n" + "".join(f"## Client {n}\n\nInvoice for client {n}, business customer in city {n % 7}.\n\n"
+                              for n in range(400))
+    repo = migrated(make_repo, big)
+    indexes = list((repo / "memory" / "domains").rglob("_index*.md"))
+    assert len(indexes) > 3  # sub-branches too
+    for path in indexes:
+        assert is_generated_index(path.read_bytes()), path
+
+
+# --- §7: one line ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("brk", ["\r", "\n", "\u2028", "\u2029", "\x85", "\x0b", "\x0c"])
+def test_a_scope_with_any_line_break_is_refused_in_bonsai_toml_and_in_a_plan(make_repo: MakeRepo, brk: str) -> None:
+    escaped = brk.encode("unicode_escape").decode().replace("\\x", "\\u00")
+    repo = put(make_repo(LIVING * 3), {".bonsai.toml": f'[domains.research]\nscope = "papers{escaped}<!-- bonsai:end -->"\n'},
+               "settings")
+    result = bonsai_untouched(repo, "migrate", "-C", str(repo), "--force")
+    assert result.exit_code == 3 and ".bonsai.toml: domains.research.scope must be a one-line string" in result.stderr
+    (repo / ".bonsai.toml").unlink()
+    git(repo, "commit", "-qam", "no settings")
+    assert bonsai("migrate", "-C", str(repo), "--dry-run", "--force", "--plan-out", str(repo.parent / "p.toml")).exit_code == 0
+    plan = (repo.parent / "p.toml").read_text()
+    (repo.parent / "p.toml").write_text(plan.replace("\n[domains]\n", f'\n[domains]\nlab = "a{escaped}b"\n', 1))
+    result = bonsai_untouched(repo, "migrate", "-C", str(repo), "--force", "--plan", str(repo.parent / "p.toml"))
+    assert result.exit_code == 3 and "domains.lab must be a one-line scope string" in result.stderr
+
+
+# --- §4: a plan that would make a name ambiguous ------------------------------------------------------
+
+def test_a_plan_giving_one_leaf_name_to_two_folders_of_a_domain_is_refused(make_repo: MakeRepo) -> None:
+    repo = make_repo(LIVING * 3)
+    plan = repo.parent / "p.toml"
+    assert bonsai("migrate", "-C", str(repo), "--dry-run", "--force", "--plan-out", str(plan)).exit_code == 0
+    text = plan.read_text()
+    text = text.replace('leaf = "pricing"', 'leaf = "a/pricing"', 1).replace('leaf = "business-overview"',
+                                                                             'leaf = "b/pricing"', 1)
+    plan.write_text(text)
+    result = bonsai_untouched(repo, "migrate", "-C", str(repo), "--force", "--plan", str(plan))
+    assert result.exit_code == 3
+    assert "leaf name 'pricing' is already used in business by entry" in result.stderr
+
+
+# --- §5: regular files of bounded size, everywhere ---------------------------------------------------
+
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero", "huge"])
+def test_an_unreadable_bonsai_toml_is_refused_by_every_entry_point_without_hanging(make_repo: MakeRepo,
+                                                                                 kind: str) -> None:
+    repo = migrated(make_repo)
+    settings = repo / ".bonsai.toml"
+    if kind == "fifo":
+        os.mkfifo(settings)
+    elif kind == "dev-zero":
+        settings.symlink_to("/dev/zero")
+    else:
+        settings.write_bytes(b"# " + b"x" * (2 << 20) + b"\n")
+    write(repo, PRICING, "## Pricing\n\nWholesale mugs $20 from April.\n")  # something to do
+    git(repo, "add", PRICING)
+    before = snapshot(repo) if kind == "huge" else None
+    for args in (HOOK, [*HOOK, "--check"], ["bonsai-git", "reindex"], ["bonsai-git", "status"],
+                 ["bonsai-git", "absorb"]):
+        proc = subprocess.run(args, cwd=repo, env=_env(), capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 3, (args, proc.stderr)
+        assert ".bonsai.toml: " in proc.stderr and ("not a regular file" in proc.stderr or "larger than" in proc.stderr)
+    if before is not None:
+        assert snapshot(repo) == before
+    # and a commit through the plain git hook stops, naming the file, instead of blocking
+    assert bonsai("install-hook", "-C", str(repo)).exit_code == 0
+    proc = subprocess.run(["git", "commit", "-qm", "x"], cwd=repo, env=_env(), capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode != 0 and ".bonsai.toml" in proc.stderr
+
+
+def test_a_plan_file_that_is_a_fifo_is_refused_without_hanging(make_repo: MakeRepo) -> None:
+    repo = make_repo(LIVING * 3)
+    os.mkfifo(repo.parent / "plan.toml")
+    proc = subprocess.run(["bonsai-git", "migrate", "--force", "--plan", str(repo.parent / "plan.toml")], cwd=repo,
+                          env=_env(), capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 3 and "plan.toml: is not a regular file" in proc.stderr
+
+
+# --- §9: new memory glued to the end marker -----------------------------------------------------------
+
+def test_a_section_glued_to_the_end_marker_is_absorbed_by_absorb_and_the_hook(make_repo: MakeRepo) -> None:
+    for args in (["bonsai-git", "absorb"], HOOK):
+        repo = migrated(make_repo)
+        trunk = (repo / "MEMORY.md").read_bytes()
+        assert trunk.endswith(b"<!-- bonsai:end -->\n")
+        (repo / "MEMORY.md").write_bytes(trunk[:-1] + b"## Dentist\n\nDr Lee, Tuesdays at 9.\n")
+        proc = run(args, repo)
+        assert proc.returncode in (0, 1), proc.stderr
+        leaf = next((repo / "memory" / "domains").rglob("dentist.md"))
+        assert leaf.read_bytes() == b"## Dentist\n\nDr Lee, Tuesdays at 9.\n"
+        assert (repo / "MEMORY.md").read_bytes() == trunk
+
+
+def test_no_message_advises_a_command_that_discards_memory_md() -> None:
+    import re
+
+    package = Path(__file__).parent.parent / "bonsai_git"
+    text = "\n".join(p.read_text() for p in package.rglob("*.py"))
+    for advice in (r"checkout\s+(?:-f\s+)?--\s", r"git restore\b(?!.*--staged)", r"git reset --hard",
+                   r"git stash drop", r"git clean -"):
+        hits = [m.group() for m in re.finditer(r"f?\"[^\"\n]*" + advice + r"[^\"\n]*\"", text)]
+        assert not hits, hits
