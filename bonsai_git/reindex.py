@@ -180,6 +180,9 @@ def read_trunk(workspace: Path) -> tuple[bytes, TrunkParts]:
     except IsADirectoryError:
         raise BadInput(f"{TRUNK}: is not a regular file (a folder); bonsai-git reads regular files only") from None
     text = decode_utf8(data, TRUNK)
+    if "\0" in text:  # as migrate refuses it: flatten would hand migrate a file it refuses (issue 21 §8)
+        raise BadInput(f"{TRUNK}: holds a NUL byte at byte offset {data.find(bytes(1))} (binary data, not Markdown); "
+                       "remove it and retry")
     parts = parse_trunk(text)
     if parts is None:
         if (workspace / DOMAINS_DIR).is_dir():

@@ -201,3 +201,99 @@ def test_no_message_advises_a_command_that_discards_memory_md() -> None:
                    r"git stash drop", r"git clean -"):
         hits = [m.group() for m in re.finditer(r"f?\"[^\"\n]*" + advice + r"[^\"\n]*\"", text)]
         assert not hits, hits
+
+
+# --- §3, §5: submodules, nested repositories and nested workspaces are someone else's ------------------
+
+def _with_submodule(make_repo: MakeRepo, where: str = "memory/domains/agents/helper") -> tuple[Path, Path]:
+    inner = put(make_repo(None, name="helper-src"), {"notes.md": "## Helper notes\n\nkeep me\n",
+                                                     "deep/more.md": "## More\n\nme too\n"}, "helper")
+    repo = migrated(make_repo)
+    git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(inner), where)
+    git(repo, "commit", "-qm", "the helper agent as a submodule")
+    return repo, repo / where
+
+
+def test_flatten_leaves_a_submodule_under_memory_alone(make_repo: MakeRepo) -> None:
+    repo, sub = _with_submodule(make_repo)
+    files = {p.relative_to(sub).as_posix(): p.read_bytes() for p in sub.rglob("*.md")}
+    result = bonsai("flatten", "-C", str(repo))
+    assert result.exit_code == 0, result.stderr
+    assert {p.relative_to(sub).as_posix(): p.read_bytes() for p in sub.rglob("*.md")} == files
+    assert git(sub, "status", "--porcelain") == ""
+    assert b"keep me" not in (repo / "MEMORY.md").read_bytes()
+
+
+def test_reindex_and_status_do_not_index_a_nested_repository(make_repo: MakeRepo) -> None:
+    repo = migrated(make_repo)
+    nested = repo / "memory" / "domains" / "agents" / "scratch"
+    nested.mkdir(parents=True)
+    git(nested, "init", "-q", "-b", "main")
+    write(nested, "idea.md", "## Idea\n\nnot the outer agent's\n")
+    proc = run(["bonsai-git", "reindex"], repo)
+    assert proc.returncode == 0, proc.stderr
+    assert not (repo / "memory" / "domains" / "agents" / "_index.md").exists()
+    assert "idea" not in (repo / "memory" / "_index.md").read_text()
+
+
+def _nested_workspace(make_repo: MakeRepo) -> tuple[Path, str]:
+    """An outer migrated workspace whose memory tree holds a helper agent's own migrated workspace."""
+    from bonsai_git.transaction import migrate
+
+    repo = migrated(make_repo)
+    prefix = "memory/domains/agents/helper"
+    helper = repo / prefix
+    helper.mkdir(parents=True)
+    (helper / "MEMORY.md").write_text(LIVING.replace("Acme Pottery", "Helper Pottery"))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "helper agent")
+    migrate(helper, force=True)  # the helper's own migration commit, in the same repository
+    return repo, prefix
+
+
+def test_hook_and_reindex_leave_a_nested_workspace_to_itself(make_repo: MakeRepo) -> None:
+    repo, prefix = _nested_workspace(make_repo)
+    before = snapshot(repo)
+    for args in (HOOK, HOOK, ["bonsai-git", "reindex"], ["bonsai-git", "reindex", "-C", prefix], HOOK):
+        proc = run(args, repo)
+        assert proc.returncode == 0, (args, proc.stdout, proc.stderr)
+    assert snapshot(repo) == before
+    assert "helper" not in (repo / "memory" / "_index.md").read_text()
+    # an edit inside the helper's tree is the helper's: only its indexes change
+    write(repo, f"{prefix}/{PRICING}", "## Pricing\n\nHelper mugs $9.\n")
+    git(repo, "add", "-A")
+    proc = run(HOOK, repo)
+    assert proc.returncode == 1, proc.stderr
+    changed = {line[3:] for line in git(repo, "status", "--porcelain").splitlines()}
+    assert changed and all(p.startswith(prefix + "/") for p in changed), changed
+    git(repo, "add", "-A")
+    assert run(HOOK, repo).returncode == 0
+
+
+# --- §8: what the hook accepts, flatten and migrate read back ----------------------------------------
+
+@pytest.mark.parametrize("bad", [b"port 8080\x00 and more\n", b"caf\xe9 au lait\n"], ids=["nul", "latin-1"])
+def test_the_hook_refuses_a_leaf_migrate_could_not_read_back_naming_it(make_repo: MakeRepo, bad: bytes) -> None:
+    repo = migrated(make_repo)
+    (repo / PRICING).write_bytes(b"## Pricing\n\n" + bad)
+    git(repo, "add", "-A")
+    before = snapshot(repo)
+    assert bonsai("install-hook", "-C", str(repo)).exit_code == 0
+    proc = subprocess.run(["git", "commit", "-qm", "binary leaf"], cwd=repo, env=_env(), capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode != 0
+    assert f"bonsai-git: {PRICING}: " in proc.stderr and ("NUL byte" in proc.stderr or "UTF-8" in proc.stderr)
+    assert snapshot(repo) == before
+    for args in (["bonsai-git", "reindex"], ["bonsai-git", "flatten"]):
+        refused = run(args, repo)
+        assert refused.returncode == 3 and PRICING in refused.stderr, refused.stderr
+
+
+def test_the_hook_refuses_a_nul_in_memory_md(make_repo: MakeRepo) -> None:
+    repo = migrated(make_repo)
+    with (repo / "MEMORY.md").open("ab") as fh:
+        fh.write(b"\n## Raw\n\nbytes\x00here\n")
+    before = snapshot(repo)
+    proc = run(HOOK, repo)
+    assert proc.returncode == 3 and "MEMORY.md: holds a NUL byte" in proc.stderr
+    assert snapshot(repo) == before

@@ -328,7 +328,8 @@ def shown_name(path: str) -> str:
 def leaves_from_bytes(files: Iterable[tuple[str, bytes]]) -> tuple[Leaf, ...]:
     """Leaf records of `(workspace-relative leaf path, bytes)` pairs already read, in the given order.
 
-    Raises BadInput for a leaf that is not UTF-8 or holds merge-conflict markers (as read_leaves).
+    Raises BadInput for a leaf that is not UTF-8, holds a NUL byte (issue 21 §8: migrate refuses one, so
+    flatten then migrate would not round-trip) or merge-conflict markers (as read_leaves).
     """
     leaves = []
     for path, data in files:
@@ -337,6 +338,9 @@ def leaves_from_bytes(files: Iterable[tuple[str, bytes]]) -> tuple[Leaf, ...]:
             continue
         check_file_name(path)
         text = decode_utf8(data, path)
+        if "\0" in text:  # migrate refuses a NUL (binary data): what is indexed must flatten and migrate back
+            raise BadInput(f"{path}: holds a NUL byte at byte offset {data.find(bytes(1))} (binary data, not "
+                           "Markdown), which flatten and migrate could not read back; remove it, then commit again")
         line = find_conflict_marker(text)
         if line is not None:
             raise BadInput(f"{path}:{line}: merge-conflict marker; resolve the conflict, then commit again")
