@@ -141,6 +141,50 @@ def check_attributes(top: Path, prefix: str, targets: Iterable[str]) -> None:
         raise Refused(problem)
 
 
+# --- .gitignore -----------------------------------------------------------------------------------
+
+def ignore_problem(cwd: Path, paths: Iterable[str]) -> str | None:
+    """The one-line refusal when a .gitignore rule (or an exclude file) hides one of `paths` (relative
+    to `cwd`, the workspace: paths bonsai-git would write under its `memory/`), else None.
+
+    A template `.gitignore` with `log/`, `tmp/` or `build/` hides a domain folder: memory
+    written there would never be committed, and `git add` refuses it (issue 21 §10).  The
+    message names the rule's file, line and pattern, and the negation that brings the tree back.
+    One `git check-ignore --no-index -v` (a rule hides a new file even beside tracked ones).
+    """
+    wanted = list(dict.fromkeys(paths))
+    if not wanted:
+        return None
+    folder = "memory/"  # asked too: a rule hiding the folder itself needs its own negation (git re-includes
+    proc = run(cwd, "check-ignore", "--no-index", "-v", "-z", "--stdin",  # nothing inside an excluded folder)
+               input="\0".join([folder, *wanted]).encode("utf-8", "surrogateescape"))
+    fields = proc.stdout.decode("utf-8", "surrogateescape").split("\0")
+    hits = [(source, line, pattern, path) for source, line, pattern, path
+            in zip(fields[0::4], fields[1::4], fields[2::4], fields[3::4])
+            if not pattern.startswith("!")]  # -v lists a path a negation includes again: not ignored
+    files = [hit for hit in hits if hit[3] != folder]
+    if not files:
+        return None
+    source, line, pattern, path = files[0]
+    where = run(cwd, "rev-parse", "--show-prefix").stdout.decode("utf-8", "surrogateescape").strip()
+    shown = os.path.relpath(source, cwd) if os.path.isabs(source) else source  # a .gitignore: from the top
+    rel = _relative_to_rule(source, where)
+    lines = f"`!/{rel}memory/` and `!{rel}memory/**`" if len(hits) > len(files) else f"`!{rel}memory/**`"
+    return (f"{path}: ignored by {shown}:{line} (`{pattern}`), so memory written there would never be committed; "
+            f"add {'the lines' if len(hits) > len(files) else 'the line'} {lines} after it in {shown}, commit it, "
+            "and run again")
+
+
+def _relative_to_rule(source: str, prefix: str) -> str:
+    """`prefix` (the workspace's folder from the top, "" or "a/b/") as the rule file `source` reads
+    patterns: relative to its folder for a `.gitignore` (git names it from the top), to the top
+    for an exclude file."""
+    folder = os.path.dirname(source)
+    if os.path.basename(source) != ".gitignore" or os.path.isabs(source) or not folder:
+        return prefix
+    return prefix[len(folder) + 1:] if prefix.startswith(folder + "/") else prefix
+
+
 def memory_probe_paths(prefix: str, tracked: Iterable[str]) -> list[str]:
     """Repo paths that stand for what bonsai-git writes under `<prefix>memory/`: the tracked ones
     (workspace-relative in `tracked`), the root index, the single-file domain, and a new leaf and

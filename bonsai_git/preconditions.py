@@ -86,7 +86,12 @@ def check_committable(ctx: RepoContext, repo_paths: Sequence[str], what: str) ->
     if problem is not None:
         raise Refused(problem)
     if ignored:
-        raise Refused(f"{ignored[0]}: ignored by .gitignore; un-ignore {MEMORY_DIR}/ so the {what} can be committed")
+        from .gitsettings import ignore_problem
+
+        first = ignored[0].removeprefix(ctx.prefix) if ignored[0].startswith(ctx.prefix) else ignored[0]
+        problem = ignore_problem(ctx.workspace, [first])  # the rule's file and line, and the negation to add
+        raise Refused(problem or f"{ignored[0]}: ignored by .gitignore; un-ignore {MEMORY_DIR}/ so the {what} can be "
+                      "committed")
 
 
 # The attributes that make git store other bytes than a file holds (transaction._git_converts).

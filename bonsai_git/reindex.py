@@ -27,7 +27,7 @@ from pathlib import Path
 
 from .workspace import load_config
 from .core.config import SINGLE_FILE_DOMAINS, Config
-from .core.errors import BadInput, ConcurrentWrite
+from .core.errors import BadInput, ConcurrentWrite, Refused
 from .core.branches import is_generated_index, is_index_name
 from .gitsettings import stored_alike
 from .core.indexes import BranchesOf, FactsOf, foreign_block_line, render_tree
@@ -126,6 +126,7 @@ def reindex_workspace(
             rendered_out.update(rendered)
         return ReindexResult(sync_rendered(workspace, rendered, trunk_bytes, check, known, clean), (), pending)
     planned = dict(plan.files)
+    _refuse_ignored(workspace, planned)
     leaves = tuple(leaf for leaf in leaves if leaf.path not in planned) + _planned_leaves(planned)
     new_parts = TrunkParts(parts.pinned, parts.block, plan.inbox, parts.newline)
     rendered = render_tree(leaves, new_parts, config, existing_index_paths(workspace), facts, branches)
@@ -149,6 +150,17 @@ def reindex_workspace(
         writer.drain()  # late appends to what was replaced are carried, never left behind
         raise
     return ReindexResult(tuple(sorted({*written, *changed})), plan.sections)
+
+
+def _refuse_ignored(workspace: Path, planned: Mapping[str, str]) -> None:
+    """Refused (exit 3, before anything is written) when a .gitignore rule hides a file absorbing
+    would write or its folder's index: new memory is never written into an ignored file (issue 21 §10)."""
+    from .gitsettings import ignore_problem
+
+    paths = {*planned, *(f"{p.rpartition('/')[0]}/{INDEX_NAME}" for p in planned if p.startswith(DOMAINS_DIR + "/"))}
+    problem = ignore_problem(workspace, sorted(paths))
+    if problem is not None:
+        raise Refused(problem)
 
 
 def sync_rendered(workspace: Path, rendered: Mapping[str, str | None], trunk_bytes: bytes, check: bool,

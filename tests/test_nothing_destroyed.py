@@ -297,3 +297,53 @@ def test_the_hook_refuses_a_nul_in_memory_md(make_repo: MakeRepo) -> None:
     proc = run(HOOK, repo)
     assert proc.returncode == 3 and "MEMORY.md: holds a NUL byte" in proc.stderr
     assert snapshot(repo) == before
+
+
+# --- §10: a .gitignore rule hiding a domain folder ---------------------------------------------------
+
+TEMPLATE_IGNORE = "# build output\nlog/\ntmp/\nbuild/\n"
+LOG = "\n## Daily log 2026-03-02\n\nShipped the new kiln program.\n"
+
+
+@pytest.mark.parametrize("args", [["bonsai-git", "absorb"], HOOK, [*HOOK, "--check"]], ids=["absorb", "hook", "check"])
+def test_absorb_into_an_ignored_domain_folder_is_refused_naming_the_rule(make_repo: MakeRepo, args: list[str]) -> None:
+    repo = put(migrated(make_repo), {".gitignore": TEMPLATE_IGNORE}, "template ignore")
+    with (repo / "MEMORY.md").open("a") as fh:
+        fh.write(LOG)
+    before = snapshot(repo)
+    proc = run(args, repo)
+    assert proc.returncode == 3, (proc.stdout, proc.stderr)
+    assert_one_line_refusal(proc.stderr, "memory/domains/log/", "ignored by .gitignore:2 (`log/`)", "`!memory/**`")
+    assert snapshot(repo) == before
+
+
+def test_the_advised_negation_lets_the_same_absorb_through(make_repo: MakeRepo) -> None:
+    repo = put(migrated(make_repo), {".gitignore": TEMPLATE_IGNORE + "!memory/**\n"}, "template ignore, fixed")
+    with (repo / "MEMORY.md").open("a") as fh:
+        fh.write(LOG)
+    proc = run(["bonsai-git", "absorb"], repo)
+    assert proc.returncode == 0, proc.stderr
+    git(repo, "add", "-A")
+    assert "memory/domains/log/daily-log-2026-03-02.md" in git(repo, "diff", "--cached", "--name-only")
+
+
+def test_migrate_refuses_a_tree_a_rule_would_hide(make_repo: MakeRepo) -> None:
+    repo = put(make_repo(LIVING * 2 + LOG), {".gitignore": TEMPLATE_IGNORE}, "template ignore")
+    result = bonsai_untouched(repo, "migrate", "-C", str(repo), "--force")
+    assert result.exit_code == 3
+    assert_one_line_refusal(result.stderr, "memory/domains/log/", "ignored by .gitignore:2 (`log/`)", "!memory/**")
+
+
+def test_a_commit_through_the_plain_git_hook_stops_before_memory_goes_into_an_ignored_file(
+        make_repo: MakeRepo) -> None:
+    repo = put(migrated(make_repo), {".gitignore": TEMPLATE_IGNORE}, "template ignore")
+    assert bonsai("install-hook", "-C", str(repo)).exit_code == 0
+    with (repo / "MEMORY.md").open("a") as fh:
+        fh.write(LOG)
+    git(repo, "add", "MEMORY.md")
+    head = git(repo, "rev-parse", "HEAD")
+    proc = subprocess.run(["git", "commit", "-qm", "log"], cwd=repo, env=_env(), capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode != 0 and "!memory/**" in proc.stderr
+    assert git(repo, "rev-parse", "HEAD") == head
+    assert not (repo / "memory" / "domains" / "log").exists()
