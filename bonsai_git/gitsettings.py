@@ -257,16 +257,41 @@ def find_workspace(start: Path) -> Path:
 def memory_listing(workspace: Path) -> tuple[list[str], list[str]]:
     """(tracked, untracked-not-ignored) workspace-relative paths under `<workspace>/memory/`, sorted.
 
-    Tracked means in git's index (committed or staged), as the hook sees it.
+    Tracked means in git's index (committed or staged), as the hook sees it.  Refused (exit 3)
+    when a sparse checkout leaves out part of the memory tree (sparse_problem).
     """
     proc = run(workspace, "ls-files", "-z", "-t", "--cached", "--others", "--exclude-standard", "--", "memory")
     entries = [e for e in proc.stdout.decode("utf-8", "surrogateescape").split("\0") if len(e) > 2]
     inner = nested_workspaces(workspace, (e[2:] for e in entries))
     if inner:  # their files are theirs alone: never the outer workspace's leaves (issue 21 §5)
         entries = [e for e in entries if not e[2:].startswith(inner)]
+    problem = sparse_problem(e[2:] for e in entries if e[0] == "S")
+    if problem is not None:
+        raise Refused(problem)
     tracked = sorted({e[2:] for e in entries if e[0] != "?"})
     untracked = sorted({e[2:] for e in entries if e[0] == "?"})
     return tracked, untracked
+
+
+def sparse_problem(skipped: Iterable[str], prefix: str = "") -> str | None:
+    """The refusal when `skipped` (workspace-relative paths git tracks but a sparse checkout leaves
+    off disk: `ls-files -t` tag `S`) holds part of the memory tree, else None.
+
+    Indexing a half-visible tree would drop the missing domains from MEMORY.md's block and the
+    root index although their leaves are tracked (issue 21 §4): refused, never rewritten.
+    """
+    from .core.layout import TRUNK, leaf_location
+
+    missing = sorted(p for p in set(skipped) if p == TRUNK or leaf_location(p) is not None
+                     or (p.startswith("memory/") and p.endswith("/_index.md")))
+    if not missing:
+        return None
+    first = missing[0]
+    folder = prefix + (first.rpartition("/")[0] or ".")
+    more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
+    return (f"{prefix}{first}{more}: tracked but outside the sparse checkout, so indexing this work tree would drop "
+            f"its domain from MEMORY.md and the indexes; add it (git sparse-checkout add {folder}) or run "
+            "bonsai-git in a full checkout")
 
 
 def nested_workspaces(workspace: Path, paths: Iterable[str]) -> tuple[str, ...]:
@@ -293,11 +318,21 @@ def indexed_leaf_paths(root: Path, tracked: Iterable[str], untracked: Iterable[s
     `memory/domains/` (`git add` it: the hook indexes only what a commit can hold, so
     indexing it elsewhere would be undone at the next commit), a tracked leaf deleted from disk
     (`git rm` it), one that is not a regular file (a symlink is never followed out of the tree).
+    Refused (exit 3): a tracked leaf in a one-file domain's folder (`memory/domains/dates/x.md`),
+    which no index the lookup path reads would list (issue 21 §4).
     Paths are relative to `root` (the workspace), sorted.  `sizes`, when given, receives each
     indexed leaf's size in bytes from the same lstat (the hook's facts cache checks it).
     """
+    from .core.config import SINGLE_FILE_DOMAINS
     from .core.layout import DOMAINS_DIR, leaf_location  # light; not at import time (layout imports config)
 
+    single_folders = tuple(f"{DOMAINS_DIR}/{d}/" for d in SINGLE_FILE_DOMAINS)
+    stray = sorted(p for p in tracked if p.startswith(single_folders) and leaf_location(p) is not None)
+    if stray:  # one C-level test per path; a leaf there is indexed nowhere the lookup path reads
+        domain = stray[0].split("/")[2]
+        raise Refused(f"{stray[0]}: a leaf in a folder of {domain}, a one-file domain ({SINGLE_FILE_DOMAINS[domain]}), "
+                      f"is indexed nowhere; append its text to {SINGLE_FILE_DOMAINS[domain]} or move it to another "
+                      "domain (git mv), then commit again")
     leaves: list[str] = []
     warnings: list[str] = []
     base = os.path.join(os.fspath(root), "")  # with its separator: one concatenation per leaf, not a join

@@ -126,6 +126,7 @@ def run_hook(directory: Path, *, check: bool = False) -> int:
             pending.append((ws, digest))
     if not pending:
         return 0
+    _refuse_sparse(listing, [ws for ws, _digest in pending])
     if check:
         return _run_workspaces(top, common_dir, pending, check, memo, len(pending) == len(workspaces))
     with _holding_lock(journal):  # the lock `absorb` and every writing command take: one writer at a time
@@ -168,6 +169,25 @@ def _run_workspaces(top: Path, common_dir: Path, pending: list[tuple[Workspace, 
         print(f"bonsai-git: rewrote {len(changed)} file(s); stage them and commit again: git add -A -- "
               f"{_addable(changed)}", file=sys.stderr)
     return 1
+
+
+def _refuse_sparse(listing: Sequence[tuple[str, str]], workspaces: Sequence[Workspace]) -> None:
+    """Refuse (exit 3) when a sparse checkout leaves out tracked files of a workspace's tree.
+
+    `git ls-files -t` tags them `S` (skip-worktree): tracked, absent from disk.  Indexing the
+    work tree would drop their domains from MEMORY.md's block and the root index (issue 21 §4),
+    so the run refuses before anything is read or written.  Asked only of runs the freshness memo
+    did not settle (a skip-worktree entry never makes a workspace known fresh).
+    """
+    from .gitsettings import sparse_problem
+
+    skipped = [path for tag, path in listing if tag == "S"]
+    if not skipped:
+        return
+    for ws in sorted(workspaces, key=lambda w: w.prefix):
+        problem = sparse_problem([p[len(ws.prefix):] for p in skipped if p.startswith(ws.prefix)], ws.prefix)
+        if problem is not None:
+            raise Refused(problem)
 
 
 def _facts_cache(caches: list[FactsCache], common_dir: Path) -> FactsCache:

@@ -347,3 +347,53 @@ def test_a_commit_through_the_plain_git_hook_stops_before_memory_goes_into_an_ig
     assert proc.returncode != 0 and "!memory/**" in proc.stderr
     assert git(repo, "rev-parse", "HEAD") == head
     assert not (repo / "memory" / "domains" / "log").exists()
+
+
+# --- §4: half-visible trees ---------------------------------------------------------------------------
+
+def _sparse(make_repo: MakeRepo) -> Path:
+    """A migrated workspace in a real (cone-mode) sparse checkout that leaves out the identity domain."""
+    repo = migrated(make_repo)
+    git(repo, "sparse-checkout", "set", "memory/domains/business", "memory/domains/infrastructure",
+        "memory/domains/personal")
+    assert not (repo / "memory/domains/identity").exists()
+    return repo
+
+
+@pytest.mark.parametrize("args", [HOOK, [*HOOK, "--check"], ["bonsai-git", "reindex"], ["bonsai-git", "reindex", "--check"],
+                                  ["bonsai-git", "absorb"]], ids=lambda a: " ".join(a))
+def test_a_sparse_checkout_leaving_out_a_domain_is_refused_not_rewritten(make_repo: MakeRepo, args: list[str]) -> None:
+    repo = _sparse(make_repo)
+    write(repo, PRICING, "## Pricing\n\nWholesale mugs $20 from April.\n")  # something that would be rewritten
+    git(repo, "add", PRICING)
+    before = snapshot(repo)
+    proc = run(args, repo)
+    assert proc.returncode == 3, (proc.stdout, proc.stderr)
+    assert_one_line_refusal(proc.stderr, "memory/domains/identity/", "outside the sparse checkout",
+                            "git sparse-checkout add memory/domains/identity")
+    assert snapshot(repo) == before
+    assert "identity" in (repo / "MEMORY.md").read_text()
+
+
+def test_a_sparse_checkout_holding_the_whole_tree_is_indexed_as_usual(make_repo: MakeRepo) -> None:
+    repo = migrated(make_repo)
+    put(repo, {"docs/big.txt": "x\n"}, "docs")
+    git(repo, "sparse-checkout", "set", "memory")
+    write(repo, PRICING, "## Pricing\n\nWholesale mugs $20 from April.\n")
+    git(repo, "add", PRICING)
+    proc = run(HOOK, repo)
+    assert proc.returncode == 1 and "wrote memory/domains/business/_index.md" in proc.stdout, proc.stderr
+
+
+@pytest.mark.parametrize("args", [HOOK, ["bonsai-git", "reindex"]], ids=["hook", "reindex"])
+def test_a_leaf_in_a_one_file_domains_folder_is_refused_where_it_arrives(make_repo: MakeRepo, args: list[str]) -> None:
+    repo = migrated(make_repo)
+    assert run(HOOK, repo).returncode == 0  # the incremental snapshot is in place: the fast path must refuse too
+    write(repo, "memory/domains/dates/dentist.md", "## Dentist\n\nMarch 3, 9:00.\n")
+    git(repo, "add", "-A")
+    before = snapshot(repo)
+    proc = run(args, repo)
+    assert proc.returncode == 3, (proc.stdout, proc.stderr)
+    assert_one_line_refusal(proc.stderr, "memory/domains/dates/dentist.md: a leaf in a folder of dates, a one-file "
+                                         "domain (memory/dates.md)")
+    assert snapshot(repo) == before
