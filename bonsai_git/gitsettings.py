@@ -273,6 +273,34 @@ def memory_listing(workspace: Path) -> tuple[list[str], list[str]]:
     return tracked, untracked
 
 
+def unstaged_domain_problem(root: Path, tracked: Iterable[str], untracked: Iterable[str], prefix: str = "") -> str | None:
+    """The refusal when indexing only what git tracks would drop a domain whose leaves are on disk,
+    not staged, else None.
+
+    After `migrate --no-commit`, staging only MEMORY.md and committing made the hook "fix" the
+    trunk to match the commit: every domain whose leaves were not staged left the block and lost
+    its index (issue 21 §3).  A domain folder holding a generated `_index.md`, untracked leaves
+    and no tracked leaf is such a domain.  The message gives the command that stages all of it.
+    Paths are workspace-relative; `prefix` is the workspace's folder from the repository's top.
+    """
+    from .core.layout import DOMAINS_DIR, INDEX_NAME, TRUNK, leaf_location
+
+    loose = [(p, loc[0]) for p in untracked if p.startswith(DOMAINS_DIR + "/") and (loc := leaf_location(p))]
+    if not loose:  # the usual case: decided without looking at the tracked paths
+        return None
+    have = {loc[0] for p in tracked if (loc := leaf_location(p)) is not None}
+    stray = sorted(p for p, domain in loose if domain not in have
+                   and os.path.isfile(os.path.join(os.fspath(root), DOMAINS_DIR, domain, INDEX_NAME)))
+    if not stray:
+        return None
+    from .core.secretscan import mask_name  # only on this rare path: names are shown masked, as everywhere
+
+    more = f" (and {len(stray) - 1} more)" if len(stray) > 1 else ""
+    return (f"{mask_name(prefix + stray[0])}{more}: not staged, so this commit would drop its domain from {prefix}{TRUNK} and "
+            f"the indexes (a migration staged in part?); stage all of it: git add -A -- {prefix}{TRUNK} "
+            f"{prefix}memory")
+
+
 def sparse_problem(skipped: Iterable[str], prefix: str = "") -> str | None:
     """The refusal when `skipped` (workspace-relative paths git tracks but a sparse checkout leaves
     off disk: `ls-files -t` tag `S`) holds part of the memory tree, else None.

@@ -126,7 +126,7 @@ def run_hook(directory: Path, *, check: bool = False) -> int:
             pending.append((ws, digest))
     if not pending:
         return 0
-    _refuse_sparse(listing, [ws for ws, _digest in pending])
+    _refuse_half_visible(top, listing, [ws for ws, _digest in pending])
     if check:
         return _run_workspaces(top, common_dir, pending, check, memo, len(pending) == len(workspaces))
     with _holding_lock(journal):  # the lock `absorb` and every writing command take: one writer at a time
@@ -171,8 +171,10 @@ def _run_workspaces(top: Path, common_dir: Path, pending: list[tuple[Workspace, 
     return 1
 
 
-def _refuse_sparse(listing: Sequence[tuple[str, str]], workspaces: Sequence[Workspace]) -> None:
-    """Refuse (exit 3) when a sparse checkout leaves out tracked files of a workspace's tree.
+def _refuse_half_visible(top: Path, listing: Sequence[tuple[str, str]], workspaces: Sequence[Workspace]) -> None:
+    """Refuse (exit 3) when indexing what git tracks would drop part of a workspace's tree: a domain
+    whose leaves are on disk but not staged (gitsettings.unstaged_domain_problem: a migration
+    staged in part), or tracked files a sparse checkout leaves out.
 
     `git ls-files -t` tags them `S` (skip-worktree): tracked, absent from disk.  Indexing the
     work tree would drop their domains from MEMORY.md's block and the root index (issue 21 §4),
@@ -181,6 +183,13 @@ def _refuse_sparse(listing: Sequence[tuple[str, str]], workspaces: Sequence[Work
     """
     from .gitsettings import sparse_problem
 
+    from .gitsettings import unstaged_domain_problem
+
+    for ws in workspaces:
+        if ws.untracked:
+            problem = unstaged_domain_problem(top / ws.prefix, ws.tracked, ws.untracked, ws.prefix)
+            if problem is not None:
+                raise Refused(problem)
     skipped = [path for tag, path in listing if tag == "S"]
     if not skipped:
         return

@@ -397,3 +397,28 @@ def test_a_leaf_in_a_one_file_domains_folder_is_refused_where_it_arrives(make_re
     assert_one_line_refusal(proc.stderr, "memory/domains/dates/dentist.md: a leaf in a folder of dates, a one-file "
                                          "domain (memory/dates.md)")
     assert snapshot(repo) == before
+
+
+# --- §3: a migration staged in part --------------------------------------------------------------------
+
+def test_committing_part_of_a_fresh_migration_is_refused_with_the_command_that_stages_all(
+        make_repo: MakeRepo) -> None:
+    repo = make_repo(LIVING)
+    assert bonsai("migrate", "-C", str(repo), "--force", "--no-commit").exit_code == 0
+    assert bonsai("install-hook", "-C", str(repo)).exit_code == 0
+    git(repo, "add", "MEMORY.md")  # the agent stages the trunk only
+    before = snapshot(repo)
+    proc = subprocess.run(["git", "commit", "-qm", "part"], cwd=repo, env=_env(), capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode != 0
+    assert "a migration staged in part?); stage all of it: git add -A -- MEMORY.md memory" in proc.stderr, proc.stderr
+    assert snapshot(repo) == before
+    for args in (["bonsai-git", "reindex"], ["bonsai-git", "absorb"]):
+        refused = run(args, repo)
+        assert refused.returncode == 3 and "stage all of it" in refused.stderr
+    assert snapshot(repo) == before
+    git(repo, "add", "-A", "--", "MEMORY.md", "memory")  # the advised command
+    done = subprocess.run(["git", "commit", "-qm", "all"], cwd=repo, env=_env(), capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert git(repo, "status", "--porcelain") == ""

@@ -47,12 +47,15 @@ def indexed_leaves(workspace: Path, echo: Echo) -> list[str]:
     gitsettings.indexed_leaf_paths); each leaf left out is named on stderr.  Refused (exit 3) when
     MEMORY.md has git attributes the files under memory/ lack (gitsettings.attribute_problem)."""
     from ..core.errors import Refused
-    from ..gitsettings import indexed_leaf_paths, memory_listing, workspace_attribute_problem
+    from ..gitsettings import indexed_leaf_paths, memory_listing, unstaged_domain_problem, workspace_attribute_problem
 
     tracked, untracked = memory_listing(workspace)
     problem = workspace_attribute_problem(workspace, tracked)  # refused before anything is written
     if problem is not None:
         raise Refused(problem)
+    unstaged = unstaged_domain_problem(workspace, tracked, untracked)
+    if unstaged is not None:
+        raise Refused(unstaged)
     leaves, warnings = indexed_leaf_paths(workspace, tracked, untracked)
     for warning in warnings:
         echo(f"warning: {warning}", err=True)
