@@ -122,7 +122,7 @@ def settings_digest(root: Path, settings: Iterable[Path] = ()) -> str | None:
 
 def _hash_settings(h: "blake2b", root: Path, settings: Iterable[Path]) -> bool:
     from .core.errors import BadInput
-    from .tree import SETTINGS_LIMIT, read_bounded
+    from .tree import SETTINGS_LIMIT, NotRegularFile, read_bounded
 
     h.update(_code_version().encode())
     # Regular files of bounded size only: a FIFO or a symlink to /dev/zero as `.bonsai.toml` made the
@@ -138,6 +138,8 @@ def _hash_settings(h: "blake2b", root: Path, settings: Iterable[Path]) -> bool:
             h.update(b"%d\0%s\0" % (number, read_bounded(setting, str(setting), SETTINGS_LIMIT)))
         except FileNotFoundError:
             h.update(b"%d\0absent\0" % number)
+        except NotRegularFile:  # GIT_CONFIG_GLOBAL=/dev/null, say: git reads nothing there, nor do we
+            h.update(b"%d\0not a file\0" % number)
         except (OSError, BadInput):
             return False
     return True

@@ -157,8 +157,8 @@ def _refuse_ignored(workspace: Path, planned: Mapping[str, str]) -> None:
     would write or its folder's index: new memory is never written into an ignored file (issue 21 §10)."""
     from .gitsettings import ignore_problem
 
-    paths = {*planned, *(f"{p.rpartition('/')[0]}/{INDEX_NAME}" for p in planned if p.startswith(DOMAINS_DIR + "/"))}
-    problem = ignore_problem(workspace, sorted(paths))
+    indexes = {f"{p.rpartition('/')[0]}/{INDEX_NAME}" for p in planned if p.startswith(DOMAINS_DIR + "/")}
+    problem = ignore_problem(workspace, [*sorted(planned), *sorted(indexes)])  # a leaf is named first
     if problem is not None:
         raise Refused(problem)
 

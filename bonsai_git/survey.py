@@ -24,7 +24,7 @@ from collections.abc import Collection, Sequence
 from pathlib import Path
 
 from .core.boot import CODEX_FILES, PROFILES
-from .core.branches import is_index_name
+from .core.branches import is_generated_index, is_index_name
 from .workspace import load_config
 from .core.config import Config
 from .core.errors import BadInput, BonsaiError, NotARepository
@@ -412,6 +412,8 @@ def _stale(workspace: Path, config: Config, disk: _MemoryFiles, common_dir: Path
         current = trunk_bytes if path == TRUNK else disk.data(path) if disk.has(path) else _read_bytes_if_file(
             workspace / path)
         wanted = None if text is None else text.encode("utf-8")
+        if wanted is None and current is not None and not is_generated_index(current):
+            continue  # named like an index, not ours: reindex keeps it (and warns), so it is not stale
         if current != wanted and not (current is not None and wanted is not None
                                       and stored_alike(workspace, path, current, wanted)):
             stale.append(path)  # as reindex --check: equal as git stores them (core.autocrlf) is fresh
