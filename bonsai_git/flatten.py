@@ -204,9 +204,10 @@ def _files_under(ctx: RepoContext, folder: str) -> list[str]:
 def _generated_paths(ctx: RepoContext) -> list[str]:
     """The index files on disk that bonsai-git wrote: every `_index.md` and sub-branch `_index.<key>.md`
     under memory/domains/ (branches.is_index_name) whose bytes open with the generated head
-    (branches.is_generated_index), and the root index.  A note an agent named like an index is
-    kept (listed with the other kept files)."""
-    found = [ROOT_INDEX] if ctx.abs_path(ROOT_INDEX).is_file() else []
+    (branches.is_generated_index), and the root index (opening with its title).  A note an agent
+    named like an index is kept (listed with the other kept files)."""
+    root = read_regular_or_none(ctx.abs_path(ROOT_INDEX))
+    found = [ROOT_INDEX] if root is not None and root.startswith(b"# Memory Index") else []
     for path in walk_files(ctx.workspace, DOMAINS_DIR, symlinks=False):
         if is_index_name(path.rpartition("/")[2]):
             data = read_regular_or_none(ctx.abs_path(path))
