@@ -30,7 +30,7 @@ from .core.config import Config
 from .core.errors import BadInput, BonsaiError, NotARepository
 from .gitrun import run
 from .gitsettings import (
-    check_repository_env, indexed_leaf_paths, stored_alike, workspace_attribute_problem,
+    check_repository_env, indexed_leaf_paths, nested_workspaces, stored_alike, workspace_attribute_problem,
 )
 from .reindex import existing_index_paths, read_trunk
 from .core.health import FileFacts, Survey
@@ -85,6 +85,9 @@ def survey_workspace(workspace: Path, now: int | None = None, fresh: FreshPrefix
     config = load_config(workspace)
     now = now_from_env() if now is None else now
     tracked = set(tracked_paths(workspace, TRUNK, MEMORY_DIR, *BOOT_FILE_NAMES))
+    inner = nested_workspaces(workspace, tracked)
+    if inner:  # a workspace nested in the memory tree is its own: none of its files is a leaf here
+        tracked = {p for p in tracked if not p.startswith(inner)}
     last_touch, added = history_dates(workspace)
     disk = _MemoryFiles(workspace)  # one walk of memory/, each file read at most once
     leaf_paths = disk.leaf_paths()

@@ -259,6 +259,8 @@ def test_hook_and_reindex_leave_a_nested_workspace_to_itself(make_repo: MakeRepo
         assert proc.returncode == 0, (args, proc.stdout, proc.stderr)
     assert snapshot(repo) == before
     assert "helper" not in (repo / "memory" / "_index.md").read_text()
+    status = run(["bonsai-git", "status", "--json"], repo, {"BONSAI_GIT_NO_CACHE": "1"})  # no memo: rendered
+    assert status.returncode == 0 and "helper" not in status.stdout, status.stdout + status.stderr
     # an edit inside the helper's tree is the helper's: only its indexes change
     write(repo, f"{prefix}/{PRICING}", "## Pricing\n\nHelper mugs $9.\n")
     git(repo, "add", "-A")
