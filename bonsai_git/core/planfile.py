@@ -23,7 +23,7 @@ from .config import (FALLBACK_DOMAIN, MAX_DOMAIN_NAME, SINGLE_FILE_DOMAINS, Conf
 from .errors import BadInput
 from .plan import PINNED, PREAMBLE_LEAF, MigrationPlan, SectionChoice
 from .sections import Section
-from .slugs import is_leaf_path_name, leaf_name
+from .slugs import is_leaf_path_name, leaf_name, name_key
 
 PLAN_VERSION = 1
 _ENTRY_KEYS = frozenset({"heading", "line", "domain", "leaf", "decided_by", "score"})
@@ -143,17 +143,17 @@ def _choice(entry: dict[str, object], section: Section, n: int, known: set[str],
         suggestion = leaf_name(leaf if isinstance(leaf, str) and leaf else section.heading)
         raise BadInput(f"{where}: unsafe leaf name {leaf!r}; use lowercase letters, digits and '-', a "
                        f"sub-folder before a '/' (e.g. {suggestion!r}), not {PREAMBLE_LEAF!r}")
-    key = (domain, leaf.casefold())
+    key = (domain, name_key(leaf))
     if key in used:
         raise BadInput(f"{where}: leaf {leaf!r} is already used in {domain} by entry {used[key]}")
     # The same file name in two folders of one domain (`a/x`, `b/x`): move, archive and purge take a
     # leaf by its name, and would refuse both as ambiguous ever after (issue 21 §4).
-    name_key = (domain, "/" + leaf.rpartition("/")[2].casefold())
-    if name_key in used:
+    base_key = (domain, "/" + name_key(leaf.rpartition("/")[2]))
+    if base_key in used:
         raise BadInput(f"{where}: leaf name {leaf.rpartition('/')[2]!r} is already used in {domain} by entry "
-                       f"{used[name_key]} (in another folder), so the name would be ambiguous; give it another "
+                       f"{used[base_key]} (in another folder), so the name would be ambiguous; give it another "
                        "name")
-    used[key] = used[name_key] = n
+    used[key] = used[base_key] = n
     return SectionChoice(domain, leaf)
 
 
