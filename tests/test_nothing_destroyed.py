@@ -42,10 +42,12 @@ def assert_one_line_refusal(stderr: str, *needles: str) -> None:
 # --- §3: --plan-out never writes over a file ------------------------------------------------------
 
 @pytest.mark.parametrize("target", ["MEMORY.md", "AGENTS.md", "notes.toml"])
-def test_plan_out_refuses_memory_md_a_tracked_file_and_an_existing_one(make_repo: MakeRepo, target: str) -> None:
+def test_plan_out_refuses_memory_md_a_tracked_file_and_an_existing_one(make_repo: MakeRepo, target: str,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     repo = put(make_repo(LIVING * 3), {"AGENTS.md": "# Agents\n"}, "agents")
     (repo / "notes.toml").write_text("mine = 1\n")  # untracked, but existing
-    result = bonsai_untouched(repo, "migrate", "-C", str(repo), "--dry-run", "--plan-out", str(repo / target))
+    monkeypatch.chdir(repo)  # the path as typed (a temporary folder's random name may be shown masked)
+    result = bonsai_untouched(repo, "migrate", "--dry-run", "--plan-out", target)
     assert result.exit_code == 3, result.stderr
     assert_one_line_refusal(result.stderr, target)
 
