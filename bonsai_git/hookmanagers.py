@@ -10,7 +10,7 @@ writes into a folder the manager regenerates:
 
 | manager | found by | install-hook |
 |---|---|---|
-| husky | core.hooksPath is `.husky/_` (9) or `.husky` (5-8) | appends `bonsai-git-hook` to `.husky/pre-commit` (created if missing) |
+| husky | core.hooksPath is `.husky/_` (9) or `.husky` (5-8) | appends `bonsai-git-hook` to `.husky/pre-commit` (created if missing); refuses when its last command is `exit`/`exec` |
 | lefthook | `lefthook.yml` (`.lefthook.yml`, `.yaml`, `.config/lefthook.yml`, `.toml`, `.json`, `.jsonc`) or its hook script | YAML: appends a `pre-commit` command `bonsai-reindex` when the file has no `pre-commit:` yet; else (and for TOML/JSON) refuses with the lines to add |
 | simple-git-hooks | its `package.json` key or config file, or its hook script | refuses with the `package.json` line to set, then `npx simple-git-hooks` |
 | pre-commit | `.pre-commit-config.yaml` or its hook script | refuses with the `.pre-commit-config.yaml` snippet (githook.PRE_COMMIT_SNIPPET) |
@@ -151,6 +151,10 @@ def _install_husky(path: Path, top: Path) -> ManagerChange:
     text = _read_text(path)
     if text is not None and _has_line(text, HOOK_COMMAND):
         return ManagerChange(f"already installed ({shown} runs {HOOK_COMMAND})", path)
+    last = _last_command(text or "")
+    if last.startswith(("exit", "exec ")) and last.split()[0] in ("exit", "exec"):
+        raise HookManagerFound(f"{shown}: its last command `{last}` ends the hook, so a line appended after it would "
+                               f"never run; add the line above before it, then commit {shown}", HOOK_COMMAND + "\n")
     if text is None:
         # husky 9 runs `.husky/pre-commit` with `sh -e` (no shebang needed); husky 5-8 runs it directly
         text = "" if (path.parent / "_" / "h").is_file() or not (path.parent / "_" / "husky.sh").is_file() else _HUSKY8_HEADER
@@ -162,6 +166,12 @@ def _install_husky(path: Path, top: Path) -> ManagerChange:
     verb = "installed (created" if created else "installed (appended to"
     return ManagerChange(f"{verb} {shown}, which husky runs; .husky/_ is left to husky)", path,
                          f"commit {shown} (git add {shown})")
+
+
+def _last_command(text: str) -> str:
+    """The last line of a shell script that is neither blank nor a comment, stripped ("" none)."""
+    lines = [line.strip() for line in text.splitlines()]
+    return next((line for line in reversed(lines) if line and not line.startswith("#")), "")
 
 
 def _install_lefthook(path: Path) -> ManagerChange:

@@ -205,3 +205,17 @@ def test_lefthook_toml_or_json_config_gets_no_second_yaml_config(make_repo: Make
     assert result.stdout == f"# {name}\n{snippet}"
     assert f"{name}: lefthook reads its config from {name}" in result.stderr and "lefthook install" in result.stderr
 
+
+@pytest.mark.parametrize("last", ["exit 0", "exec npx --no -- lint-staged"])
+def test_husky_hook_that_ends_in_exit_or_exec_is_refused_with_the_line(make_repo: MakeRepo, npm_bin: Path,
+                                                                      last: str) -> None:
+    """A line appended after a final `exit`/`exec` never runs: the hook would look installed and do nothing."""
+    repo = migrated(make_repo, LIVING)
+    tool(npm_bin, "husky", cwd=repo)
+    (repo / ".husky/pre-commit").write_text(f"echo users-own-check\n{last}\n")
+    git(repo, "add", ".husky/pre-commit")
+    git(repo, "commit", "-qm", "own husky hook", "--no-verify")
+    result = bonsai_untouched(repo, "install-hook", "-C", str(repo))
+    assert result.exit_code == 3, result.stdout + result.stderr
+    assert result.stdout == "bonsai-git-hook\n"
+    assert f".husky/pre-commit: its last command `{last}` ends the hook" in result.stderr
