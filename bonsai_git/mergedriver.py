@@ -15,7 +15,8 @@ from the merged leaves:
 
 - the merged tree is what `git merge-tree --write-tree HEAD <theirs>` gives (theirs: the
   commit `git merge` names in `GITHEAD_<sha>`), with this driver switched off inside it; a leaf
-  that conflicts there counts with our side's text (the hook regenerates once it is resolved);
+  that conflicts there counts with our side's text, or not at all when our side deleted it (the
+  hook regenerates once it is resolved);
 - a branch index or `memory/_index.md`: the file `render_tree` renders for those leaves and the
   merged `.bonsai.toml`, so an index never conflicts;
 - MEMORY.md: the pinned text (before the begin marker) and the inbox (after the end marker)
@@ -125,8 +126,12 @@ def _merged_tree(top: Path, prefix: str) -> tuple[tuple[Leaf, ...], Config] | No
         return None
     tree, conflicted = fields[0], {f for f in fields[1:] if f}
     files = _tree_files(top, tree, [f"{prefix}memory", f"{prefix}{CONFIG_FILE}"])
-    for path in sorted(conflicted & set(files)):  # our side's text until the user resolves it
-        files[path] = _tree_files(top, "HEAD", [path]).get(path, b"")
+    for path in sorted(conflicted & set(files)):  # our side's version until the user resolves it
+        ours = _tree_files(top, "HEAD", [path]).get(path)
+        if ours is None:  # modify/delete or a rename on our side: absent here, not an empty leaf
+            del files[path]
+        else:
+            files[path] = ours
     texts = [(p[len(prefix):], data) for p, data in sorted(files.items()) if leaf_location(p[len(prefix):]) is not None]
     try:
         leaves = leaves_from_bytes(texts)

@@ -139,3 +139,26 @@ def test_merge_bonsai_attributes_are_not_a_gap(make_repo: MakeRepo) -> None:
     ws = with_driver(migrated(make_repo, LIVING))
     assert bonsai("reindex", "-C", str(ws), "--check").exit_code == 0
     assert bonsai("status", "-C", str(ws)).exit_code == 0
+
+
+def test_a_leaf_deleted_here_and_edited_there_counts_as_deleted_until_resolved(make_repo: MakeRepo) -> None:
+    """modify/delete: our side deleted the leaf, so the indexes the driver writes leave it out (it was
+    counted as an empty leaf); resolving by keeping the deletion leaves nothing to reindex."""
+    ws = with_driver(migrated(make_repo, LIVING))
+    git(ws, "checkout", "-q", "-b", "edit", "main")
+    (ws / READING).write_text((ws / READING).read_text() + "\nOne more book.\n")
+    trunk = ws / "MEMORY.md"
+    trunk.write_bytes(trunk.read_bytes() + b"\n## Kiln Notes\n\nRuns hot.\n")
+    assert bonsai("absorb", "-C", str(ws)).exit_code == 0
+    git(ws, "add", "-A")
+    git(ws, "commit", "-qm", "edit the reading list, absorb kiln notes")
+    git(ws, "checkout", "-q", "-b", "delete", "main")
+    git(ws, "rm", "-q", READING)
+    assert bonsai("reindex", "-C", str(ws)).exit_code == 0
+    git(ws, "add", "-A")
+    git(ws, "commit", "-qm", "delete the reading list")
+    proc = subprocess.run(["git", "merge", "--no-edit", "edit"], cwd=ws, capture_output=True, text=True)
+    assert proc.returncode == 1 and "CONFLICT (modify/delete)" in proc.stdout, proc.stdout + proc.stderr
+    git(ws, "rm", "-q", "--", READING, "memory/domains/personal/_index.md")  # keep our deletion
+    check = bonsai("reindex", "-C", str(ws), "--check")
+    assert check.exit_code == 0, check.stdout + check.stderr
