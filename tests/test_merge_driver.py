@@ -162,3 +162,29 @@ def test_a_leaf_deleted_here_and_edited_there_counts_as_deleted_until_resolved(m
     git(ws, "rm", "-q", "--", READING, "memory/domains/personal/_index.md")  # keep our deletion
     check = bonsai("reindex", "-C", str(ws), "--check")
     assert check.exit_code == 0, check.stdout + check.stderr
+
+
+def test_a_rebase_through_the_driver_commits_fresh_indexes(make_repo: MakeRepo) -> None:
+    """A rebase commits each pick without the pre-commit hook: the driver must regenerate from the pick
+    (`rebase-merge/done` names it), else every rewritten commit holds stale indexes (a push gate refuses them)."""
+    ws = with_driver(migrated(make_repo, LIVING))
+    for branch, section in (("a", "Kiln Notes"), ("b", "Glaze Recipes")):
+        git(ws, "checkout", "-q", "-b", branch, "main")
+        trunk = ws / "MEMORY.md"
+        trunk.write_bytes(trunk.read_bytes() + f"\n## {section}\n\nNoted on {branch}.\n".encode())
+        assert bonsai("absorb", "-C", str(ws)).exit_code == 0
+        git(ws, "add", "-A")
+        git(ws, "commit", "-qm", f"absorb {section}")
+        (ws / READING).write_text((ws / READING).read_text() + f"\nA book from {branch}: {branch * 3}.\n"
+                                  if branch == "b" else (ws / READING).read_text())
+        if branch == "b":
+            assert bonsai("reindex", "-C", str(ws)).exit_code == 0
+            git(ws, "commit", "-qam", "one more book")
+    proc = subprocess.run(["git", "rebase", "a"], cwd=ws, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "unknown" not in proc.stderr, proc.stderr
+    for rev in ("HEAD~1", "HEAD"):  # both rewritten commits
+        git(ws, "checkout", "-q", rev)
+        check = bonsai("reindex", "-C", str(ws), "--check")
+        assert check.exit_code == 0, (rev, check.stdout + check.stderr)
+    assert "kiln-notes.md" in (ws / "memory/domains/general/_index.md").read_text()
