@@ -498,8 +498,9 @@ def _keep_snapshot(root: Path, ws: Workspace, leaves: Sequence[str], cache: Fact
     if rows is None or settings is None:
         drop_snapshot(snap_path)
         return
+    written = [p for p in result.changed if p in rendered]  # the Codex projection (AGENTS.md) is not the snapshot's
     snapshot = snapshot_after_full_run(settings, ws.stage, ws.unstaged, ws.untracked, root, rows, rendered,
-                                       result.changed, snap_path)
+                                       written, snap_path)
     snapshot.layouts = {domain: layout for domain, layout in layouts.items() if domain in snapshot.roots}
     save_snapshot(snap_path, snapshot)
 
