@@ -257,6 +257,32 @@ def _openclaw(workspace: Path, echo: Echo) -> int:
     return 1
 
 
+# ----------------------------------------------------------------------------- rollback, flatten
+
+def warn_connected(workspace: Path, echo: Echo) -> None:
+    """After rollback or flatten: name (stderr) each connect block left in AGENTS.md / CLAUDE.md and the
+    `connect --undo` that removes it.  They are the user's own files and separate commits, so those
+    commands leave them alone (a revert commit holds the migration's files only); the Claude import
+    still loads a flat MEMORY.md whole, so keeping it is a fine choice."""
+    from ..core.connect import CLAUDE_BEGIN, CLAUDE_END, find_block
+    from ..core.errors import BadInput
+    from ..projection import connected_codex_file
+
+    try:
+        found = connected_codex_file(workspace)
+        claude = _read_own_file(workspace, "CLAUDE.md")
+        span = None if claude is None else find_block(claude.decode("utf-8", "replace"), CLAUDE_BEGIN, CLAUDE_END,
+                                                      "CLAUDE.md")
+    except BadInput:
+        return
+    if found is not None:
+        echo(f"note: {found[0]} still holds bonsai-git's Codex block, a copy of the trunk block that is gone now; "
+             "remove it with: bonsai-git connect codex --undo", err=True)
+    if span is not None:
+        echo("note: CLAUDE.md still imports MEMORY.md (Claude Code keeps loading it whole, flat or not); remove "
+             "the import with: bonsai-git connect claude --undo", err=True)
+
+
 # ----------------------------------------------------------------------------- shared
 
 def _read_own_file(workspace: Path, name: str) -> bytes | None:
