@@ -17,8 +17,9 @@ The other runtimes, as measured with the real CLIs offline (Codex CLI 0.171.0, C
 - Claude Code (the `claude` profile) loads CLAUDE.md files whole, never cut, with their
   `@imports`: a repository's MEMORY.md imported by `@MEMORY.md` loads whole.  Its auto memory
   (MEMORY.md of `autoMemoryDirectory`) is cut: whole-line HTML comments (the bonsai markers too)
-  are stripped first, then the first 200 lines are kept, then the first 25,000 characters
-  (UTF-16 units: Claude Code is JavaScript), then a warning line is added.  `claude_code_fit`.
+  are stripped first, then the first 200 lines are kept, then the whole lines within 25,000
+  characters (UTF-16 units: Claude Code is JavaScript; the line the cut falls in is dropped),
+  then a warning line is added.  `claude_code_fit`.
 `loaded_at_boot` says whether a runtime loads the trunk at all, and by what (RuntimeFacts: what
 the shell read of the runtimes' settings).
 
@@ -280,12 +281,15 @@ def strip_comment_lines(text: str) -> tuple[str, int]:
 
 def claude_code_fit(text: str) -> ClaudeCodeFit:
     """How much of MEMORY.md `text` Claude Code loads as auto memory: comment lines stripped, then
-    the first 200 lines, then the first 25,000 chars (UTF-16 units) of those."""
+    the first 200 lines, then the whole lines that fit in 25,000 chars (UTF-16 units; a first line
+    longer than that is cut inside).  Measured on Claude Code 2.1.332 (tests/clients/)."""
     stripped, removed = strip_comment_lines(text)
     lines = stripped.splitlines(keepends=True)
     head = "".join(lines[:CLAUDE_CODE_MAX_LINES])
     kept = _utf16_prefix(head, CLAUDE_CODE_MAX_CHARS)
-    kept_lines = len(kept.splitlines())  # a line cut by the char limit counts as loaded
+    if kept != head and "\n" in kept:
+        kept = kept[: kept.rindex("\n") + 1]  # measured: the char cut drops the line it falls in
+    kept_lines = len(kept.splitlines())
     size = len(stripped.encode("utf-8"))
     kept_bytes = len(kept.encode("utf-8"))
     return ClaudeCodeFit(len(lines), utf16_len(stripped), len(lines) - kept_lines, utf16_len(stripped) - utf16_len(kept),

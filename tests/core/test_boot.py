@@ -76,7 +76,8 @@ def test_with_caps_overrides_and_keeps_smaller_file_caps() -> None:
      ("<!-- c -->\n" * 50 + "a\n" * 200, 0, 0),  # whole-line comments are stripped before counting
      ("<!-- open\nstill comment\n-->\n" + "a\n" * 201, 1, 2),  # a multi-line comment too
      ("```\n<!-- kept: in a fence -->\n```\n" + "a\n" * 198, 1, 2),
-     ("<!-- c --> text\n" + "a\n" * 200, 1, 2)],  # not a whole-line comment: counted
+     ("<!-- c --> text\n" + "a\n" * 200, 1, 2),  # not a whole-line comment: counted
+     ("x" * 24_990 + "\n" + "y" * 20 + "\n", 1, 21)],  # the char cut drops the whole line it falls in (measured)
 )
 def test_claude_code_fit_strips_comment_lines_then_200_lines_then_25000_chars(
         text: str, lost_lines: int, lost_chars: int) -> None:
