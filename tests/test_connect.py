@@ -432,3 +432,15 @@ def test_rollback_and_flatten_say_to_run_connect_undo(make_repo: MakeRepo, comma
     assert result.exit_code == 0, result.stderr
     assert "bonsai-git connect codex --undo" in result.stderr and "AGENTS.md" in result.stderr
     assert "CLAUDE.md still imports MEMORY.md" in result.stderr
+
+
+def test_move_into_a_new_domain_updates_the_projection_in_the_same_commit(make_repo: MakeRepo) -> None:
+    repo = _connected(make_repo, b"# Rules\n")
+    bonsai("connect", "codex", "-C", str(repo))
+    commit_all(repo, "connect")
+    result = bonsai("move", PRICING, "sales", "-C", str(repo))
+    assert result.exit_code == 0, result.stderr
+    assert "AGENTS.md" in git(repo, "show", "--name-only", "--format=", "HEAD").split()
+    assert b"- sales" in (repo / "AGENTS.md").read_bytes() and (repo / "AGENTS.md").read_bytes().endswith(b"# Rules\n")
+    assert git(repo, "status", "--porcelain") == ""
+    assert bonsai("reindex", "--check", "-C", str(repo)).exit_code == 0
