@@ -444,3 +444,13 @@ def test_move_into_a_new_domain_updates_the_projection_in_the_same_commit(make_r
     assert b"- sales" in (repo / "AGENTS.md").read_bytes() and (repo / "AGENTS.md").read_bytes().endswith(b"# Rules\n")
     assert git(repo, "status", "--porcelain") == ""
     assert bonsai("reindex", "--check", "-C", str(repo)).exit_code == 0
+
+
+@pytest.mark.parametrize(("runtime", "file", "end"), [("codex", "AGENTS.md", CODEX_END), ("claude", "CLAUDE.md", CLAUDE_END)])
+def test_undo_refuses_when_text_was_typed_inside_the_block(make_repo: MakeRepo, runtime: str, file: str,
+                                                           end: str) -> None:
+    repo = migrated(make_repo)
+    bonsai("connect", runtime, "-C", str(repo))
+    (repo / file).write_text((repo / file).read_text().replace(end, "my own line\n" + end))
+    result = bonsai_untouched(repo, "connect", runtime, "--undo", "-C", str(repo))
+    assert result.exit_code == 3 and f"{file}:" in result.stderr and "undo again" in result.stderr

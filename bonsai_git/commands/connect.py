@@ -63,6 +63,12 @@ def _codex(workspace: Path, *, undo: bool, dry_run: bool, mode: str, echo: Echo)
             echo("Codex: nothing to undo (no bonsai-git block in AGENTS.md or AGENTS.override.md)")
             return 0
         name, data, text, span = found
+        from ..core.connect import foreign_line
+
+        line = foreign_line(text, span)
+        if line is not None:  # undo removes what connect wrote, never text typed into it
+            raise BadInput(f"{name}:{line}: text inside bonsai-git's Codex block that bonsai-git did not write; "
+                           "move it out of the block, then undo again")
         return _apply(workspace, name, data, remove_block(text, span), dry_run, echo,
                       f"removed bonsai-git's Codex block from {name}")
     _trunk_bytes, parts = read_trunk(workspace)  # refused unless migrated: the block is the trunk's
@@ -171,6 +177,9 @@ def _claude(workspace: Path, *, undo: bool, dry_run: bool, echo: Echo) -> int:
         if text is None or span is None:
             echo("Claude Code: nothing to undo (no bonsai-git block in CLAUDE.md)")
             return 0
+        if text[span.start:span.end] != render_claude_block(newline_of(text[span.start:span.end]), span.created):
+            raise BadInput(f"{name}:{span.line}: bonsai-git's import block holds text it did not write; move that "
+                           "text out of the block, then undo again")
         return _apply(workspace, name, current, remove_block(text, span), dry_run, echo,
                       f"removed bonsai-git's @{TRUNK} import from {name}")
     if not (workspace / TRUNK).is_file():
