@@ -1,4 +1,4 @@
-"""Boot budget: OpenClaw's per-file and total caps, USER.md's own cap, Claude Code's 200 lines / 25,000 bytes."""
+"""Boot budget: OpenClaw's per-file and total caps, USER.md's own cap, Claude Code's 200 lines / 25,000 chars."""
 
 from __future__ import annotations
 
