@@ -71,10 +71,11 @@ class Boot:
 
 def tools_dir() -> Path:
     given = os.environ.get("BONSAI_CLIENTS_TOOLS")
-    for candidate in ([Path(given)] if given else CANDIDATES):
+    candidates = [Path(given)] if given else CANDIDATES
+    for candidate in candidates:
         if (candidate / "install.sh").is_file():
             return candidate
-    raise Unavailable(f"the shared client scripts are not at {' or '.join(str(c) for c in CANDIDATES)} "
+    raise Unavailable(f"the shared client scripts are not at {' or '.join(str(c) for c in candidates)} "
                       "(../shared/tools/clients/ next to the repository; BONSAI_CLIENTS_TOOLS names another folder)")
 
 
