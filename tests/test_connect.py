@@ -454,3 +454,21 @@ def test_undo_refuses_when_text_was_typed_inside_the_block(make_repo: MakeRepo, 
     (repo / file).write_text((repo / file).read_text().replace(end, "my own line\n" + end))
     result = bonsai_untouched(repo, "connect", runtime, "--undo", "-C", str(repo))
     assert result.exit_code == 3 and f"{file}:" in result.stderr and "undo again" in result.stderr
+
+
+def test_hook_refuses_to_rewrite_the_block_of_an_agents_md_with_unstaged_changes(make_repo: MakeRepo) -> None:
+    repo = _connected(make_repo, b"# Rules\n")
+    bonsai("connect", "codex", "-C", str(repo))
+    assert run(["bonsai-git", "install-hook"], repo).returncode == 0
+    assert commit_all(repo, "connect").returncode == 0
+    write(repo, "memory/domains/gardening/roses.md", "## Roses\n\nPrune in March.\n")
+    git(repo, "add", "memory")
+    with (repo / "AGENTS.md").open("a") as fh:
+        fh.write("A rule not meant for this commit.\n")  # unstaged
+    before = snapshot(repo)
+    refused = run(["git", "commit", "-q", "-m", "new domain"], repo)
+    assert refused.returncode != 0 and "AGENTS.md: has changes that are not staged" in refused.stderr
+    assert snapshot(repo) == before
+    git(repo, "stash", "push", "--keep-index", "-q")  # the user sets the edit aside: the commit goes through
+    first = run(["git", "commit", "-q", "-m", "new domain"], repo)
+    assert "wrote AGENTS.md" in first.stdout + first.stderr
