@@ -147,6 +147,7 @@ def _run_workspaces(top: Path, common_dir: Path, pending: list[tuple[Workspace, 
         for ws, _digest in pending:  # before any workspace is written: all or nothing
             if ws.unstaged:  # nothing unstaged: nothing to refuse
                 _refuse_unstaged(top, ws, open_facts)
+            _refuse_unstaged_projection(top, ws, open_facts)
     changed: list[str] = []
     touched: list[Workspace] = []
     for ws, digest in pending:
@@ -277,16 +278,42 @@ def _refuse_unstaged(top: Path, ws: Workspace, cache: Callable[[], FactsCache]) 
                       "commit again")
 
 
-def _would_rewrite_trunk(top: Path, ws: Workspace, cache: Callable[[], FactsCache]) -> bool:
+def _refuse_unstaged_projection(top: Path, ws: Workspace, cache: Callable[[], FactsCache]) -> None:
+    """Refuse (exit 3), as for MEMORY.md, when the run would rewrite the Codex block in an AGENTS
+    file (projection.py) that has changes git's index does not hold: staging the rewrite would
+    stage those too.  Two failed opens for a workspace that is not connected; one `git diff` for
+    one that is; a check run only when that file has unstaged changes."""
+    from .projection import connected_codex_file
+
+    try:
+        found = connected_codex_file(top / ws.prefix)
+    except BonsaiError:
+        return  # the run itself refuses, naming the file
+    if found is None:
+        return
+    name = ws.prefix + found[0]
+    if run(top, "diff", "--quiet", "--", name).returncode != 1:
+        return  # as staged (or untracked: the hook names it to add)
+    if found[0] not in _would_rewrite(top, ws, cache):
+        return
+    raise Refused(f"{name}: has changes that are not staged, and this commit rewrites its bonsai-git Codex block; "
+                  f"stage them (git add -- {name}) or set them aside (git stash push --keep-index), then commit again")
+
+
+def _would_rewrite(top: Path, ws: Workspace, cache: Callable[[], FactsCache]) -> tuple[str, ...]:
+    """The files a run over `ws` would write (a check run: nothing is written)."""
     from .workspace import load_config
     from .reindex import reindex_workspace
 
     root = top / ws.prefix
     config = load_config(root)
     leaves, _warnings = indexed_leaf_paths(root, ws.tracked, ws.untracked)
-    result = reindex_workspace(root, check=True, leaf_paths=leaves, config=config, absorb=config.absorb,
-                               facts=cache().facts_of(config.estimator))
-    return TRUNK in result.changed
+    return reindex_workspace(root, check=True, leaf_paths=leaves, config=config, absorb=config.absorb,
+                             facts=cache().facts_of(config.estimator)).changed
+
+
+def _would_rewrite_trunk(top: Path, ws: Workspace, cache: Callable[[], FactsCache]) -> bool:
+    return TRUNK in _would_rewrite(top, ws, cache)
 
 
 class _holding_lock:
@@ -536,8 +563,9 @@ def _keep_snapshot(root: Path, ws: Workspace, leaves: Sequence[str], cache: Fact
     if rows is None or settings is None:
         drop_snapshot(snap_path)
         return
+    written = [p for p in result.changed if p in rendered]  # the Codex projection (AGENTS.md) is not the snapshot's
     snapshot = snapshot_after_full_run(settings, ws.stage, ws.unstaged, ws.untracked, root, rows, rendered,
-                                       result.changed, snap_path)
+                                       written, snap_path)
     snapshot.layouts = {domain: layout for domain, layout in layouts.items() if domain in snapshot.roots}
     save_snapshot(snap_path, snapshot)
 

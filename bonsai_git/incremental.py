@@ -358,9 +358,15 @@ def _run(root: Path, snap: Snapshot, config: Config, stage: Mapping[str, str], t
     rendered[TRUNK] = render_trunk(parts_, sorted(roots), config_scopes(config))
     clean = {path: stage[path][7:] for path in rendered
              if path not in dirty and path in stage and stage[path].startswith(_REGULAR)}
-    changed = sync_rendered(root, rendered, trunk_bytes, check, None, clean)
+    from .projection import add_codex_projection
+
+    generated = set(rendered)
+    known: dict[str, bytes] = {}
+    add_codex_projection(root, rendered, known)
+    changed = sync_rendered(root, rendered, trunk_bytes, check, known, clean)
     if check:
         return changed, None
+    changed_all, changed = changed, tuple(p for p in changed if p in generated)  # AGENTS.md: not the snapshot's
     for path in changed:
         text = rendered[path]
         if text is not None:
@@ -371,7 +377,7 @@ def _run(root: Path, snap: Snapshot, config: Config, stage: Mapping[str, str], t
     after -= {p for p in changed if rendered[p] is None}
     new = Snapshot(snap.settings, now_name, disk, tuple(sorted(after)), roots, snap.files, snap.folder, leaves, now_text)
     new.layouts = layouts
-    return changed, new
+    return changed_all, new
 
 
 def _content(stage: Mapping[str, str], disk: Mapping[str, str], path: str) -> str | None:

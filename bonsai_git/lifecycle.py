@@ -468,7 +468,22 @@ def _relocation_plan(ctx: RepoContext, trunk: TrunkParts, moves: dict[str, str],
     rendered_paths = {*indexes, ROOT_INDEX, TRUNK, *(f"{DOMAINS_DIR}/{d}/_index.md" for d in _domains(moves))}
     current = {p: _read_or_none(ctx.abs_path(p)) for p in rendered_paths}
     changes = relocation_changes(leaves, leaf_bytes, moves, trunk, load_config(ctx.workspace), indexes, current)
-    return LifecyclePlan(op, tuple(changes.items()), tuple(sorted(moves.items())), (), message)
+    changes.update(_projection_change(ctx, changes.get(TRUNK, current[TRUNK])))
+    return LifecyclePlan(op, tuple(sorted(changes.items())), tuple(sorted(moves.items())), (), message)
+
+
+def _projection_change(ctx: RepoContext, trunk: bytes | None) -> dict[str, bytes]:
+    """The Codex projection's new bytes ({AGENTS file: bytes}) when the new trunk block changes it
+    (projection.py): a new or emptied domain is in the same commit as the trunk block it copies."""
+    from .projection import add_codex_projection
+
+    if trunk is None:
+        return {}
+    rendered: dict[str, str | None] = {TRUNK: trunk.decode("utf-8")}
+    known: dict[str, bytes] = {}
+    add_codex_projection(ctx.workspace, rendered, known)  # BadInput for text typed into its block: nothing written
+    return {path: text.encode("utf-8") for path, text in rendered.items()
+            if path != TRUNK and text is not None and known.get(str(ctx.abs_path(path))) != text.encode("utf-8")}
 
 
 def _domains(moves: Mapping[str, str]) -> set[str]:

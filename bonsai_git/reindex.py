@@ -124,12 +124,14 @@ def reindex_workspace(
         rendered = render_tree(leaves, parts, config, existing_index_paths(workspace), facts, branches)
         if rendered_out is not None:
             rendered_out.update(rendered)
+        known = _with_projection(workspace, rendered, known)
         return ReindexResult(sync_rendered(workspace, rendered, trunk_bytes, check, known, clean), (), pending)
     planned = dict(plan.files)
     _refuse_ignored(workspace, planned)
     leaves = tuple(leaf for leaf in leaves if leaf.path not in planned) + _planned_leaves(planned)
     new_parts = TrunkParts(parts.pinned, parts.block, plan.inbox, parts.newline)
     rendered = render_tree(leaves, new_parts, config, existing_index_paths(workspace), facts, branches)
+    known = _with_projection(workspace, rendered, known)
     if check:
         stale = _sync(workspace, rendered, trunk_bytes, None)
         return ReindexResult(tuple(sorted({*planned, *stale})), plan.sections)
@@ -144,12 +146,25 @@ def reindex_workspace(
             if not _file_is(workspace / TRUNK, new_trunk.encode("utf-8")):  # the sections are still in MEMORY.md
                 _undo(workspace, written, singles)
             raise
-        changed += _sync(workspace, {p: t for p, t in rendered.items() if p != TRUNK}, trunk_bytes, writer)
+        changed += _sync(workspace, {p: t for p, t in rendered.items() if p != TRUNK}, trunk_bytes, writer, known)
         writer.finish()
     except BaseException:
         writer.drain()  # late appends to what was replaced are carried, never left behind
         raise
     return ReindexResult(tuple(sorted({*written, *changed})), plan.sections)
+
+
+def _with_projection(workspace: Path, rendered: dict[str, str | None],
+                     known: Mapping[str, bytes] | None) -> Mapping[str, bytes] | None:
+    """Add the Codex projection (projection.py) to `rendered` when the workspace is connected; return
+    `known` with the bytes the projection was made from (what its write must find on disk)."""
+    from .projection import add_codex_projection
+
+    extra: dict[str, bytes] = {}
+    add_codex_projection(workspace, rendered, extra)
+    if not extra:
+        return known
+    return {**(known or {}), **extra}
 
 
 def _refuse_ignored(workspace: Path, planned: Mapping[str, str]) -> None:

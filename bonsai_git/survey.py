@@ -26,6 +26,7 @@ from collections.abc import Collection, Sequence
 from pathlib import Path
 
 from .core.boot import CODEX_FILES, PROFILES
+from .runtimes import runtime_facts
 from .core.branches import is_generated_index, is_index_name
 from .workspace import load_config
 from .core.config import Config
@@ -109,7 +110,8 @@ def survey_workspace(workspace: Path, now: int | None = None, fresh: FreshPrefix
     return Survey(config, now, _boot_files(workspace), leaves, archived, indexes, stale, stale_error,
                   _scanned(workspace, disk), provenance, workspace_attribute_problem(workspace, tracked),
                   chain_files=_chain_files(workspace), provenance_warning=provenance_warning(provenance),
-                  shallow=shallow, links=broken_links(workspace, leaves, disk.text(TRUNK)))
+                  runtime=runtime_facts(workspace), shallow=shallow,
+                  links=broken_links(workspace, leaves, disk.text(TRUNK)))
 
 
 class _MemoryFiles:

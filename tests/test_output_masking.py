@@ -170,6 +170,14 @@ def test_every_command_shows_none_of_the_values(secret_workspace: Path, tmp_path
     walk.process("bonsai-git", "status", "-C", ws)
     walk.process("bonsai-git-hook", "--check")
     walk.cli("explain", "-C", ws, f"Deploy {FOLDER_TOKEN}")
+    walk.cli("connect", "codex", "-C", ws, "--dry-run")  # the Codex block copies the trunk block's (masked) domains
+    walk.cli("connect", "codex", "-C", ws)
+    walk.cli("connect", "claude", "-C", ws)
+    walk.cli("connect", "openclaw", "-C", ws)
+    walk.cli("status", "-C", ws, "--profile", "codex")
+    walk.printed["AGENTS.md"] = (repo / "AGENTS.md").read_text()
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "connect")
     token_leaf = f"memory/domains/{FOLDER_TOKEN}/deploy-notes.md"
     walk.cli("move", "-C", ws, token_leaf, "infrastructure", "--dry-run")
     walk.cli("move", "-C", ws, token_leaf, "infrastructure")

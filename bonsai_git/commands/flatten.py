@@ -15,4 +15,7 @@ def run(workspace: Path, *, dry_run: bool, no_commit: bool, no_verify: bool, ech
     if not dry_run:
         warn_provenance(workspace, echo)
     echo(flatten_text(flatten(workspace, dry_run=dry_run, no_commit=no_commit, no_verify=no_verify)))
+    from .connect import warn_connected
+
+    warn_connected(workspace, echo)
     return 0
