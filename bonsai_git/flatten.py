@@ -132,18 +132,18 @@ def _migration_commit(ctx: RepoContext) -> str | None:
 def _migration_slots(ctx: RepoContext, migration: str) -> tuple[tuple[Slot, ...], str]:
     """The original's slots (flatplan.original_slots) and the trunk's pinned text in the migration commit.
 
-    The original is the blob its `Bonsai-Source` trailer names; the migrated files are read at
-    the commit.  Raises BadInput when the trailer or the blob is missing; no slots when the
+    The original is the blob its `Bonsai-Source` trailer names (without one: the trunk of its
+    parent); the migrated files are read at the commit.  Raises BadInput when the blob is missing; no slots when the
     commit's files do not hold the original (a hand-edited migration commit).
     """
     message = gitrun.run(ctx.top, "log", "-1", "--format=%B", migration, check=True).stdout.decode("utf-8", "replace")
     m = _SOURCE.search(message)
-    if m is None:
-        raise BadInput(f"{migration[:12]}: the migration commit has no Bonsai-Source trailer; flatten cannot find "
-                       f"the original {TRUNK}")
-    blob = gitrun.run(ctx.top, "cat-file", "blob", m.group(1))
+    # No Bonsai-Source trailer (a commit-msg hook dropped it; the commit was found by its content):
+    # the original is the flat trunk of the migration's parent, which migrate requires unmodified.
+    source = m.group(1) if m is not None else f"{migration}^1:{ctx.repo_path(TRUNK)}"
+    blob = gitrun.run(ctx.top, "cat-file", "blob", source)
     if blob.returncode != 0:
-        raise BadInput(f"{migration[:12]}: the original {TRUNK} blob {m.group(1)[:12]} is missing from the repository")
+        raise BadInput(f"{migration[:12]}: the original {TRUNK} blob {source[:12]} is missing from the repository")
     original = decode_utf8(blob.stdout, f"{TRUNK} at {migration[:12]}^")
     migrated = _files_at(ctx, migration)
     parts = parse_trunk(migrated.get(TRUNK, ""))

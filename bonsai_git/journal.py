@@ -85,6 +85,8 @@ class Journal:
     object_format: str
     entries: tuple[JournalEntry, ...]
     created_dirs: tuple[str, ...]
+    trailers: tuple[str, ...] = ()  # the commit's trailer lines: a commit without them is not the run's whole
+    staged: bool = True  # False: the run never touches git's index (absorb), so a restore leaves it alone
 
     def repo_path(self, path: str) -> str:
         """A workspace-relative path as a path from the work tree root."""
@@ -216,7 +218,7 @@ def read_journal(folder: Path) -> Journal | None:
         return None
     entries = tuple(JournalEntry(e["path"], e["existed"], e["index"], e["planned"]) for e in raw["entries"])
     return Journal(raw["head"], raw["prefix"], raw["subject"], raw["object_format"], entries,
-                   tuple(raw["created_dirs"]))
+                   tuple(raw["created_dirs"]), tuple(raw.get("trailers", ())), bool(raw.get("staged", True)))
 
 
 def read_prior(folder: Path, path: str) -> bytes:
@@ -275,6 +277,8 @@ def _encoded_chunks(journal: Journal) -> Iterator[bytes]:
         "subject": journal.subject,
         "object_format": journal.object_format,
         "created_dirs": list(journal.created_dirs),
+        "trailers": list(journal.trailers),
+        "staged": journal.staged,
         "recover": RECOVER_COMMAND,
     }
     yield json.dumps(head, indent=1, ensure_ascii=False)[: -len("\n}")].encode("utf-8") + b',\n "entries": [\n'

@@ -78,7 +78,9 @@ def _recovery_outcome(ctx: RepoContext, record: Journal, head: str | None) -> tu
         parents, subject = gitrun.commit_parents_and_subject(ctx.top, head)
         if parents == (record.head,):
             if committed_as_planned(ctx.top, record, head):
-                return "completed", None
+                if _carries_trailers(ctx.top, record, head):
+                    return "completed", None
+                return "undone", head  # our bytes, but a message hook dropped our trailers: not our commit whole
             if record.subject is not None and subject == record.subject:
                 return "undone", head
     raise RecoveryRefused(
@@ -87,6 +89,16 @@ def _recovery_outcome(ctx: RepoContext, record: Journal, head: str | None) -> tu
         f"original bytes are under {ctx.shown(git_path(ctx, journal.JOURNAL_DIR) / journal.PRIOR_DIR)}. Check the tree, "
         f"then delete that journal folder"
     )
+
+
+def _carries_trailers(top: Path, record: Journal, commit: str) -> bool:
+    """True when `commit`'s message holds every trailer line the journaled run wrote (none recorded: True)."""
+    if not record.trailers:
+        return True
+    from .migration_commit import missing_trailers
+
+    message = gitrun.run(top, "log", "-1", "--format=%B", commit, check=True).stdout.decode("utf-8", "replace")
+    return not missing_trailers(message, record.trailers)
 
 
 def committed_as_planned(top: Path, record: Journal, commit: str) -> bool:

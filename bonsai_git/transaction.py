@@ -117,9 +117,10 @@ def apply_changes(
             _stage(ctx, changes, record.entries)
             crash_point("staged")
             durable.wait()  # every written file is on stable storage before HEAD can move
-            commit, listing = _commit(ctx, message, no_verify, folder, changes)
+            commit, committed_message, listing = _commit(ctx, message, no_verify, folder, changes)
             crash_point("committed")
             _verify_committed(ctx, changes, record.entries, listing)
+            _verify_trailers(ctx, committed_message, message)
         else:
             durable.wait()  # before the journal goes
         writer.finish()  # a write that landed in a file we replaced, late: carried or refused
@@ -392,6 +393,33 @@ def _verify_committed(ctx: RepoContext, changes: Mapping[str, bytes | None], ent
             raise Failed(f"{repo_path}: a commit hook changed it; the commit was undone and the tree restored")
 
 
+def _verify_trailers(ctx: RepoContext, committed: str, message: str) -> None:
+    """The commit's message (`committed`) must still carry our trailers (the last paragraph of
+    `message`), each on a line of its own: rollback, flatten and regroup find our commits by them.  A commit-msg
+    (or prepare-commit-msg) hook that normalises messages may drop them: Failed (exit 1) naming
+    that hook, and the caller undoes the commit like any other rejection (issue 21)."""
+    from .migration_commit import missing_trailers, trailer_lines
+
+    lost = missing_trailers(committed, trailer_lines(message))
+    if lost:
+        raise Failed(f"git commit dropped the trailer {lost[0].split(':', 1)[0]}: (a message hook rewrote the "
+                     f"message: {_message_hooks(ctx)}); the commit was undone and the tree restored. Make that hook "
+                     f"keep lines that start with `Bonsai-`, then run the command again")
+
+
+def _message_hooks(ctx: RepoContext) -> str:
+    """The hooks that can rewrite a commit message, as paths shown from the workspace (or a hint when none is found)."""
+    from .githook import hooks_dir
+
+    try:
+        folder = hooks_dir(ctx.top, shared_ok=True)
+    except BonsaiError:
+        return "the commit-msg or prepare-commit-msg hook"
+    found = [ctx.shown(folder / name) for name in ("prepare-commit-msg", "commit-msg")
+             if os.access(folder / name, os.X_OK) and (folder / name).is_file()]
+    return " or ".join(found) if found else "the commit-msg or prepare-commit-msg hook"
+
+
 def _filtered_blob_id(ctx: RepoContext, repo_path: str, data: bytes) -> str:
     """The blob id git makes of `data` at `repo_path` after its filters (core.autocrlf, eol attributes)."""
     return gitrun.output(ctx.top, "hash-object", f"--path={repo_path}", "--stdin", input=data).strip()
@@ -463,8 +491,11 @@ def _journal_record(ctx: RepoContext, changes: Mapping[str, bytes | None], befor
             created.add(folder)
             folder = folder.rpartition("/")[0]
     subject = None if message is None else message.split("\n", 1)[0]
+    from .migration_commit import trailer_lines
+
     return Journal(head, ctx.prefix, subject, algo, entries,
-                   tuple(sorted(created, key=lambda d: (d.count("/"), d))))
+                   tuple(sorted(created, key=lambda d: (d.count("/"), d))),
+                   () if message is None else trailer_lines(message))
 
 
 def _write_order(changes: Mapping[str, bytes | None]) -> list[str]:
@@ -589,9 +620,10 @@ def _git_converts(ctx: RepoContext, repo_paths: list[str]) -> bool:
 
 
 def _commit(ctx: RepoContext, message: str, no_verify: bool, folder: Path,
-            changes: Mapping[str, bytes | None]) -> tuple[str | None, gitrun.Started | None]:
-    """Run the real `git commit`; return the new HEAD (None if the commit failed before a ref moved)
-    and `_verify_committed`'s `git ls-tree HEAD` of the changed paths, started beside the HEAD read.
+            changes: Mapping[str, bytes | None]) -> tuple[str, str, gitrun.Started | None]:
+    """Run the real `git commit`; return the new HEAD, its message as committed (after the message
+    hooks) and `_verify_committed`'s `git ls-tree HEAD` of the changed paths, started beside the
+    HEAD read (one `git log` gives the sha and the message).
 
     The commit's hooks see OWN_COMMIT_ENV naming our journal, so our own pre-commit hook runs
     instead of refusing because of the journal this very run holds.
@@ -605,7 +637,8 @@ def _commit(ctx: RepoContext, message: str, no_verify: bool, folder: Path,
     listed = gitrun.committed_blobs_args("HEAD", (ctx.repo_path(p) for p in changes))
     listing = gitrun.start(ctx.top, *listed) if listed is not None else None
     try:
-        return head_sha(ctx), listing
+        sha, _, committed = gitrun.output(ctx.top, "log", "-1", "--format=%H%n%B", "HEAD").partition("\n")
+        return sha, committed, listing
     except BaseException:
         if listing is not None:
             listing.result()
