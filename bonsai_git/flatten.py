@@ -36,7 +36,7 @@ from .reindex import read_trunk
 from .rollback import find_migration_commit
 from .transaction import apply_changes
 from .core.layout import DOMAINS_DIR, MEMORY_DIR, ROOT_INDEX, TRUNK, decode_utf8, parse_trunk
-from .tree import read_leaves, remove_empty_folders, walk_leaf_paths
+from .tree import Reads, read_leaves, remove_empty_folders, walk_leaf_paths
 
 _SOURCE = re.compile(r"^Bonsai-Source:[ \t]*\S+[ \t]+([0-9a-f]{40,64})[ \t]*$", re.M)
 
@@ -64,17 +64,21 @@ def flatten(workspace: Path, *, dry_run: bool = False, no_commit: bool = False, 
     refuse_if_journaled(ctx.top)
     with workspace_lock(ctx):
         check_clean_for_commit(ctx, MEMORY_AREAS)
-        _trunk_bytes, parts = read_trunk(ctx.workspace)
+        reads = Reads(ctx.workspace)  # the one read the plan is made from and the swap checks against
+        _trunk_bytes, parts = read_trunk(ctx.workspace, reads)
         migration = _migration_commit(ctx)
         slots, pinned_then = _migration_slots(ctx, migration) if migration else ((), "")
         if migration and not slots:
             migration = None  # its files do not hold its original: order by domain instead (nothing is lost)
         original_pinned = "".join(s.text for s in slots if s.source == PINNED)
         pinned = strip_separator(parts.pinned, pinned_then, original_pinned)
-        leaves = read_leaves(ctx.workspace, walk_leaf_paths(ctx.workspace))
+        leaves = read_leaves(ctx.workspace, walk_leaf_paths(ctx.workspace), reads)
         renames = _renames(ctx, migration) if migration else {}
         plan = plan_flatten(slots, pinned, leaves, parts.inbox, renames, parts.newline)
-        deleted = tuple(sorted({leaf.path for leaf in leaves} | set(_generated_paths(ctx))))
+        generated = _generated_paths(ctx)
+        for path in generated:
+            reads.read_or_none(path)  # deleted only while it holds what was seen here
+        deleted = tuple(sorted({leaf.path for leaf in leaves} | set(generated)))
         kept = tuple(p for p in _files_under(ctx, DOMAINS_DIR) if p not in deleted)
         if dry_run:
             return FlattenResult(plan, deleted, migration, None, True, kept)
@@ -83,7 +87,7 @@ def flatten(workspace: Path, *, dry_run: bool = False, no_commit: bool = False, 
         changes: dict[str, bytes | None] = {TRUNK: plan.text.encode("utf-8")}
         changes.update({path: None for path in deleted})
         message = flatten_message(plan, deleted, migration)
-        sha = apply_changes(ctx, changes, None if no_commit else message,
+        sha = apply_changes(ctx, changes, None if no_commit else message, reads,
                             verify=lambda: _verify(ctx, plan, deleted), no_verify=no_verify)
         for path in sorted(deleted, key=lambda p: -p.count("/")):
             remove_empty_folders(ctx.abs_path(path).parent, ctx.workspace)  # memory/ too, when nothing is left

@@ -334,7 +334,8 @@ def restore(top: Path, journal: Journal, prior: Callable[[str], bytes], *,
       kept in place, since no hook of ours could have made it.  Otherwise (a fixer hook may
       have rewritten our bytes): the prior bytes are put back and the bytes found are copied
       to `rescue_dir/<path>` (named in a warning), so nothing is lost either way.  A file the
-      run created that holds other bytes than ours is copied there too, then deleted.
+      run created that holds other bytes than ours is kept in place too before any hook ran
+      (another process made it), else copied there, then deleted.
 
     `rescued`: when given, the copies' paths (relative to `rescue_dir`) are appended to it instead
     of printed.  `undo_commit`: the run's own commit, to be undone by moving HEAD back to the journal's HEAD
@@ -445,8 +446,9 @@ def _restored_bytes(current: bytes | None, entry: JournalEntry, old: bytes | Non
         return old if not keep_foreign and not extra.strip() else old + extra
     if old is not None and current.startswith(old):
         return _Keep("kept as it is now: the original with text appended")
-    if keep_foreign and old is not None:
-        return _Keep("kept as it is now (its earlier bytes are in git's HEAD)")
+    if keep_foreign:  # no hook of ours ran: another process made these bytes (a file it created, too)
+        return _Keep("kept as it is now (its earlier bytes are in git's HEAD)" if old is not None else
+                     "kept as it is now: another process created it")
     return _Rescue(current)
 
 

@@ -53,7 +53,7 @@ from .core.health import age_days, is_due_for_purge
 from .survey import ARCHIVE_DIR, archive_dates, now_from_env, tracked_paths
 from .transaction import apply_changes
 from .core.layout import DOMAINS_DIR, MEMORY_DIR, ROOT_INDEX, TRUNK, Leaf, TrunkParts, leaf_location
-from .tree import read_leaves, remove_empty_folders, walk_leaf_paths
+from .tree import Reads, read_leaves, remove_empty_folders, walk_leaf_paths
 
 TRAILER = "Bonsai-Op"
 MEMORY_AREAS = (TRUNK, DOMAINS_DIR, ROOT_INDEX, *SINGLE_FILE_DOMAINS.values(), ARCHIVE_DIR)
@@ -369,7 +369,8 @@ def _relocate_leaves(workspace: Path, refs: Sequence[str], op: str, *,
     ctx = open_workspace(workspace)
     with workspace_lock(ctx):
         check_clean_for_commit(ctx, MEMORY_AREAS)
-        _trunk_bytes, trunk = read_trunk(ctx.workspace)  # the checks reindex makes (text typed in the block, ...)
+        reads = Reads(ctx.workspace)  # the one read the plan is made from and the swap checks against
+        _trunk_bytes, trunk = read_trunk(ctx.workspace, reads)  # the checks reindex makes (text typed in the block, ...)
         paths = walk_leaf_paths(ctx.workspace)
         olds = list(dict.fromkeys(resolve_leaf(_workspace_ref(ctx, r), paths) for r in refs))
         in_use = taken(ctx, paths)
@@ -377,8 +378,8 @@ def _relocate_leaves(workspace: Path, refs: Sequence[str], op: str, *,
         for old in olds:
             moves[old] = target(old, in_use)
             in_use.append(moves[old])
-        plan = _relocation_plan(ctx, trunk, moves, op, message(moves))
-        return _apply(ctx, plan, dry_run=dry_run, no_commit=no_commit, no_verify=no_verify)
+        plan = _relocation_plan(ctx, reads, paths, trunk, moves, op, message(moves))
+        return _apply(ctx, plan, reads, dry_run=dry_run, no_commit=no_commit, no_verify=no_verify)
 
 
 def regroup_workspace(workspace: Path, *, all_leaves: bool = False, dry_run: bool = False, no_commit: bool = False,
@@ -391,15 +392,17 @@ def regroup_workspace(workspace: Path, *, all_leaves: bool = False, dry_run: boo
     ctx = open_workspace(workspace)
     with workspace_lock(ctx):
         check_clean_for_commit(ctx, MEMORY_AREAS)
-        _trunk_bytes, trunk = read_trunk(ctx.workspace)
-        leaves = read_leaves(ctx.workspace, walk_leaf_paths(ctx.workspace))
+        reads = Reads(ctx.workspace)
+        _trunk_bytes, trunk = read_trunk(ctx.workspace, reads)
+        paths = walk_leaf_paths(ctx.workspace)
+        leaves = read_leaves(ctx.workspace, paths, reads)
         keep = _placed_by_move(ctx) if all_leaves else set()
         found = regroup_moves(leaves, load_config(ctx.workspace), all_leaves=all_leaves, keep=keep)
         moves = {old: new for old, (new, _why) in found.items()}
         if not moves:
             return LifecycleResult(LifecyclePlan("regroup", (), (), (), ""), None, dry_run)
-        plan = _relocation_plan(ctx, trunk, moves, "regroup", regroup_message(found, all_leaves))
-        return _apply(ctx, plan, dry_run=dry_run, no_commit=no_commit, no_verify=no_verify)
+        plan = _relocation_plan(ctx, reads, paths, trunk, moves, "regroup", regroup_message(found, all_leaves))
+        return _apply(ctx, plan, reads, dry_run=dry_run, no_commit=no_commit, no_verify=no_verify)
 
 
 def _placed_by_move(ctx: RepoContext) -> set[str]:
@@ -435,9 +438,12 @@ def purge_archive(workspace: Path, grace_days: int = 180, *, dry_run: bool = Fal
         now = now_from_env() if now is None else now
         due = due_for_purge(archive_dates(ctx.workspace), tracked_paths(ctx.workspace, ARCHIVE_DIR), now, grace_days)
         plan = LifecyclePlan("purge", tuple((p, None) for p, _ in due), (), due, purge_message(due, grace_days))
+        reads = Reads(ctx.workspace)
+        for path, _days in due:  # read before the check that they are committed: a write after it is caught at the delete
+            reads.read_or_none(path)
         if due:
             check_clean_for_commit(ctx, [p for p, _ in due])
-        return _apply(ctx, plan, dry_run=dry_run, no_commit=no_commit, no_verify=no_verify)
+        return _apply(ctx, plan, reads, dry_run=dry_run, no_commit=no_commit, no_verify=no_verify)
 
 
 def _workspace_ref(ctx: RepoContext, ref: str) -> str:
@@ -455,16 +461,21 @@ def _files_under(ctx: RepoContext, folder: str) -> Iterable[str]:
         yield from (p.relative_to(ctx.workspace).as_posix() for p in root.rglob("*") if p.is_file() or p.is_symlink())
 
 
-def _relocation_plan(ctx: RepoContext, trunk: TrunkParts, moves: dict[str, str], op: str,
-                     message: str) -> LifecyclePlan:
+def _relocation_plan(ctx: RepoContext, reads: Reads, paths: Sequence[str], trunk: TrunkParts, moves: dict[str, str],
+                     op: str, message: str) -> LifecyclePlan:
+    """The relocation's changes, planned from `reads` (the run's one read: `trunk` came from it,
+    and every leaf, target and generated file is read through it, once)."""
     check_committable(ctx, [ctx.repo_path(p) for p in moves.values()], "change")  # no plain-text copy, not ignored
-    paths = walk_leaf_paths(ctx.workspace)
-    leaves = read_leaves(ctx.workspace, paths)
-    leaf_bytes = {old: ctx.abs_path(old).read_bytes() for old in moves}
+    leaves = read_leaves(ctx.workspace, paths, reads)
+    leaf_bytes = {old: reads.read(old, old) for old in moves}  # the bytes just read for `leaves`
+    for new in moves.values():
+        reads.read_or_none(new)  # absent (the target was checked free): created only while it still is
     indexes = existing_index_paths(ctx.workspace)
     rendered_paths = {*indexes, ROOT_INDEX, TRUNK, *(f"{DOMAINS_DIR}/{d}/_index.md" for d in _domains(moves))}
-    current = {p: _read_or_none(ctx.abs_path(p)) for p in rendered_paths}
+    current = {p: reads.read_or_none(p) for p in rendered_paths}
     changes = relocation_changes(leaves, leaf_bytes, moves, trunk, load_config(ctx.workspace), indexes, current)
+    for path in changes:
+        reads.note(path, None)  # a new domain's index: planned as absent (compared with nothing), created only so
     return LifecyclePlan(op, tuple(changes.items()), tuple(sorted(moves.items())), (), message)
 
 
@@ -472,14 +483,15 @@ def _domains(moves: Mapping[str, str]) -> set[str]:
     return {loc[0] for p in moves.values() if (loc := leaf_location(p)) is not None}
 
 
-def _apply(ctx: RepoContext, plan: LifecyclePlan, *, dry_run: bool, no_commit: bool, no_verify: bool) -> LifecycleResult:
+def _apply(ctx: RepoContext, plan: LifecyclePlan, reads: Reads, *, dry_run: bool, no_commit: bool,
+           no_verify: bool) -> LifecycleResult:
     if dry_run or not plan.changes:
         return LifecycleResult(plan, None, dry_run)
     if not no_commit:
         check_identity(ctx)
     changes = dict(plan.changes)
     sources = {old: changes[new] for old, new in plan.moves}
-    sha = apply_changes(ctx, changes, None if no_commit else plan.message,
+    sha = apply_changes(ctx, changes, None if no_commit else plan.message, reads,
                         verify=lambda: _verify(ctx, plan, sources), no_verify=no_verify)
     for path in sorted((p for p, data in plan.changes if data is None), key=lambda p: -p.count("/")):
         remove_empty_folders(ctx.abs_path(path).parent, ctx.abs_path(MEMORY_DIR))  # up to, not incl., memory/

@@ -49,6 +49,7 @@ from .core.layout import (
 )
 from .tree import (
     CheckedWriter,
+    Reads,
     has_symlink_between,
     _read_bytes,
     read_leaves,
@@ -169,10 +170,13 @@ def sync_rendered(workspace: Path, rendered: Mapping[str, str | None], trunk_byt
     return changed
 
 
-def read_trunk(workspace: Path) -> tuple[bytes, TrunkParts]:
-    """MEMORY.md's bytes and its parts; BadInput when missing, not UTF-8, unmigrated or conflicted."""
-    try:
-        data = read_regular(workspace / TRUNK, TRUNK)  # a FIFO or a device is refused, never read
+def read_trunk(workspace: Path, reads: Reads | None = None) -> tuple[bytes, TrunkParts]:
+    """MEMORY.md's bytes and its parts; BadInput when missing, not UTF-8, unmigrated or conflicted.
+
+    `reads`: the run's one read of the truth (tree.Reads), which records the bytes (the ones a
+    later swap of MEMORY.md is checked against)."""
+    try:  # a FIFO or a device is refused, never read
+        data = read_regular(workspace / TRUNK, TRUNK) if reads is None else reads.read(TRUNK, TRUNK)
     except (FileNotFoundError, NotADirectoryError):
         raise BadInput(f"{TRUNK}: not found; run bonsai-git migrate first") from None
     except IsADirectoryError:

@@ -41,7 +41,7 @@ from .core.secretscan import has_secret, secret_warnings
 from .core.sections import unclosed_comment_warning
 from .core.tokens import estimate_tokens
 from .core.layout import TRUNK, is_migrated
-from .tree import CheckedWriter, Fingerprint, sync_barrier, write_durably
+from .tree import CheckedWriter, Fingerprint, Reads, sync_barrier, write_durably
 
 
 @dataclass
@@ -65,6 +65,7 @@ def apply_changes(
     ctx: RepoContext,
     changes: Mapping[str, bytes | None],
     message: str | None,
+    reads: Reads,
     *,
     verify: Callable[[], None] = lambda: None,
     no_verify: bool = False,
@@ -72,10 +73,14 @@ def apply_changes(
     """Write (bytes) or delete (None) workspace-relative paths, verify, stage them, and commit.
 
     `changes` maps workspace-relative posix paths to their new bytes.  `message` None means
-    write and stage nothing more: the changes stay in the work tree (`--no-commit`).  Returns
+    write and stage nothing more: the changes stay in the work tree (`--no-commit`).  `reads`:
+    the run's one read of the truth (tree.Reads), the bytes the plan was made from: each path
+    is replaced or deleted only while it still holds exactly those (a write since is caught,
+    never overwritten), and the journal records them as the prior bytes.  Returns
     the new commit sha (or None).  Before the first write a crash journal is recorded
     (journal.py) and removed after the last step.  Refuses, writing nothing: IndexLocked (git's
-    index.lock held for ~2 s), JournalPresent, Refused (a symlink or folder at a path).  On any
+    index.lock held for ~2 s), JournalPresent, Refused (a symlink or folder at a path),
+    ConcurrentWrite (a large file changed since the plan read it).  On any
     failure after that, Ctrl-C included, HEAD, every path and its index entry are restored
     exactly and the error re-raised as a BonsaiError (Failed, exit 1; Interrupted, exit 130).
     """
@@ -83,19 +88,24 @@ def apply_changes(
         return None
     folder = _journal_folder(ctx)
     _wait_for_index_lock(ctx)
-    found = _prior_bytes(ctx, changes)
-    record = _journal_record(ctx, changes, found, message)
+    before = _prior_bytes(ctx, changes, reads)
+    record = _journal_record(ctx, changes, before, message)
     try:
         copied = journal.write_journal(
-            folder, record, {p: d for p, d in found.items() if d is not None},
-            {p: d for p in changes if found[p] is not None and (d := changes[p]) is not None})
+            folder, record, {p: ctx.abs_path(p) if isinstance(d, Fingerprint) else d
+                             for p, d in before.items() if d is not None},
+            {p: d for p in changes if before[p] is not None and (d := changes[p]) is not None})
     except OSError as exc:
         raise Failed(f"{ctx.shown(folder)}: could not record the crash journal ({exc.strerror or exc}); "
                      f"nothing was written") from None
-    # A large file's old bytes are known by the Fingerprint of the journal's copy from here on
-    # (the writer checks it; a restore reads the copy back), not held in memory.
-    before: dict[str, bytes | Fingerprint | None] = {p: copied[p] if isinstance(d, Path) else d for p, d in found.items()}
-    del found, copied
+    # A large file is known by its Fingerprint (not held in memory); the journal's copy of it must
+    # be the bytes the plan read, or the file changed in between: stop before the first write.
+    changed = sorted(p for p, found in copied.items() if found != before[p])
+    del copied
+    if changed:
+        journal.remove_journal(folder)
+        raise ConcurrentWrite(f"{ctx.repo_path(changed[0])}: changed by another process while bonsai-git was "
+                              f"running; that write was kept and nothing was written. Run the command again")
     crash_point("journal")
     commit: str | None = None
     hooks_ran = False
@@ -229,6 +239,10 @@ def _migrate_locked(ctx: RepoContext, *, dry_run: bool, no_commit: bool, force: 
     # into sections (their texts are a copy), the old MEMORY.md bytes are the crash journal's copy,
     # and holding the text besides was 1x the input on top of planning's peak (issue 15).
     source = _Source.of(original)
+    # The one read of MEMORY.md (issue 21): the plan is made from it, and the swap compares the file
+    # with it (its bytes, or a large file's Fingerprint); every other planned path was proved absent.
+    reads = Reads(ctx.workspace, others_absent=True)
+    reads.note(TRUNK, source.fingerprint if source.fingerprint.length >= LARGE_PRIOR else original.encode("utf-8"))
     handed = SourceText(original)
     del original
     plan = plan_migration(handed, config, choices)
@@ -241,7 +255,7 @@ def _migrate_locked(ctx: RepoContext, *, dry_run: bool, no_commit: bool, force: 
     if not no_commit:  # --no-commit makes no commit, so needs no identity
         check_identity(ctx)
     sha = apply_changes(
-        ctx, _EncodedFiles(plan.files), None if no_commit else message,
+        ctx, _EncodedFiles(plan.files), None if no_commit else message, reads,
         verify=lambda: _verify_on_disk(ctx, source, plan), no_verify=no_verify,
     )
     return MigrationResult(plan, commit=sha, notes=notes, message=message, warnings=warnings, config=config,
@@ -321,17 +335,21 @@ class _FileTexts(Mapping[str, str]):
 
 @dataclass(frozen=True, slots=True)
 class _Source:
-    """The original MEMORY.md text known by its length (chars) and SHA-256 (of its UTF-8 bytes)."""
+    """The original MEMORY.md text known by its length (chars) and SHA-256 (of its UTF-8 bytes), and
+    those bytes' Fingerprint (strict UTF-8 decodes and encodes back to the very bytes read)."""
 
     length: int
     digest: bytes
+    fingerprint: Fingerprint
 
     @classmethod
     def of(cls, text: str) -> _Source:
-        digest = hashlib.sha256()
+        digest, size = hashlib.sha256(), 0
         for start in range(0, len(text), 1 << 20):  # a slice at a time: no second copy of the whole text
-            digest.update(text[start : start + (1 << 20)].encode("utf-8"))
-        return cls(len(text), digest.digest())
+            chunk = text[start : start + (1 << 20)].encode("utf-8")
+            digest.update(chunk)
+            size += len(chunk)
+        return cls(len(text), digest.digest(), Fingerprint(size, digest.digest()))
 
 
 def _verify_on_disk(ctx: RepoContext, source: _Source, plan: MigrationPlan) -> None:
@@ -441,25 +459,26 @@ def _wait_for_index_lock(ctx: RepoContext) -> None:
         )
 
 
-# Files this large are not read into memory before they are replaced: the journal copies them and
-# the run keeps their Fingerprint (a 50 MB MEMORY.md was 1x the input on top of the plan, issue 15).
+# Files this large are not held in memory before they are replaced: the plan keeps their Fingerprint
+# (tree.Reads.note) and the journal copies them (a 50 MB MEMORY.md was 1x the input on top of the plan, issue 15).
 LARGE_PRIOR = 1 << 20
 
 
-def _prior_bytes(ctx: RepoContext, changes: Mapping[str, bytes | None]) -> dict[str, bytes | Path | None]:
-    """{path: bytes before the run, its absolute Path when it holds LARGE_PRIOR bytes or more (the
-    journal copies it), or None when absent}; refuses a symlink or folder at a path."""
-    before: dict[str, bytes | Path | None] = {}
+def _prior_bytes(ctx: RepoContext, changes: Mapping[str, bytes | None],
+                 reads: Reads) -> dict[str, bytes | Fingerprint | None]:
+    """{path: what the plan read there (`reads.prior`): bytes, a large file's Fingerprint, or None:
+    absent}, in path order; refuses (Refused) a symlink or folder now at a path the plan read as a file."""
+    before: dict[str, bytes | Fingerprint | None] = {}
     for path in sorted(changes):
-        target = ctx.abs_path(path)
-        try:
-            info = os.lstat(target)
-        except (FileNotFoundError, NotADirectoryError):
-            before[path] = None
+        prior = before[path] = reads.prior(path)
+        if prior is None:
             continue
+        try:
+            info = os.lstat(ctx.abs_path(path))
+        except (FileNotFoundError, NotADirectoryError):
+            continue  # deleted since: the checked writer refuses it (ConcurrentWrite)
         if not stat.S_ISREG(info.st_mode):
             raise Refused(f"{ctx.repo_path(path)}: is a symlink or a folder; bonsai-git replaces regular files only")
-        before[path] = target if info.st_size >= LARGE_PRIOR else target.read_bytes()
     return before
 
 
