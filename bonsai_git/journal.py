@@ -36,7 +36,7 @@ import shutil
 import signal
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -319,7 +319,8 @@ def blob_id(data: bytes, object_format: str = "sha1") -> str:
 def restore(top: Path, journal: Journal, prior: Callable[[str], bytes], *,
             planned: Callable[[str], bytes | None] = lambda path: None,
             undo_commit: str | None = None, keep_foreign: bool = True,
-            rescue_dir: Path | None = None, rescued: list[str] | None = None) -> list[str]:
+            rescue_dir: Path | None = None, rescued: list[str] | None = None,
+            unwritten: Collection[str] = ()) -> list[str]:
     """Put HEAD, the index entries and the bytes of exactly the journaled paths back as they were.
 
     The result is a whole state: the pre-run bytes of every path, plus what another process
@@ -334,12 +335,14 @@ def restore(top: Path, journal: Journal, prior: Callable[[str], bytes], *,
       kept in place, since no hook of ours could have made it.  Otherwise (a fixer hook may
       have rewritten our bytes): the prior bytes are put back and the bytes found are copied
       to `rescue_dir/<path>` (named in a warning), so nothing is lost either way.  A file the
-      run created that holds other bytes than ours is kept in place too before any hook ran
-      (another process made it), else copied there, then deleted.
+      run created that holds other bytes than ours is copied there too, then deleted, unless
+      the run never wrote it (`unwritten`: another process created it), then it is kept.
 
     `rescued`: when given, the copies' paths (relative to `rescue_dir`) are appended to it instead
     of printed.  `undo_commit`: the run's own commit, to be undone by moving HEAD back to the journal's HEAD
-    (only if HEAD still points to it).  Idempotent: running it twice (a crash during a restore)
+    (only if HEAD still points to it); when git refuses to move HEAD (a stale lock), nothing else is
+    put back, so HEAD and the index never disagree (recovery then settles on the commit).  A journal
+    whose run never staged (`staged` False: absorb) leaves git's index alone.  Idempotent: running it twice (a crash during a restore)
     gives the same result.  Returns what could not be put back (empty when all was restored);
     never raises for one path's failure.
     """
@@ -350,8 +353,13 @@ def restore(top: Path, journal: Journal, prior: Callable[[str], bytes], *,
         proc = gitrun.run(top, "update-ref", "-m", "bonsai-git: undo the interrupted run", "HEAD", journal.head,
                           undo_commit)
         if proc.returncode != 0:
-            errors.append(f"HEAD: {gitrun.first_line(proc.stderr)}")
-    errors += _restore_index(top, journal)
+            # HEAD still holds the run's commit (a crash inside `git commit` can leave a stale
+            # HEAD.lock): putting the index and the files back now would leave HEAD at the new tree
+            # and the index at the old one.  Leave the whole new state; recovery settles it.
+            return [f"HEAD: could not be moved back ({gitrun.first_line(proc.stderr)}); the run's commit and "
+                    "its files were left as they are"]
+    if journal.staged:
+        errors += _restore_index(top, journal)
     workspace = top / journal.prefix if journal.prefix else top
     writer = CheckedWriter(workspace)
     try:
@@ -359,7 +367,7 @@ def restore(top: Path, journal: Journal, prior: Callable[[str], bytes], *,
             shown = journal.repo_path(entry.path)
             try:
                 _restore_entry(workspace, writer, entry, shown, prior, planned, journal.object_format, keep_foreign,
-                               rescue_dir or top, rescued)
+                               rescue_dir or top, rescued, unwritten)
             except (OSError, ConcurrentWrite) as exc:
                 errors.append(f"{shown}: {exc.strerror or exc}" if isinstance(exc, OSError) else exc.message)
             if n == 1:
@@ -385,14 +393,15 @@ def restore(top: Path, journal: Journal, prior: Callable[[str], bytes], *,
 
 def _restore_entry(workspace: Path, writer: CheckedWriter, entry: JournalEntry, shown: str,
                    prior: Callable[[str], bytes], planned: Callable[[str], bytes | None], object_format: str,
-                   keep_foreign: bool, rescue_dir: Path, rescued: list[str]) -> None:
+                   keep_foreign: bool, rescue_dir: Path, rescued: list[str], unwritten: Collection[str] = ()) -> None:
     """Restore one path (see `restore`), replacing it only while it holds the bytes just judged:
     an agent appending meanwhile makes it judge again (up to 100 times), so the append is kept too."""
     target = workspace / safe_relative(entry.path)
     old = prior(entry.path) if entry.existed else None
     for _attempt in range(100):
         current = current_bytes(target)
-        wanted = _restored_bytes(current, entry, old, planned(entry.path), object_format, keep_foreign)
+        wanted = _restored_bytes(current, entry, old, planned(entry.path), object_format, keep_foreign,
+                                 entry.path in unwritten)
         if isinstance(wanted, _Keep):
             print(f"bonsai-git: warning: {shown} changed while bonsai-git was running; {wanted.why}", file=sys.stderr)
             return
@@ -435,7 +444,7 @@ class _Rescue:
 
 
 def _restored_bytes(current: bytes | None, entry: JournalEntry, old: bytes | None, new: bytes | None,
-                    object_format: str, keep_foreign: bool) -> bytes | None | _Keep | _Rescue:
+                    object_format: str, keep_foreign: bool, unwritten: bool = False) -> bytes | None | _Keep | _Rescue:
     """What a path holding `current` must hold after the restore (None: absent), or keep it, or rescue its bytes first."""
     if current is None or current == old or blob_id(current, object_format) == entry.planned:
         return old
@@ -446,9 +455,10 @@ def _restored_bytes(current: bytes | None, entry: JournalEntry, old: bytes | Non
         return old if not keep_foreign and not extra.strip() else old + extra
     if old is not None and current.startswith(old):
         return _Keep("kept as it is now: the original with text appended")
-    if keep_foreign:  # no hook of ours ran: another process made these bytes (a file it created, too)
-        return _Keep("kept as it is now (its earlier bytes are in git's HEAD)" if old is not None else
-                     "kept as it is now: another process created it")
+    if keep_foreign and old is not None:
+        return _Keep("kept as it is now (its earlier bytes are in git's HEAD)")
+    if unwritten:  # the run never wrote this path: another process created it
+        return _Keep("kept as it is now: another process created it")
     return _Rescue(current)
 
 

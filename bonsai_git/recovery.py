@@ -53,7 +53,8 @@ def recover_workspace(workspace: Path) -> RecoveryResult:
         outcome, undo = _recovery_outcome(ctx, record, head)
         if outcome == "completed":
             errors = finish_tree(ctx.top, record, lambda path: journal.read_prior(folder, path),
-                                         folder.with_name(journal.RESCUE_DIR))
+                                 folder.with_name(journal.RESCUE_DIR))
+            errors += index_to_commit(ctx.top, record, head or "")
             if errors:
                 raise Failed(f"{ctx.shown(folder)}: could not finish {'; '.join(errors)}; fix that and run "
                              f"`{journal.RECOVER_COMMAND}` again (the journal is kept)")
@@ -71,8 +72,11 @@ def recover_workspace(workspace: Path) -> RecoveryResult:
 
 
 def _recovery_outcome(ctx: RepoContext, record: Journal, head: str | None) -> tuple[str, str | None]:
-    """("restored" | "completed" | "undone", the commit to undo) for the journal and today's HEAD."""
-    if head == record.head:
+    """("restored" | "completed" | "undone", the commit to undo) for the journal and today's HEAD.
+
+    A run that never stages nor commits (absorb: `staged` False) is always restored, whatever HEAD
+    holds: its journal names every file it wrote, and git's index is not its to put back."""
+    if head == record.head or not record.staged:
         return "restored", None
     if head is not None and record.head is not None:
         parents, subject = gitrun.commit_parents_and_subject(ctx.top, head)
@@ -89,6 +93,40 @@ def _recovery_outcome(ctx: RepoContext, record: Journal, head: str | None) -> tu
         f"original bytes are under {ctx.shown(git_path(ctx, journal.JOURNAL_DIR) / journal.PRIOR_DIR)}. Check the tree, "
         f"then delete that journal folder"
     )
+
+
+def index_to_commit(top: Path, record: Journal, commit: str) -> list[str]:
+    """Make git's index entries of the journaled paths those of `commit` (recovery's "completed" case).
+
+    A crash inside `git commit` after it moved the branch, or an undo that reset the index but
+    could not move HEAD back (issue 21), leaves HEAD at the run's commit and the index elsewhere:
+    the index is put at HEAD's tree for exactly these paths (a path the commit lacks leaves the
+    index), so HEAD and the index agree.  Returns what could not be done.
+    """
+    repo_paths = {record.repo_path(e.path) for e in record.entries}
+    args = gitrun.committed_blobs_args(commit, repo_paths)
+    if args is None:
+        return []
+    listing = gitrun.run(top, *args)
+    if listing.returncode != 0:
+        return [f"the index: {gitrun.first_line(listing.stderr)}"]
+    committed: dict[str, str] = {}
+    for entry in filter(None, listing.stdout.decode("utf-8", "surrogateescape").split("\0")):
+        meta, path = entry.split("\t", 1)
+        if path in repo_paths:
+            mode, _type, sha = meta.split()
+            committed[path] = f"{mode} {sha}"
+    current = gitrun.index_entries(top, repo_paths)
+    zero = "0" * (64 if record.object_format == "sha256" else 40)
+    lines = [f"{committed[p]}\t{p}" if p in committed else f"0 {zero}\t{p}" for p in sorted(repo_paths)
+             if current.get(p) != (f"{committed[p]} 0" if p in committed else None)]
+    if not lines:
+        return []
+    proc = gitrun.run_retrying(top, "update-index", "-z", "--index-info", input="\0".join(lines).encode() + b"\0")
+    if proc.returncode != 0:
+        return [f"the index: {gitrun.first_line(proc.stderr)}"]
+    gitrun.run_retrying(top, "update-index", "-q", "--refresh")
+    return []
 
 
 def _carries_trailers(top: Path, record: Journal, commit: str) -> bool:

@@ -110,11 +110,14 @@ def apply_changes(
     commit: str | None = None
     hooks_ran = False
     writer = CheckedWriter(ctx.top)
+    order = _write_order(changes)
+    n = 0  # files written so far: order[n:] were never written (a file found there is another process's)
     try:
         made: set[Path] = set()
         crashing = journal.crash_points_armed()  # test only: never in real use
-        for n, path in enumerate(_write_order(changes), 1):
+        for path in order:
             _apply_one(ctx, writer, path, changes[path], before[path], folders=made)
+            n += 1
             if crashing:
                 crash_point(f"write:{n}")
         verify()
@@ -127,7 +130,7 @@ def apply_changes(
             _stage(ctx, changes, record.entries)
             crash_point("staged")
             durable.wait()  # every written file is on stable storage before HEAD can move
-            commit, committed_message, listing = _commit(ctx, message, no_verify, folder, changes)
+            commit, committed_message, listing = _commit(ctx, message, no_verify, folder, changes, record.head)
             crash_point("committed")
             _verify_committed(ctx, changes, record.entries, listing)
             _verify_trailers(ctx, committed_message, message)
@@ -136,7 +139,8 @@ def apply_changes(
         writer.finish()  # a write that landed in a file we replaced, late: carried or refused
     except BaseException as exc:
         writer.drain()  # a late append to a file we replaced lands on ours, so the restore keeps it
-        rescued = _restore(ctx, folder, record, before, changes, commit, keep_foreign=not hooks_ran)
+        rescued = _restore(ctx, folder, record, before, changes, commit, keep_foreign=not hooks_ran,
+                           unwritten=set(order[n:]))
         error = _reported(exc)
         if rescued and isinstance(error, BonsaiError):
             error.message += (f"; {len(rescued)} file(s) a commit hook or another writer changed were restored, a "
@@ -639,7 +643,7 @@ def _git_converts(ctx: RepoContext, repo_paths: list[str]) -> bool:
 
 
 def _commit(ctx: RepoContext, message: str, no_verify: bool, folder: Path,
-            changes: Mapping[str, bytes | None]) -> tuple[str, str, gitrun.Started | None]:
+            changes: Mapping[str, bytes | None], head: str | None) -> tuple[str, str, gitrun.Started | None]:
     """Run the real `git commit`; return the new HEAD, its message as committed (after the message
     hooks) and `_verify_committed`'s `git ls-tree HEAD` of the changed paths, started beside the
     HEAD read (one `git log` gives the sha and the message).
@@ -652,6 +656,8 @@ def _commit(ctx: RepoContext, message: str, no_verify: bool, folder: Path,
     proc = gitrun.run_retrying(ctx.top, *args, input=message.encode(), extra_env=own)
     if proc.returncode != 0:
         out = (proc.stdout + proc.stderr).decode("utf-8", "replace").strip()
+        if gitrun.head_commit(ctx.top) != head:  # killed after it moved the branch (`head`: HEAD before the run)
+            raise Failed(f"git commit stopped after it had moved HEAD (exit {proc.returncode}): {_one_line(out)}")
         raise Failed(f"git commit failed (a hook or signing rejected it); nothing was committed: {_one_line(out)}")
     listed = gitrun.committed_blobs_args("HEAD", (ctx.repo_path(p) for p in changes))
     listing = gitrun.start(ctx.top, *listed) if listed is not None else None
@@ -665,7 +671,8 @@ def _commit(ctx: RepoContext, message: str, no_verify: bool, folder: Path,
 
 
 def _restore(ctx: RepoContext, folder: Path, record: Journal, before: Mapping[str, bytes | Fingerprint | None],
-             changes: Mapping[str, bytes | None], commit: str | None, *, keep_foreign: bool = True) -> list[str]:
+             changes: Mapping[str, bytes | None], commit: str | None, *, keep_foreign: bool = True,
+             unwritten: Collection[str] = ()) -> list[str]:
     """Put back HEAD, the index entries and the bytes of exactly the journaled paths; drop the journal.
 
     If something could not be put back, the journal stays (so `migrate --recover` can finish the
@@ -682,7 +689,7 @@ def _restore(ctx: RepoContext, folder: Path, record: Journal, before: Mapping[st
                 undo = head
         errors = journal.restore(ctx.top, record, lambda path: _prior(folder, before, path), planned=changes.get,
                                  undo_commit=undo, keep_foreign=keep_foreign,
-                                 rescue_dir=folder.with_name(journal.RESCUE_DIR), rescued=rescued)
+                                 rescue_dir=folder.with_name(journal.RESCUE_DIR), rescued=rescued, unwritten=unwritten)
     except Exception as exc:  # noqa: BLE001 - reported; the caller re-raises the original error
         errors = [str(exc) or type(exc).__name__]
     if errors:
