@@ -1,11 +1,12 @@
 """The crash journal: what a killed run needs so `bonsai-git migrate --recover` can undo or finish it.
 
-A tree-changing run (transaction.apply_changes) records, before its first write, a journal at
-`$(git rev-parse --git-path bonsai)/` (`.git/bonsai/` in a plain clone):
+A tree-changing run (transaction.apply_changes, and absorb: reindex.py) records, before its first
+write, a journal at `$(git rev-parse --git-path bonsai)/` (`.git/bonsai/` in a plain clone):
 
 - `prior/<path>`: the bytes every listed path held before the run (so the original MEMORY.md
   is always among them when a migration rewrites it);
-- `journal.json`: HEAD, the workspace folder, the commit subject, and per path whether it
+- `journal.json`: HEAD, the workspace folder, the commit subject and trailers, whether the run
+  stages (absorb does not: its restore leaves git's index alone), and per path whether it
   existed, its index entry (`mode sha stage`) and the blob id of the bytes the run will write
   (none for a deletion), plus the folders the run will create.
 

@@ -5,8 +5,11 @@ write.  Recovery compares the journal's HEAD with today's: HEAD unmoved means th
 committed, so journal.restore puts every journaled path and index entry back; HEAD at a child
 whose tree holds exactly the planned bytes means the run's commit was made whole, so it is kept
 and `finish_tree` makes the working tree match it; HEAD at a child with the run's subject but
-other bytes (a commit hook rewrote them) is undone.  Anything else: someone committed since the
-crash, and recovery refuses rather than guess.
+other bytes (a commit hook rewrote them), or without the run's trailers, is undone.  Whichever
+HEAD it settles on, the journaled paths' index entries are made to agree with it: a kill inside
+`git commit` after it moved the branch must never leave HEAD at the new tree and the index at the
+old one (issue 21).  A journal of a run that never stages (absorb) is always restored.  Anything
+else: someone committed since the crash, and recovery refuses rather than guess.
 """
 
 from __future__ import annotations

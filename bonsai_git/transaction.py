@@ -675,8 +675,9 @@ def _restore(ctx: RepoContext, folder: Path, record: Journal, before: Mapping[st
              unwritten: Collection[str] = ()) -> list[str]:
     """Put back HEAD, the index entries and the bytes of exactly the journaled paths; drop the journal.
 
-    If something could not be put back, the journal stays (so `migrate --recover` can finish the
-    job) and a warning says what; the original error is never hidden.  Returns the paths of the
+    `unwritten`: the paths the run never got to write (a file found there is another process's:
+    kept in place).  If something could not be put back, the journal stays (so `migrate --recover`
+    can finish the job) and a warning says what; the original error is never hidden.  Returns the paths of the
     copies journal.restore made of bytes it could not leave in place (under RESCUE_DIR).
     """
     rescued: list[str] = []
