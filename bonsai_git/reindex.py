@@ -437,6 +437,9 @@ def _sync(workspace: Path, rendered: Mapping[str, str | None], trunk_bytes: byte
     is the rendered text's is equal as git stores it, and is not read (~300 files per 1,000 leaves).
     """
     changed = []
+    # Test only (journal.crash_point), asked once: no journal here, since every file this writes
+    # is generated (a crash leaves some stale, and the next run rewrites them from the leaves).
+    crashing = writer is not None and "BONSAI_TEST_CRASH_AT" in os.environ
     base = os.fspath(workspace)
     folders: dict[str, str | None] = {}  # folder -> the symlink on its way, checked once per folder
     made: set[str] = set()
@@ -477,6 +480,10 @@ def _sync(workspace: Path, rendered: Mapping[str, str | None], trunk_bytes: byte
             # fsync only the trunk (it holds the user's text); an index is regenerated from the
             # leaves at any time, and an fsync per index cost more than the rest of a hook run.
             writer.write(path, wanted, expected, sync=path == TRUNK)
+        if crashing:
+            from .journal import crash_point
+
+            crash_point(f"write:{len(changed)}")
     return tuple(sorted(changed))
 
 

@@ -205,3 +205,34 @@ def test_recover_undoes_a_crashed_commit_whose_trailers_a_hook_dropped(make_repo
     killed_at(repo, "committed", str(EXE), "migrate")
     recover(repo, "Undid the interrupted run's commit")
     assert snapshot(repo) == before
+
+
+# --- reindex and the hook without an inbox: generated files only ---------------------------------
+
+@pytest.mark.parametrize("point", ["write:1", "write:2", "write:3"])
+@pytest.mark.parametrize("runner", ["reindex", "hook"])
+def test_a_reindex_killed_midway_is_settled_by_the_next_run(make_repo: MakeRepo,
+                                                          point: str, runner: str) -> None:
+    """Every file it writes is generated, so it keeps no journal: the next run rewrites what is
+    stale and leaves exactly the tree an uninterrupted run leaves."""
+    def stale(name: str) -> Path:
+        repo = migrated(make_repo, name=name)
+        (repo / "memory/domains/zzstress").mkdir()
+        (repo / "memory/domains/zzstress/note.md").write_text("## Stress note\n\nA new domain.\n")
+        (repo / PRICING).write_text("## Pricing\n\nWholesale mugs $20 from April.\n")
+        git(repo, "add", "-A")
+        return repo
+
+    repo, twin = stale("crashed"), stale("whole")
+    command = [str(EXE), "reindex"] if runner == "reindex" else [str(HOOK)]
+    env = dict(os.environ, BONSAI_TEST_CRASH_AT=point)
+    proc = subprocess.run(command, cwd=repo, capture_output=True, text=True, env=env, timeout=120)
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    assert not (repo / ".git/bonsai/journal.json").exists()
+    subprocess.run(command, cwd=repo, capture_output=True, timeout=120)
+    subprocess.run(command, cwd=twin, capture_output=True, timeout=120)
+    files = {p.relative_to(repo).as_posix(): p.read_bytes() for p in sorted((repo / "memory").rglob("*")) if p.is_file()}
+    whole = {p.relative_to(twin).as_posix(): p.read_bytes() for p in sorted((twin / "memory").rglob("*")) if p.is_file()}
+    assert files == whole
+    assert (repo / "MEMORY.md").read_bytes() == (twin / "MEMORY.md").read_bytes()
+    assert bonsai("reindex", "--check", "-C", str(repo)).exit_code == 0
