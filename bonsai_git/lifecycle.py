@@ -509,7 +509,10 @@ def _verify(ctx: RepoContext, plan: LifecyclePlan, sources: Mapping[str, bytes |
     if plan.moves:
         stale = reindex_workspace(ctx.workspace, check=True).changed
         if stale:
-            raise Failed(f"{ctx.repo_path(stale[0])}: still stale after reindexing (a bug); the tree was restored")
+            # An agent's leaf (or a file it re-created) landing after the writes makes the fresh indexes stale.
+            raise Failed(f"{ctx.repo_path(stale[0])}: stale right after this run reindexed it: a file was changed by "
+                         f"another process while bonsai-git was running (or this is a bug); the tree was restored. "
+                         f"Run the command again")
 
 
 def _read_or_none(path: Path) -> bytes | None:
