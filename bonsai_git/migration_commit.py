@@ -45,15 +45,27 @@ def is_migration_by_content(top: Path, commit: str, trunk: str) -> bool:
     tree's top) at its first parent exists without a bonsai marker pair, and at `commit` has one.
 
     A root commit, a commit without `trunk`, or an unreadable object is not a migration.  One
-    `git cat-file --batch` for both blobs.
+    `git cat-file --batch` for both blobs (through the work tree's filters when
+    one is not UTF-8 as stored).
     """
-    proc = gitrun.run(top, "cat-file", "--batch", input=f"{commit}^1:{trunk}\n{commit}:{trunk}\n".encode("utf-8"))
+    names = (f"{commit}^1:{trunk}", f"{commit}:{trunk}")
+    proc = gitrun.run(top, "cat-file", "--batch", input="".join(f"{n}\n" for n in names).encode("utf-8"))
     if proc.returncode != 0:
         return False
     texts = _batch_texts(proc.stdout)
-    if len(texts) != 2 or texts[0] is None or texts[1] is None:
+    if len(texts) != 2:
         return False
-    return not is_migrated(texts[0]) and is_migrated(texts[1])
+    for n, text in enumerate(texts):
+        if text is None:  # missing, or not UTF-8 as stored (git-crypt-like filters): read as the user sees it
+            shown = gitrun.run(top, "cat-file", "--filters", names[n])
+            if shown.returncode != 0:
+                return False
+            try:
+                texts[n] = shown.stdout.decode("utf-8")
+            except UnicodeDecodeError:
+                return False
+    before, after = texts
+    return before is not None and after is not None and not is_migrated(before) and is_migrated(after)
 
 
 def _batch_texts(stream: bytes) -> list[str | None]:
