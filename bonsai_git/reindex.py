@@ -49,6 +49,7 @@ from .core.layout import (
 )
 from .tree import (
     CheckedWriter,
+    Reads,
     has_symlink_between,
     is_foreign_folder,
     _read_bytes,
@@ -137,6 +138,11 @@ def reindex_workspace(
         return ReindexResult(tuple(sorted({*planned, *stale})), plan.sections)
     new_trunk = rendered[TRUNK]
     assert new_trunk is not None
+    from . import journal
+
+    generated = {p: t for p, t in rendered.items() if p != TRUNK}
+    seen = _generated_now(workspace, generated, known)  # the one read the index writes are checked against
+    folder = _journal_absorb(workspace, plan, singles, trunk_bytes, new_trunk.encode("utf-8"), generated, seen)
     writer = CheckedWriter(workspace)
     try:
         written = _write_absorbed(workspace, writer, plan, parts.inbox, singles)
@@ -146,11 +152,19 @@ def reindex_workspace(
             if not _file_is(workspace / TRUNK, new_trunk.encode("utf-8")):  # the sections are still in MEMORY.md
                 _undo(workspace, written, singles)
             raise
-        changed += _sync(workspace, {p: t for p, t in rendered.items() if p != TRUNK}, trunk_bytes, writer, known)
+        journal.crash_point("trunk")
+        changed += _sync(workspace, generated, trunk_bytes, writer, seen)
         writer.finish()
+        journal.crash_point("written")
     except BaseException:
         writer.drain()  # late appends to what was replaced are carried, never left behind
+        # Handled here: the sections are in MEMORY.md (the leaves undone) or in their leaves (the new
+        # trunk written; a stale index is rewritten by the next run): never in both, so no journal is left.
+        if folder is not None:
+            journal.remove_journal(folder)
         raise
+    if folder is not None:
+        journal.remove_journal(folder)
     return ReindexResult(tuple(sorted({*written, *changed})), plan.sections)
 
 
@@ -165,6 +179,84 @@ def _with_projection(workspace: Path, rendered: dict[str, str | None],
     if not extra:
         return known
     return {**(known or {}), **extra}
+
+
+def _generated_now(workspace: Path, generated: Mapping[str, str | None],
+                   known: Mapping[str, bytes] | None) -> dict[str, bytes]:
+    """{absolute path: bytes} of the generated files on disk that `generated` would change (`_sync`'s
+    `known`): read once, for the crash journal and for the writer to check against."""
+    base = os.fspath(workspace)
+    out: dict[str, bytes] = {}
+    for path, text in generated.items():
+        if isinstance(text, OnDisk):
+            continue
+        full = os.path.join(base, path)
+        data = None if known is None else known.get(full)
+        if data is None:
+            try:
+                data = _read_bytes(full)
+            except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+                continue
+        out[full] = data
+    return out
+
+
+def _journal_absorb(workspace: Path, plan: AbsorbPlan, singles: Mapping[str, bytes | None], trunk_bytes: bytes,
+                    new_trunk: bytes, generated: Mapping[str, str | None], seen: Mapping[str, bytes]) -> Path | None:
+    """Record the crash journal (journal.py) of an absorb run before its first write: every file it
+    writes (new leaves, a single-file domain or same-topic leaf, MEMORY.md, the generated files that
+    change) with the bytes the plan read there.  A kill -9 between the leaves and MEMORY.md used to
+    leave each section in both places, filed twice by the next absorb (issue 21); now every command
+    refuses until `migrate --recover` puts the whole old state back.  The run never stages
+    (`staged` False: recovery leaves git's index alone).  Returns the journal folder; None outside
+    a repository, or inside bonsai-git's own commit (that run's journal is the one in place).
+    Raises Failed (nothing written) when the journal cannot be recorded.
+    """
+    from . import gitrun, journal
+    from .core.errors import Failed
+
+    folder = journal.journal_dir(workspace)
+    if folder is None or os.environ.get(journal.OWN_COMMIT_ENV) == str(folder.resolve()):
+        return None
+    top = gitrun.run(workspace, "rev-parse", "--show-toplevel")
+    if top.returncode != 0:
+        return None
+    rel = os.path.relpath(os.path.realpath(workspace), os.path.realpath(top.stdout.decode("utf-8", "surrogateescape").strip()))
+    prefix = "" if rel == "." else rel.replace(os.sep, "/") + "/"
+    base = os.fspath(workspace)
+    prior: dict[str, bytes] = {TRUNK: trunk_bytes}
+    planned: dict[str, bytes | None] = {TRUNK: new_trunk}
+    for path, leaf in plan.files:
+        planned[path] = leaf.encode("utf-8")
+        if singles.get(path) is not None:
+            prior[path] = singles[path] or b""
+    for path, text in generated.items():
+        if isinstance(text, OnDisk):
+            continue
+        wanted = None if text is None else text.encode("utf-8")
+        current = seen.get(os.path.join(base, path))
+        if current == wanted:
+            continue
+        planned[path] = wanted
+        if current is not None:
+            prior[path] = current
+    entries = tuple(journal.JournalEntry(p, p in prior, None, None if d is None else journal.blob_id(d))
+                    for p, d in sorted(planned.items()))
+    created: set[str] = set()
+    for path in planned:
+        parent = path.rpartition("/")[0]
+        while parent and parent not in created and not os.path.exists(os.path.join(base, parent)):
+            created.add(parent)
+            parent = parent.rpartition("/")[0]
+    record = journal.Journal(None, prefix, None, "sha1", entries,
+                             tuple(sorted(created, key=lambda d: (d.count("/"), d))), staged=False)
+    try:
+        journal.write_journal(folder, record, prior, {p: d for p, d in planned.items() if p in prior and d is not None})
+    except OSError as exc:
+        raise Failed(f"{folder.name}: could not record the crash journal ({exc.strerror or exc}); nothing was "
+                     "written") from None
+    journal.crash_point("journal")
+    return folder
 
 
 def _refuse_ignored(workspace: Path, planned: Mapping[str, str]) -> None:
@@ -198,10 +290,13 @@ def sync_rendered(workspace: Path, rendered: Mapping[str, str | None], trunk_byt
     return changed
 
 
-def read_trunk(workspace: Path) -> tuple[bytes, TrunkParts]:
-    """MEMORY.md's bytes and its parts; BadInput when missing, not UTF-8, unmigrated or conflicted."""
-    try:
-        data = read_regular(workspace / TRUNK, TRUNK)  # a FIFO or a device is refused, never read
+def read_trunk(workspace: Path, reads: Reads | None = None) -> tuple[bytes, TrunkParts]:
+    """MEMORY.md's bytes and its parts; BadInput when missing, not UTF-8, unmigrated or conflicted.
+
+    `reads`: the run's one read of the truth (tree.Reads), which records the bytes (the ones a
+    later swap of MEMORY.md is checked against)."""
+    try:  # a FIFO or a device is refused, never read
+        data = read_regular(workspace / TRUNK, TRUNK) if reads is None else reads.read(TRUNK, TRUNK)
     except (FileNotFoundError, NotADirectoryError):
         raise BadInput(f"{TRUNK}: not found; run bonsai-git migrate first") from None
     except IsADirectoryError:
@@ -337,6 +432,7 @@ def _write_absorbed(workspace: Path, writer: CheckedWriter, plan: AbsorbPlan, ol
     failure the files written are put back (only where they still hold our bytes) and the error re-raised.
     """
     from .core.absorb import verify_absorbed
+    from .journal import crash_point
 
     written: dict[str, bytes] = {}
     try:
@@ -349,6 +445,7 @@ def _write_absorbed(workspace: Path, writer: CheckedWriter, plan: AbsorbPlan, ol
             data = text.encode("utf-8")
             writer.write(path, data, singles.get(path), sync=True)
             written[path] = data
+            crash_point(f"write:{len(written)}")
         read_back = {path: decode_utf8((workspace / path).read_bytes(), path) for path, _ in plan.files}
         verify_absorbed(old_inbox, plan, read_back)
     except BaseException:
@@ -393,6 +490,9 @@ def _sync(workspace: Path, rendered: Mapping[str, str | None], trunk_bytes: byte
     is the rendered text's is equal as git stores it, and is not read (~300 files per 1,000 leaves).
     """
     changed = []
+    # Test only (journal.crash_point), asked once: no journal here, since every file this writes
+    # is generated (a crash leaves some stale, and the next run rewrites them from the leaves).
+    crashing = writer is not None and "BONSAI_TEST_CRASH_AT" in os.environ
     base = os.fspath(workspace)
     folders: dict[str, str | None] = {}  # folder -> the symlink on its way, checked once per folder
     made: set[str] = set()
@@ -436,6 +536,10 @@ def _sync(workspace: Path, rendered: Mapping[str, str | None], trunk_bytes: byte
             # fsync only the trunk (it holds the user's text); an index is regenerated from the
             # leaves at any time, and an fsync per index cost more than the rest of a hook run.
             writer.write(path, wanted, expected, sync=path == TRUNK)
+        if crashing:
+            from .journal import crash_point
+
+            crash_point(f"write:{len(changed)}")
     return tuple(sorted(changed))
 
 

@@ -44,14 +44,17 @@ def has_symlink_between(root: Path, path: str) -> str | None:
     return None
 
 
-def read_leaves(workspace: Path, paths: Iterable[str]) -> tuple[Leaf, ...]:
+def read_leaves(workspace: Path, paths: Iterable[str], reads: Reads | None = None) -> tuple[Leaf, ...]:
     """Read the given leaf paths (workspace-relative) into Leaf records, sorted by path.
 
-    Raises BadInput for a leaf whose name could not be written into an index (check_file_name),
-    that is not UTF-8, or that holds merge-conflict markers.
+    `reads`: the run's one read of the truth (Reads), which records each leaf's bytes.  Raises
+    BadInput for a leaf whose name could not be written into an index (check_file_name), that
+    is not UTF-8, or that holds merge-conflict markers.
     """
     root = os.fspath(workspace)
     wanted = sorted(p for p in set(paths) if leaf_location(p) is not None)
+    if reads is not None:
+        return leaves_from_bytes((path, reads.read(path, path)) for path in wanted)
     return leaves_from_bytes((path, _read_bytes(os.path.join(root, path), path)) for path in wanted)
 
 
@@ -284,6 +287,72 @@ def _mode_for(path: Path) -> int:
 def sync_barrier() -> None:
     """Flush every file written so far to stable storage (one os.sync for a batch of writes)."""
     os.sync()
+
+
+# --- one read of the truth per run -------------------------------------------------------------
+
+class Reads:
+    """The bytes one run read, by workspace-relative path: the one read its plan is made from and
+    its checked writer later compares each file with (issue 21).
+
+    Reading a file to plan and then again as the "prior bytes" to check against leaves a window:
+    an agent's append landing between the two reads is in neither the plan nor the check, and is
+    lost with exit 0.  So a command reads every file it plans from through one Reads (`read`,
+    `read_or_none`; `note` records what it read by other means, e.g. a Fingerprint of a large
+    file), and transaction.apply_changes takes each changed path's prior bytes from it (`prior`):
+    anything written since the plan's read is caught at the swap (ConcurrentWrite, exit 1) or
+    carried, never overwritten.  A path is read once: asking again gives the same answer.
+    `others_absent`: every path not read is known to be absent (migrate: the preconditions proved
+    nothing sits where the plan writes); otherwise `prior` of a path never read is a bug.
+    """
+
+    def __init__(self, root: Path, *, others_absent: bool = False) -> None:
+        self.root = root
+        self.others_absent = others_absent
+        self._seen: dict[str, bytes | Fingerprint | None] = {}
+
+    def read(self, rel: str, name: str | None = None) -> bytes:
+        """The bytes of the regular file at `rel` (read_regular's rules; `name` for its messages), read
+        once; FileNotFoundError (recorded as absent) when there is none."""
+        if rel in self._seen:
+            data = self._seen[rel]
+            if data is None:
+                raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), os.fspath(self.root / rel))
+            if isinstance(data, Fingerprint):
+                raise ValueError(f"{rel}: only its fingerprint was kept")  # a bug: the caller read it whole before
+            return data
+        try:
+            data = _read_bytes(os.path.join(os.fspath(self.root), rel), name)
+        except (FileNotFoundError, NotADirectoryError):
+            self._seen[rel] = None
+            raise
+        self._seen[rel] = data
+        return data
+
+    def read_or_none(self, rel: str) -> bytes | None:
+        """`read`'s bytes, or None (recorded as absent) when `rel` is absent or a folder."""
+        try:
+            return self.read(rel)
+        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+            self._seen[rel] = None
+            return None
+
+    def note(self, rel: str, data: bytes | Fingerprint | None) -> None:
+        """Record what the run read at `rel` by other means (None: absent); the first record stands."""
+        self._seen.setdefault(rel, data)
+
+    def knows(self, rel: str) -> bool:
+        """True when the run read (or noted) `rel`."""
+        return rel in self._seen
+
+    def prior(self, rel: str) -> bytes | Fingerprint | None:
+        """What `rel` held when the run read it (None: absent).  A path never read is absent under
+        `others_absent`, else LookupError: the plan would be checked against bytes it was not made from."""
+        if rel in self._seen:
+            return self._seen[rel]
+        if self.others_absent:
+            return None
+        raise LookupError(f"{rel}: changed by a plan that never read it (a bug)")
 
 
 # --- replacing files another process may be writing --------------------------------------------
