@@ -53,11 +53,14 @@ _RULE_ENDS = "|:-*_="
 def summarize(text: str, max_chars: int = MAX_SUMMARY_CHARS) -> str:
     """Return the one-line summary (str, <= max_chars chars, may be "") of a leaf's text.
 
-    `text` is a whole leaf: a `##` section (its heading line is skipped) or free text.
+    `text` is a whole leaf: a `##` section (its heading line is skipped) or free text.  The
+    first prose line, then (after ` · `) the distinctive words of the leaf's first lines it does
+    not already show (`_compose`).
     """
-    fast = _summary_without_parser(text)
+    fast = _fast_pick(text)
     if fast is not None:
-        return "" if not fast else _cut(_mask(fast), max_chars)
+        lines, index, lead, front_matter = fast
+        return "" if not lead else _compose(lead, _detail_lines(lines, index, front_matter), max_chars)
     return summarize_parsed(text, max_chars)
 
 
@@ -69,8 +72,104 @@ def summarize_parsed(text: str, max_chars: int = MAX_SUMMARY_CHARS) -> str:
     body = doc.preamble if not doc.sections else doc.sections[0].text.split("\n", 1)[-1]
     if doc.sections and doc.preamble.strip():
         body = doc.preamble
-    picked = _pick(_lines(body), front_matter=not doc.sections or bool(doc.preamble.strip()))
-    return "" if picked is None or not picked[1] else _cut(_mask(picked[1]), max_chars)
+    lines = _lines(body)
+    front_matter = not doc.sections or bool(doc.preamble.strip())
+    picked = _pick(lines, front_matter=front_matter)
+    if picked is None or not picked[1]:
+        return ""
+    return _compose(picked[1], _detail_lines(lines, picked[0], front_matter), max_chars)
+
+
+# Lines after the summary's own that the details come from (`_detail_lines`): a leaf's first lines.
+DETAIL_LINES = 6
+_DETAIL_STRIP = ",.;:!?()[]{}\"'“”‘’«»<>*"
+_NOT_NAMES = frozenset(
+    "I A An The This That These Those It Its We Our You Your He She They Their His Her If When Then And But Or "
+    "For With From To In On At By Of As Is Are Was Were Be Not No Yes Also Only Each Every All Any Some See Use "
+    "Note Notes Keep Never Always Do Don't Ask Tell OK".split()
+)
+_HOSTLIKE = re.compile(r"[^\W_][\w-]*\.[^\W\d_]{2,}|.*[@/].*[^\W_]")
+
+
+def _detail_lines(lines: list[str], index: int, front_matter: bool) -> list[str]:
+    """The cleaned, masked candidate lines among the DETAIL_LINES lines after line `index`."""
+    out = []
+    for i, line in _candidate_lines(lines, front_matter=front_matter):
+        if i > index + DETAIL_LINES:
+            break
+        if i > index:
+            cleaned = _clean(line)
+            if cleaned:
+                out.append(_mask(cleaned))
+    return out
+
+
+def _compose(lead: str, details: list[str], max_chars: int) -> str:
+    """The summary line: `lead` (masked, cut between clusters at a word boundary), then ` · ` and the
+    distinctive words (`_distinctive`) of `lead` and `details` that the cut lead does not show, in
+    document order, whole, as many as fit `max_chars` (issue 24: a selector needs the names,
+    numbers, hosts and dates of a leaf's first lines, not only its first sentence).  The lead
+    keeps at least 55% of the budget."""
+    lead = _mask(lead)
+    cut = _cut(lead, max_chars)
+    words = _distinctive([lead, *details])
+    missing = [w for w in words if w.casefold() not in cut.casefold()]
+    if not missing:
+        return cut
+    room = max_chars - 3 - len(", ".join(missing))
+    cut = _cut(lead, max(max_chars * 55 // 100, room))
+    out, sep = cut, " · "
+    for word in (w for w in words if w.casefold() not in cut.casefold()):
+        if len(out) + len(sep) + len(word) <= max_chars:
+            out += sep + word
+            sep = ", "
+    return out
+
+
+def _distinctive(texts: list[str]) -> list[str]:
+    """The words of `texts` a selector can tell a leaf by, in order, once each (casefolded): numbers,
+    dates and versions (a digit), hosts, addresses and paths (`x.example`, `a@b`, `/etc/x`),
+    acronyms, and names (a capitalised word not starting a sentence; runs of them kept together:
+    `Dana Reyes`).  Masked values (`…[masked]`) are never taken."""
+    found: list[str] = []
+    seen: set[str] = set()
+    for text in texts:
+        name: list[str] = []
+        start = True
+        for raw in text.split():
+            word = raw.strip(_DETAIL_STRIP)
+            if word.endswith(("'s", "’s")):
+                word = word[:-2]
+            ends = raw[-1:] in ".!?:;" or raw.endswith(("。", "！", "？"))
+            kind = "" if not word or "…" in word or "[masked]" in word else _word_kind(word, start)
+            if kind == "name" and not ends and raw[-1:] not in ",)":
+                name.append(word)
+            else:
+                if kind == "name":
+                    name.append(word)
+                for item in ([" ".join(name)] if name else []) + ([word] if kind and kind != "name" else []):
+                    if item.casefold() not in seen:
+                        seen.add(item.casefold())
+                        found.append(item)
+                name = []
+            start = ends or not word
+        if name and " ".join(name).casefold() not in seen:
+            seen.add(" ".join(name).casefold())
+            found.append(" ".join(name))
+    return found
+
+
+def _word_kind(word: str, sentence_start: bool) -> str:
+    """"number", "host", "acronym", "name" or "" for one word of a summary's source text."""
+    if any(ch.isdigit() for ch in word):
+        return "" if word.isdigit() and len(word) < 3 else "number"  # `12 customers`: too common to tell by
+    if ("." in word or "@" in word or "/" in word) and _HOSTLIKE.fullmatch(word):
+        return "host"
+    if len(word) >= 2 and word.isupper() and word.isalpha() and word not in _NOT_NAMES:
+        return "acronym"
+    if not sentence_start and word[0].isupper() and word not in _NOT_NAMES and len(word) >= 2:
+        return "name"
+    return ""
 
 
 def _pick(lines: list[str], *, front_matter: bool) -> tuple[int, str] | None:
@@ -116,13 +215,23 @@ def _mask(line: str) -> str:
 
 
 def _summary_without_parser(text: str) -> str | None:
-    """The cleaned summary line ("" if none) of a leaf, or None when only the parser can tell.
+    """The cleaned first prose line ("" if none) of a leaf, or None when only the parser can tell
+    (`_fast_pick`'s lead, without the detail window's condition)."""
+    picked = _fast_pick(text, details=False)
+    return None if picked is None else picked[2]
+
+
+def _fast_pick(text: str, details: bool = True) -> tuple[list[str], int, str, bool] | None:
+    """(lines, index of the chosen line, its cleaned text ("" if none), front matter?) of a leaf,
+    or None when only the parser can tell.
 
     The section's body is everything after the first line up to the next level-2 heading.  We
     scan the whole rest instead, and accept the first meaningful line only when no line up to
     it could be an ATX `##` heading and no line up to the end of its paragraph could be a
     setext underline: then no heading can start at or before it, so the parser would have
     cut the section after it and picked the same line.
+    With `details`, the lines the summary's details come from (DETAIL_LINES after the chosen
+    one) must hold no heading either: the parser's section would end before them.
     """
     if not text.startswith("## "):
         return _summary_of_headingless(text)
@@ -133,12 +242,13 @@ def _summary_without_parser(text: str) -> str | None:
         return None
     picked = _pick(lines, front_matter=False)
     if picked is not None and picked[1]:
-        return picked[1] if _no_heading_through(lines, picked[0]) else None
-    return "" if _no_heading_through(lines, len(lines) - 1) else None
+        through = min(len(lines) - 1, picked[0] + DETAIL_LINES) if details else picked[0]
+        return (lines, picked[0], picked[1], False) if _no_heading_through(lines, through) else None
+    return (lines, len(lines), "", False) if _no_heading_through(lines, len(lines) - 1) else None
 
 
-def _summary_of_headingless(text: str) -> str | None:
-    """The cleaned summary line of a text no line of which could be a level-2 heading, else None.
+def _summary_of_headingless(text: str) -> tuple[list[str], int, str, bool] | None:
+    """`_fast_pick` of a text no line of which could be a level-2 heading, else None.
 
     Such a text is all preamble to the parser (a preamble leaf, `# Title` then prose).
     """
@@ -148,7 +258,7 @@ def _summary_of_headingless(text: str) -> str | None:
     if any(_ATX_H2.match(line) for line in lines) or _could_underline(lines, len(lines)):
         return None
     picked = _pick(lines, front_matter=True)
-    return "" if picked is None else picked[1]
+    return (lines, len(lines), "", True) if picked is None else (lines, picked[0], picked[1], True)
 
 
 def _no_heading_through(lines: list[str], index: int) -> bool:
@@ -244,6 +354,44 @@ def _cut(text: str, max_chars: int) -> str:
     if space > max_chars // 2:
         cut = cut[:space]
     return cut.rstrip(" ,;:-—·.") + "…"
+
+
+def clean_title(heading: str) -> str:
+    """A heading's text as an index shows it (str, one line): Markdown markers stripped as in a
+    summary, secret-looking values masked; "" for a blank heading.  `heading` is the heading
+    line without its `#` marks (branches.heading_text)."""
+    if not heading:
+        return ""
+    return _mask(_clean(heading))
+
+
+def cut_words(text: str, max_chars: int) -> str:
+    """`text` if it fits in `max_chars`, else cut at the last space before the budget, plus `…`.
+
+    Never inside a word or a grapheme cluster (issue 24): with no space to cut at, a text in a
+    script written without spaces (CJK, Thai ...) is cut between two of its letters at a cluster
+    boundary; any other text keeps its first word whole, past the budget.
+    """
+    if len(text) <= max_chars:
+        return text
+    space = text.rfind(" ", 0, max_chars)
+    if space > 0:
+        return text[:space].rstrip(" ,;:-—·.") + "…"
+    end = max_chars - 1
+    while end > 0 and not (_cluster_start(text, end) and _unspaced(text[end - 1]) and _unspaced(text[end])):
+        end -= 1
+    if end > 0:
+        return text[:end] + "…"
+    first = text.split(" ", 1)[0]
+    return first if first == text else first.rstrip(" ,;:-—·.") + "…"
+
+
+def _unspaced(ch: str) -> bool:
+    """True for a letter of a script written without spaces between words (CJK, kana, Thai, Lao, Khmer, Myanmar)."""
+    code = ord(ch)
+    return (0x2E80 <= code <= 0x9FFF or 0xF900 <= code <= 0xFAFF or 0x20000 <= code <= 0x3FFFF
+            or 0x0E00 <= code <= 0x0EFF or 0x1000 <= code <= 0x109F or 0x1780 <= code <= 0x17FF
+            or 0xFF66 <= code <= 0xFF9F)
 
 
 _ZWJ = "\u200d"
