@@ -40,11 +40,10 @@ from .summary import cut_words, summarize
 from .tokens import estimate_tokens, format_tokens
 
 BLOCK_CAP_TOKENS = 380
-TOPIC_CHARS = 90  # the most chars of topics a domain line shows while the block fits
+TOPIC_CHARS = 80  # the most chars of topics a domain line shows while the block fits
 ROOT_SUMMARY_CHARS = 80
 ROOT_LEAF_NAMES = 5
-LOOKUP_LINE = (f"To find a fact, pick its domain below, read {DOMAINS_DIR}/<domain>/{INDEX_NAME} and open the leaf"
-               " it names (memory_search or grep over memory/ also work).")
+LOOKUP_LINE = f"To find a fact, read {DOMAINS_DIR}/<domain>/{INDEX_NAME} of its domain below, then the leaf it names (or memory_search / grep memory/)."
 WRITE_LINE = "New memories: a `## Heading` section below the end marker."
 
 
@@ -359,7 +358,7 @@ def _block_body(shown: Sequence[str], names: Sequence[str], level: int, nl: str,
         single = SINGLE_FILE_DOMAINS.get(name)
         head = f"- {mask_name(name)}" + (f" ({single})" if single else "")
         listed = _topic_list(topics.get(name, ()), chars)
-        text = " — ".join(part for part in (scope if level < 2 else "", f"has {listed}" if listed else "") if part)
+        text = " — ".join(part for part in (scope if level < 2 else "", listed) if part)
         lines.append(f"{head}: {text}" if text else head)
     hidden = len(names) - len(shown)
     if hidden:
