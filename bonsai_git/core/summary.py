@@ -88,6 +88,7 @@ _NOT_NAMES = frozenset(
     "For With From To In On At By Of As Is Are Was Were Be Not No Yes Also Only Each Every All Any Some See Use "
     "Note Notes Keep Never Always Do Don't Ask Tell OK".split()
 )
+_NUMBER_RUN = re.compile(r"\d[\d.,:/%–-]*\d")
 _HOSTLIKE = re.compile(r"[^\W_][\w-]*\.[^\W\d_]{2,}|.*[@/].*[^\W_]")
 
 
@@ -140,6 +141,10 @@ def _distinctive(texts: list[str]) -> list[str]:
             word = raw.strip(_DETAIL_STRIP)
             if word.endswith(("'s", "’s")):
                 word = word[:-2]
+            if any(_unspaced(ch) for ch in word):  # a run of CJK text: only its numbers are words
+                word = max(_NUMBER_RUN.findall(word), key=len, default="")
+            if len(word) > 32:
+                word = ""
             ends = raw[-1:] in ".!?:;" or raw.endswith(("。", "！", "？"))
             kind = "" if not word or "…" in word or "[masked]" in word else _word_kind(word, start)
             if kind == "name" and not ends and raw[-1:] not in ",)":
