@@ -46,6 +46,7 @@ from .core.layout import (
     parse_trunk,
     git_blob_id,
     unread_leaves,
+    widen_to_block_conflict,
 )
 from .tree import (
     CheckedWriter,
@@ -179,6 +180,8 @@ def read_trunk(workspace: Path) -> tuple[bytes, TrunkParts]:
         raise BadInput(f"{TRUNK}: is not a regular file (a folder); bonsai-git reads regular files only") from None
     text = decode_utf8(data, TRUNK)
     parts = parse_trunk(text)
+    if parts is not None:
+        parts = widen_to_block_conflict(parts)
     if parts is None:
         if (workspace / DOMAINS_DIR).is_dir():
             raise markers_missing(text)

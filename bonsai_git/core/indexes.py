@@ -423,7 +423,7 @@ def foreign_block_line(block: str) -> int | None:
     generated blocks) is regenerated whole: None.  Reindex and the hook refuse (exit 3) on a
     foreign line: regenerating the block would lose it.
     """
-    if "\n<<<<<<<" in block:
+    if "\n<<<<<<<" in block or block.startswith("<<<<<<<"):
         return None
     first, _, rest = block.partition("\n")
     crc = _CRC.search(first)
