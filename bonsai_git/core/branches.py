@@ -299,7 +299,7 @@ def _plan_listing(slug: str, entries: list[_Entry], keys: tuple[str, ...], bound
             loose = rest
         else:
             groups += _rest_groups(rest, bound, cap - len(direct) - len(groups), bool(direct or groups))
-    groups = _unique_slugs(groups)
+    groups = _unique_slugs(_hoist_chunks(groups, bound, cap - len(direct) - len(loose)))
     listing = direct + [_group_entry(label, index_file_name(_join(slug, gslug)), members)
                         for label, gslug, members, _ in groups]
     return listing + loose, groups
@@ -330,6 +330,22 @@ def _split(entries: list[_Entry], keys: tuple[str, ...], cap: int
         remaining = sorted(rest, key=_sort_key)
     groups.sort(key=lambda g: (g[0].casefold(), g[0]))
     return groups, remaining
+
+
+def _hoist_chunks(groups: list[tuple[str, str, list[_Entry], tuple[str, ...]]], bound: int, room: int
+                  ) -> list[tuple[str, str, list[_Entry], tuple[str, ...]]]:
+    """`groups` with each topic group too large for one index, that no key below divides, listed as
+    its name-order chunks (`Client: Bramble, Cobalt …`) in this index, while they fit `room`: its
+    own index would list nothing but those chunks, one read more on every path through it."""
+    out: list[tuple[str, str, list[_Entry], tuple[str, ...]]] = []
+    for i, (label, slug, members, keys) in enumerate(groups):
+        left = room - len(out) - (len(groups) - i - 1)
+        if _HEAD_TOKENS + sum(e.tokens for e in members) <= bound or _split(members, keys, left)[0] or left < 2:
+            out.append((label, slug, members, keys))
+            continue
+        out += [(f"{label}: {chunk_label}", f"{slug}-{n}", chunk, ()) for chunk_label, n, chunk in
+                ((c[0].split(": ", 1)[-1], j, c[2]) for j, c in enumerate(_rest_groups(members, bound, left, False), 1))]
+    return out
 
 
 def _rest_groups(rest: list[_Entry], bound: int, room: int, other: bool
@@ -473,9 +489,11 @@ def _top_titles(members: Sequence[_Entry]) -> tuple[tuple[int, str], ...]:
 
 
 def _leaf_entry(leaf: BranchLeaf) -> _Entry:
+    """A leaf's entry: its name and tokens, then its summary, or its title when it has none (every
+    entry has a line saying what it holds, issue 24)."""
     name = leaf.name.rsplit("/", 1)[-1]
-    text = f"### {mask_name(name)} ({format_tokens(leaf.tokens)} tokens)" + (f"\n{leaf.summary}" if leaf.summary else "")
     title = clean_title(leaf.heading) or mask_name(name[:-3] if name.endswith(".md") else name)
+    text = f"### {mask_name(name)} ({format_tokens(leaf.tokens)} tokens)\n{leaf.summary or cut_words(title, 120)}"
     return _entry(name, text, leaf.heading, 1, leaf.tokens, ((-leaf.tokens, title),))
 
 

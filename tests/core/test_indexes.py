@@ -81,7 +81,7 @@ def test_the_trunk_names_each_domains_topics_from_its_leaf_names() -> None:
                            "deploy-cron.md", "seo/audit.md", "seo/keywords.md")
     block = render_tree(leaves, trunk, Config())["MEMORY.md"]
     # shared words first, the most names first (ties alphabetical), then the other names as words
-    assert f"- infrastructure: {DOMAIN_SCOPES['infrastructure']} — has deploy, backup, seo, kiln controller\n" in block
+    assert f"- infrastructure: {DOMAIN_SCOPES['infrastructure']} — deploy, backup, seo, kiln controller\n" in block
     assert domain_topics("infrastructure", [leaf.name for leaf in leaves]) == ("deploy", "backup", "seo", "kiln controller")
     assert domain_topics("dates", ["dates.md"]) == ()
 
@@ -106,7 +106,7 @@ def test_the_block_with_topics_stays_within_its_cap(domains: int, leaves: int) -
     assert estimate_tokens(block) <= BLOCK_CAP_TOKENS
     assert foreign_block_line(block) is None
     if domains <= 12:
-        assert "— has " in block  # the lists are shortened before anything is dropped
+        assert "\n- people: other people, teams, contacts (Person: X) — " in block  # lists shortened first
 
 
 def test_render_tree_is_deterministic_and_deletes_empty_domain_indexes() -> None:
