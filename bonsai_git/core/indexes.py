@@ -200,15 +200,16 @@ def domain_topics(domain: str, names: Iterable[str]) -> tuple[str, ...]:
         words = [mask_name(folder) for folder in parts[:-1]]
         words += [w for w in mask_name(parts[-1]).split("-") if (len(w) >= 3 and not w.isdigit()) or _is_year(w)]
         words_of[name] = [w for w in dict.fromkeys(words) if w.casefold() not in _NAME_STOPWORDS]
-    counts: dict[str, int] = {}
-    for words in words_of.values():
+    names_of: dict[str, set[str]] = {}
+    for name, words in words_of.items():
         for word in words:
-            counts[word] = counts.get(word, 0) + 1
+            names_of.setdefault(word, set()).add(name)
+    counts = {word: len(found) for word, found in names_of.items()}
     everywhere = {w for w, c in counts.items() if c == len(words_of) and c > 2}
     topics: list[str] = []
     left = set(words_of)
     for word in sorted((w for w, c in counts.items() if c >= 2 and w not in everywhere), key=lambda w: (-counts[w], w)):
-        covered = {n for n in left if word in words_of[n]}
+        covered = names_of[word] & left
         if len(covered) >= 2:
             topics.append(word)
             left -= covered
