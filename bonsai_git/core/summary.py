@@ -88,8 +88,10 @@ _NOT_NAMES = frozenset(
     "For With From To In On At By Of As Is Are Was Were Be Not No Yes Also Only Each Every All Any Some See Use "
     "Note Notes Keep Never Always Do Don't Ask Tell OK".split()
 )
+_DIGIT = re.compile(r"\d")
+_ENOUGH_WORDS = 16
 _NUMBER_RUN = re.compile(r"\d[\d.,:/%–-]*\d")
-_HOSTLIKE = re.compile(r"[^\W_][\w-]*\.[^\W\d_]{2,}|.*[@/].*[^\W_]")
+_HOSTLIKE = re.compile(r"[^\W_][\w-]*(?:\.[\w-]+)*\.[^\W\d_]{2,}|[^@/\s]*[@/]\S*[^\W_]")
 
 
 def _detail_lines(lines: list[str], index: int, front_matter: bool) -> list[str]:
@@ -101,8 +103,8 @@ def _detail_lines(lines: list[str], index: int, front_matter: bool) -> list[str]
         if i > index:
             cleaned = _clean(line)
             if cleaned:
-                out.append(_mask(cleaned))
-    return out
+                out.append(cleaned)
+    return _mask("\n".join(out)).split("\n") if out else out  # one secret scan for the lines
 
 
 def _compose(lead: str, details: list[str], max_chars: int) -> str:
@@ -131,42 +133,55 @@ def _distinctive(texts: list[str]) -> list[str]:
     """The words of `texts` a selector can tell a leaf by, in order, once each (casefolded): numbers,
     dates and versions (a digit), hosts, addresses and paths (`x.example`, `a@b`, `/etc/x`),
     acronyms, and names (a capitalised word not starting a sentence; runs of them kept together:
-    `Dana Reyes`).  Masked values (`…[masked]`) are never taken."""
+    `Dana Reyes`).  Masked values (`…[masked]`) are never taken.  A plain lowercase word is passed
+    over first (the hook summarizes every new leaf)."""
     found: list[str] = []
     seen: set[str] = set()
+
+    def add(item: str) -> None:
+        if item.casefold() not in seen:
+            seen.add(item.casefold())
+            found.append(item)
+
     for text in texts:
+        if len(found) >= _ENOUGH_WORDS:
+            break  # more than a summary line can show: the rest is not read
         name: list[str] = []
         start = True
         for raw in text.split():
+            if raw.isalpha() and raw.islower():  # the common word: plain and lowercase, nothing to tell by
+                if name:
+                    add(" ".join(name))
+                    name = []
+                start = False
+                continue
             word = raw.strip(_DETAIL_STRIP)
             if word.endswith(("'s", "’s")):
                 word = word[:-2]
-            if any(_unspaced(ch) for ch in word):  # a run of CJK text: only its numbers are words
+            if not word.isascii() and any(_unspaced(ch) for ch in word):  # CJK text: only its numbers are words
                 word = max(_NUMBER_RUN.findall(word), key=len, default="")
             if len(word) > 32:
                 word = ""
-            ends = raw[-1:] in ".!?:;" or raw.endswith(("。", "！", "？"))
             kind = "" if not word or "…" in word or "[masked]" in word else _word_kind(word, start)
-            if kind == "name" and not ends and raw[-1:] not in ",)":
-                name.append(word)
-            else:
-                if kind == "name":
-                    name.append(word)
-                for item in ([" ".join(name)] if name else []) + ([word] if kind and kind != "name" else []):
-                    if item.casefold() not in seen:
-                        seen.add(item.casefold())
-                        found.append(item)
+            if name and kind != "name":
+                add(" ".join(name))
                 name = []
-            start = ends or not word
-        if name and " ".join(name).casefold() not in seen:
-            seen.add(" ".join(name).casefold())
-            found.append(" ".join(name))
+            if kind == "name":
+                name.append(word)
+                if raw[-1:] in ".!?:;,)":
+                    add(" ".join(name))
+                    name = []
+            elif kind:
+                add(word)
+            start = raw[-1:] in ".!?:;" or raw.endswith(("。", "！", "？"))
+        if name:
+            add(" ".join(name))
     return found
 
 
 def _word_kind(word: str, sentence_start: bool) -> str:
     """"number", "host", "acronym", "name" or "" for one word of a summary's source text."""
-    if any(ch.isdigit() for ch in word):
+    if _DIGIT.search(word):
         return "" if word.isdigit() and len(word) < 3 else "number"  # `12 customers`: too common to tell by
     if ("." in word or "@" in word or "/" in word) and _HOSTLIKE.fullmatch(word):
         return "host"
