@@ -367,7 +367,7 @@ def _rest_groups(rest: list[_Entry], bound: int, room: int, other: bool
 def _chunk_label(chunk: list[_Entry]) -> str:
     """A name-order chunk's label: the first word of each of its first two titles, then `…`."""
     words: list[str] = []
-    for title in _without_common_lead([title for entry in chunk for _, title in entry.titles[:1]]):
+    for title in _without_common_lead([clean_title(title) for entry in chunk[:8] for _, title in entry.titles[:1]]):
         first = title.split()[0].strip(",;:()[]\"'") if title.split() else ""
         if first and first.casefold() not in (w.casefold() for w in words):
             words.append(first)
@@ -465,7 +465,7 @@ def _describe(leaves: int, titles: Sequence[tuple[int, str]], label: str) -> str
     what = f"{leaves} leaf" if leaves == 1 else f"{leaves} leaves"
     shown: list[str] = []
     used = len(what) + 2
-    for title in _without_common_lead([_without_label(title, label) for _, title in titles]):
+    for title in _without_common_lead([_without_label(clean_title(title) or "…", label) for _, title in titles]):
         text = cut_words(title, _TITLE_CHARS)
         if shown and used + len(text) + 2 + 12 > _DESCRIPTION_CHARS:
             break
@@ -492,8 +492,12 @@ def _leaf_entry(leaf: BranchLeaf) -> _Entry:
     """A leaf's entry: its name and tokens, then its summary, or its title when it has none (every
     entry has a line saying what it holds, issue 24)."""
     name = leaf.name.rsplit("/", 1)[-1]
-    title = clean_title(leaf.heading) or mask_name(name[:-3] if name.endswith(".md") else name)
-    text = f"### {mask_name(name)} ({format_tokens(leaf.tokens)} tokens)\n{leaf.summary or cut_words(title, 120)}"
+    stem = mask_name(name[:-3] if name.endswith(".md") else name)
+    # The raw heading: cleaned and masked only where a description shows it (`_describe`), since
+    # the secret scan would cost every leaf of a domain at every hook run that renders it.
+    title = leaf.heading or stem
+    line = leaf.summary or cut_words(clean_title(leaf.heading) or stem, 120)
+    text = f"### {mask_name(name)} ({format_tokens(leaf.tokens)} tokens)\n{line}"
     return _entry(name, text, leaf.heading, 1, leaf.tokens, ((-leaf.tokens, title),))
 
 

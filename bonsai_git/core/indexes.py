@@ -308,8 +308,10 @@ def render_tree(
     files.update(render_index_files(stats, config, facts, branches))
     for path in sorted(existing_indexes):
         files.setdefault(path, None)
-    files[ROOT_INDEX] = render_root_index(stats, facts=facts)
-    files[TRUNK] = render_trunk(trunk, (s.name for s in stats), config_scopes(config), stats_topics(stats))
+    roots = [root_domain_entry(s, facts) for s in stats]  # their topics are the trunk's: computed once
+    files[ROOT_INDEX] = assemble_root_index(roots)
+    files[TRUNK] = render_trunk(trunk, (s.name for s in stats), config_scopes(config),
+                                {s.name: entry[3] for s, entry in zip(stats, roots)})
     return dict(sorted(files.items()))
 
 
