@@ -1,9 +1,8 @@
-"""Bounded branch indexes: a B-tree of index files over stable leaf paths (issue 11).
+"""Bounded branch indexes: a B-tree of index files over stable leaf paths (issues 11 and 24).
 
 A domain's `_index.md` lists its leaves while that fits `branch_tokens`; past it, the index
 lists *sub-branches* instead, each a line saying what it holds and a link to its own index,
-and so on down: as many levels as the size needs, so the tokens an agent reads from the trunk
-to a leaf's entry grow with the log of the size of memory, never linearly.
+and so on down: as many levels as the size needs (at 10,000 leaves, two below the domain index).
 
 Invariants:
 - Leaves never move.  Splitting writes index files only: a sub-branch index of folder F is
@@ -16,8 +15,8 @@ Invariants:
 - No index file exceeds `branch_tokens` unless one entry alone does (a leaf name cannot be cut).
 - Deterministic: the same leaves give the same files, whatever order they come in.
 
-An index stays one file while a reader takes it in at a glance (`branch_tokens`, default 2,000:
-about 40 leaves with their summaries, issue 24).  Past that it is split the way a person files
+An index stays one file while a reader takes it in at a glance (`branch_tokens`, default 1,800:
+about 40 leaves with their summaries, issue 24; config.py says how it was measured).  Past that it is split the way a person files
 things.  Sub-branch keys, in this order (each names groups of 3+ among what the earlier ones left;
 `log` tries the year first): a shared `Kind:` prefix of the headings (`Person:`, `Project:`,
 `Incident 2024-…`), the year in the heading, then a heading word several entries share.  What no
@@ -25,7 +24,9 @@ key groups is listed as it is beside the groups when it fits, else one "Other" s
 as the last resort are entries cut into chunks in name order.  Every sub-branch entry has a
 line in words saying what it holds: its leaf count and the titles of its largest leaves, as
 many as fit, each cut at a word boundary, then `+N more` (`_describe`); a label is a whole
-word or title, never a range of names.  The `#` group heading is a key of another kind, because leaf text does not carry it: when a
+word or title, never a range of names.  A topic group too large for one index that no key
+below divides is listed as its chunks in the parent (`_hoist_chunks`: one read fewer).
+The `#` group heading is a key of another kind, because leaf text does not carry it: when a
 domain is too large for one index, `migrate` (and `regroup`) put the leaves of a shared `#`
 group in a sub-folder named after it (plan.py), and a split index lists each sub-folder as a
 sub-branch of its own, before the keyed groups of the other entries (`_direct_entries`).
@@ -252,7 +253,7 @@ def _direct_entries(entries: list[_Entry], cap: int) -> tuple[list[_Entry], list
 
     A sub-folder (a `#` group heading's folder that migrate made, or one a person made) is a
     sub-branch already, with its own index: the split lists it directly, first, rather than
-    hiding it inside an "Other" group or a name range, while the folders leave room for two
+    hiding it inside an "Other" group or a chunk of names, while the folders leave room for two
     sub-branches of the other entries.  Otherwise ([], entries): too many folders, or (at most
     one other entry) a listing no shorter than the flat one that did not fit.
     """

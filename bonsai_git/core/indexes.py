@@ -6,17 +6,19 @@ in sorted orders, with no clock, host or absolute path: same leaves, same bytes.
 
 Formats (DESIGN.md §3):
 - branch indexes `memory/domains/<d>/_index.md`: a title, the domain's token total, then one
-  `### <name>.md (~N tokens)` entry per leaf (sorted by name) with its one-line summary; past
+  `### <name>.md (~N tokens)` entry per leaf (sorted by name) with its one-line summary (or its
+  title when it has none); past
   `branch_tokens` the index lists sub-branches instead (branches.py: a B-tree of index files);
 - root index `memory/_index.md` (not loaded at boot): one line per domain with its tokens, leaf
   count and largest leaves, and a summary line;
 - the trunk block (between MEMORY.md's markers) is *quiet*: it depends only on the set of
-  domains, their scope lines and the line ending, never on tokens, counts or leaf names, so
-  editing, adding or deleting a leaf inside existing domains never rewrites MEMORY.md.  It holds
-  one line on how to look things up, one on where new memories go, and each domain with its
-  scope; the index path is `memory/domains/<domain>/_index.md`, said once, and a single-file
-  domain names its file.  At most 380 tokens: scopes are shortened, then dropped, then the
-  last domains are folded into one line, when many domains would not fit.
+  domains, their scope lines, their topics (`domain_topics`: from leaf *names* only) and the
+  line ending, never on tokens, counts or leaf text, so an edit inside a leaf never rewrites
+  MEMORY.md, and adding, removing or renaming a leaf does only when the topics shown change
+  (issue 24).  It holds one line on how to find a fact, one on where new memories go, and each
+  domain with its scope and topics; the index path is `memory/domains/<domain>/_index.md`, said
+  once, and a single-file domain names its file.  At most 380 tokens (`_BLOCK_LEVELS`): the
+  topic lists are shortened first, then the scopes, then the last domains are folded into one line.
 Names (domains, leaves, sub-folders, sub-branch labels) are shown through
 `secretscan.mask_name`, whoever made the file: an agent-made `notes-akia….md` must not carry its
 key into always-loaded text (branches.py masks what it shows and the index file names it makes).

@@ -10,14 +10,18 @@ is summarized by its first heading.  Markdown markers are stripped (list bullets
 marks, emphasis `*x*`/`_x_`/`**x**`, code spans; links keep their text), secret-looking values
 are masked, and the result is cut to at most 120 chars between whole grapheme clusters (an
 emoji ZWJ sequence, a flag, a letter and its combining marks, a Hangul syllable in jamo are
-never split; `_cluster_start`) at a word boundary when there is one.  A summary never contains
-`<!--` or `-->`, so it cannot break the trunk's markers.  Pure: text in, text out.
+never split; `_cluster_start`) at a word boundary when there is one.  After ` · ` come the
+distinctive words of the leaf's first lines (the DETAIL_LINES after that line, and the part of it
+the cut dropped) that it does not show: names, numbers, dates, hosts, acronyms (issue 24: a
+selector picks a leaf by them, not by its first sentence alone; `_compose`).  A summary never
+contains `<!--` or `-->`, so it cannot break the trunk's markers.  Pure: text in, text out.
 
 Speed: the pre-commit hook summarizes every leaf at every commit, so the common leaf (one
 `## ` section, LF or CRLF endings) is summarized without markdown-it (`_summary_without_parser`,
 ~100x faster, and markdown-it stays off the hook's import path).  That path gives up, and the
 parsed path decides, whenever a level-2 heading could end the section at or before the chosen
-line; both paths give the same bytes (tests/core/test_summary_fast.py checks it with hypothesis).
+line, or (for the details) in the DETAIL_LINES after it; both paths give the same bytes
+(tests/core/test_summary_fast.py checks it with hypothesis).
 """
 
 from __future__ import annotations
