@@ -151,12 +151,13 @@ def _distinctive(texts: list[str]) -> list[str]:
         if len(found) >= _ENOUGH_WORDS:
             break  # more than a summary line can show: the rest is not read
         name: list[str] = []
+        lone = False  # `name` is one sentence-opening capital so far (`Every`, or the `Dana` of `Dana Reyes`)
         start = True
         for raw in text.split():
             if raw.isalpha() and raw.islower():  # the common word: plain and lowercase, nothing to tell by
-                if name:
+                if name and not lone:
                     add(" ".join(name))
-                    name = []
+                name = []
                 start = False
                 continue
             word = raw.strip(_DETAIL_STRIP)
@@ -166,10 +167,20 @@ def _distinctive(texts: list[str]) -> list[str]:
                 word = max(_NUMBER_RUN.findall(word), key=len, default="")
             if len(word) > 32:
                 word = ""
-            kind = "" if not word or "…" in word or "[masked]" in word else _word_kind(word, start)
+            kind = "" if not word or "…" in word or "[masked]" in word else _word_kind(word, False)
+            if kind == "name" and start and not name:
+                opening = word  # a capital starting a sentence: a name only if another follows it
+                start = raw[-1:] in ".!?" or raw.endswith(("。", "！", "？"))
+                if not start and raw[-1:] not in ",;:)":
+                    name = [opening]
+                    lone = True
+                    continue
+                continue
             if name and kind != "name":
-                add(" ".join(name))
+                if not lone:
+                    add(" ".join(name))
                 name = []
+            lone = False
             if kind == "name":
                 name.append(word)
                 if raw[-1:] in ".!?:;,)":
@@ -177,8 +188,8 @@ def _distinctive(texts: list[str]) -> list[str]:
                     name = []
             elif kind:
                 add(word)
-            start = raw[-1:] in ".!?:;" or raw.endswith(("。", "！", "？"))
-        if name:
+            start = raw[-1:] in ".!?" or raw.endswith(("。", "！", "？"))
+        if name and not lone:
             add(" ".join(name))
     return found
 
