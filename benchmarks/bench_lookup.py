@@ -119,6 +119,28 @@ def measure(text: str, config: Config) -> tuple[dict[str, int], float]:
     return figures, seconds
 
 
+def entry_sizes(corpus: Path) -> str:
+    """The measurement behind the default `branch_tokens` (issue 24): the estimated tokens of each
+    folder leaf's entry in its domain index (name line, summary line, blank line), over the corpus
+    planned with the default config, and what 40 entries at p90 make with the index's title lines."""
+    from bonsai_git.core.indexes import domain_stats, render_branch_index
+
+    sizes: list[int] = []
+    for path in sorted(corpus.glob("*.md")):
+        if path.name == "README.md":
+            continue
+        plan = plan_migration(path.read_bytes().decode("utf-8"), Config())
+        for stats in domain_stats([leaf for leaf in plan.leaves if leaf.domain != "dates"], "script-aware"):
+            for leaf, _ in stats.leaves:
+                one = render_branch_index(type(stats)(stats.name, ((leaf, estimate_tokens(leaf.text)),)))
+                head = "\n".join(one.split("\n")[:2]) + "\n"
+                sizes.append(estimate_tokens(one) - estimate_tokens(head))
+    sizes.sort()
+    p50, p90 = sizes[len(sizes) // 2], sizes[len(sizes) * 9 // 10]
+    return (f"index entries over the corpus: {len(sizes)} leaves, {p50} tokens median, {p90} p90; 40 entries at "
+            f"p90 + title lines = ~{40 * p90 + 22:,} tokens (default branch_tokens {Config().branch_tokens:,})")
+
+
 def _verdict(ok: bool) -> str:
     return "ok" if ok else "MISSED"
 
@@ -145,6 +167,7 @@ def main() -> None:
         print(f"{path.name[:35]:<36}{f['leaves']:>7}{f['median']:>8}{f['p95']:>6}{f['max']:>7}{f['reads']:>6}"
               f"{f['depth']:>6}{f['index_files']:>8}{f['largest_index']:>12}{f['block']:>7}  {f['before']:,} -> "
               f"{f['after']:,}  {_verdict(ok)}")
+    print(entry_sizes(args.corpus))
     mean = 100 * sum(reductions) / len(reductions) if reductions else 0.0
     print(f"\ncorpus: {missed} file(s) miss a target; mean boot-token reduction {mean:.1f}% over {len(reductions)} "
           f"files >= 1,000 tokens (target >= 85%) {_verdict(mean >= 85)}\n")
