@@ -41,10 +41,11 @@ DEFAULT_SUBJECT = "bonsai: migrate MEMORY.md into {domains} domains ({before} ->
 SUBJECT_FIELDS: dict[str, object] = {"domains": 7, "before": "6,340", "after": "256", "sections": 23}
 MAX_DOMAIN_NAME = 60
 # The bound on every index file (issue 24): an index stays one file while a reader takes it in at
-# a glance, about 40 entries.  Measured on the shared corpus (every file planned with the default
-# config, each of its 409 folder leaves' index entries estimated): an entry is 38 tokens at the
-# median, 44 at p90, so 40 entries at p90 plus the title lines is ~1,780 tokens.  (Issue 11's 260
-# split a domain of 8 leaves into 4 files.)  Below MIN_BRANCH_TOKENS an index holds too few entries.
+# a glance, about 40 entries.  Measured on the shared corpus (`python benchmarks/bench_lookup.py`:
+# every file planned with the default config, each of its 406 folder leaves' index entries
+# estimated): an entry is 38 tokens at the median, 43 at p90, so 40 entries at p90 plus the title
+# lines is ~1,742 tokens, rounded up.  (Issue 11's 260 split a domain of 8 leaves into 4 files.)
+# Below MIN_BRANCH_TOKENS an index holds too few entries.
 DEFAULT_BRANCH_TOKENS = 1800
 MIN_BRANCH_TOKENS = 150
 # The preamble (the memory's title and the agent's standing framing) stays in the trunk up to
