@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .core.branches import is_index_name
+from .core.branches import is_generated_index, is_index_name
 from .core.errors import BadInput, Failed, NothingToDo
 from .core.flatplan import PINNED, FlatPlan, Slot, original_slots, plan_flatten, strip_separator, verify_flat
 from . import gitrun
@@ -37,7 +37,7 @@ from .reindex import read_trunk
 from .rollback import files_at, find_migration_commit
 from .transaction import apply_changes
 from .core.layout import DOMAINS_DIR, MEMORY_DIR, ROOT_INDEX, TRUNK, decode_utf8, parse_trunk
-from .tree import read_leaves, remove_empty_folders, walk_leaf_paths
+from .tree import read_leaves, read_regular_or_none, remove_empty_folders, walk_files, walk_leaf_paths
 
 _SOURCE = re.compile(r"^Bonsai-Source:[ \t]*\S+[ \t]+([0-9a-f]{40,64})[ \t]*$", re.M)
 
@@ -177,20 +177,21 @@ def _renames(ctx: RepoContext, migration: str) -> dict[str, str]:
 
 
 def _files_under(ctx: RepoContext, folder: str) -> list[str]:
-    root = ctx.abs_path(folder)
-    if not root.is_dir():
-        return []
-    return sorted(p.relative_to(ctx.workspace).as_posix() for p in root.rglob("*") if p.is_file() or p.is_symlink())
+    return walk_files(ctx.workspace, folder)  # never into a submodule, nested repository or workspace
 
 
 def _generated_paths(ctx: RepoContext) -> list[str]:
-    """The index files on disk: every `_index.md` and sub-branch `_index.<key>.md` under memory/domains/
-    (branches.is_index_name) and the root index."""
-    found = [ROOT_INDEX] if ctx.abs_path(ROOT_INDEX).is_file() else []
-    root = ctx.abs_path(DOMAINS_DIR)
-    if root.is_dir():
-        found += [p.relative_to(ctx.workspace).as_posix() for p in root.rglob("_index*.md")
-                  if is_index_name(p.name) and p.is_file() and not p.is_symlink()]
+    """The index files on disk that bonsai-git wrote: every `_index.md` and sub-branch `_index.<key>.md`
+    under memory/domains/ (branches.is_index_name) whose bytes open with the generated head
+    (branches.is_generated_index), and the root index (opening with its title).  A note an agent
+    named like an index is kept (listed with the other kept files)."""
+    root = read_regular_or_none(ctx.abs_path(ROOT_INDEX))
+    found = [ROOT_INDEX] if root is not None and root.startswith(b"# Memory Index") else []
+    for path in walk_files(ctx.workspace, DOMAINS_DIR, symlinks=False):
+        if is_index_name(path.rpartition("/")[2]):
+            data = read_regular_or_none(ctx.abs_path(path))
+            if data is not None and is_generated_index(data):
+                found.append(path)
     return found
 
 

@@ -166,10 +166,9 @@ def _write_script(hook: Path, script: bytes) -> None:
 
 
 def _read(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes()
-    except OSError:  # absent, a dangling symlink, a folder
-        return None
+    from .tree import read_regular_or_none
+
+    return read_regular_or_none(path)  # None: absent, a dangling symlink, a folder, a FIFO (never read: no hang)
 
 
 def _exists(path: Path) -> bool:

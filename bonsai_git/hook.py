@@ -129,6 +129,7 @@ def run_hook(directory: Path, *, check: bool = False) -> int:
             pending.append((ws, digest))
     if not pending:
         return 0
+    _refuse_half_visible(top, listing, [ws for ws, _digest in pending])
     if check:
         return _run_workspaces(top, common_dir, pending, check, memo, len(pending) == len(workspaces))
     with _holding_lock(journal):  # the lock `absorb` and every writing command take: one writer at a time
@@ -171,6 +172,34 @@ def _run_workspaces(top: Path, common_dir: Path, pending: list[tuple[Workspace, 
         print(f"bonsai-git: rewrote {len(changed)} file(s); stage them and commit again: git add -A -- "
               f"{_addable(changed)}", file=sys.stderr)
     return 1
+
+
+def _refuse_half_visible(top: Path, listing: Sequence[tuple[str, str]], workspaces: Sequence[Workspace]) -> None:
+    """Refuse (exit 3) when indexing what git tracks would drop part of a workspace's tree: a domain
+    whose leaves are on disk but not staged (gitsettings.unstaged_domain_problem: a migration
+    staged in part), or tracked files a sparse checkout leaves out.
+
+    `git ls-files -t` tags them `S` (skip-worktree): tracked, absent from disk.  Indexing the
+    work tree would drop their domains from MEMORY.md's block and the root index (issue 21 §4),
+    so the run refuses before anything is read or written.  Asked only of runs the freshness memo
+    did not settle (a skip-worktree entry never makes a workspace known fresh).
+    """
+    from .gitsettings import sparse_problem
+
+    from .gitsettings import unstaged_domain_problem
+
+    for ws in workspaces:
+        if ws.untracked:
+            problem = unstaged_domain_problem(top / ws.prefix, ws.tracked, ws.untracked, ws.prefix)
+            if problem is not None:
+                raise Refused(problem)
+    skipped = [path for tag, path in listing if tag == "S"]
+    if not skipped:
+        return
+    for ws in sorted(workspaces, key=lambda w: w.prefix):
+        problem = sparse_problem([p[len(ws.prefix):] for p in skipped if p.startswith(ws.prefix)], ws.prefix)
+        if problem is not None:
+            raise Refused(problem)
 
 
 def _facts_cache(caches: list[FactsCache], common_dir: Path) -> FactsCache:
@@ -325,7 +354,9 @@ def find_workspaces(top: Path, listing: Sequence[tuple[str, str]]) -> list[Works
     """The migrated workspaces among `(tag, repo-relative path)` entries of `git ls-files -t`, by prefix.
 
     A workspace is a tracked `MEMORY.md` whose text on disk has bonsai markers.  Each gets the
-    tracked and untracked paths under its folder, relative to it.  A tracked `MEMORY.md` without
+    tracked and untracked paths under its folder, relative to it, except those under a workspace
+    nested in it (`memory/domains/agents/helper/MEMORY.md`): they are the inner one's alone, never
+    the outer one's leaves, which once made the two rewrite each other's indexes (issue 21 §5).  A tracked `MEMORY.md` without
     a valid marker pair beside a tracked `memory/domains/` (a marker deleted or retyped, the trunk
     rewritten by an agent) raises BadInput (exit 3), the message `reindex --check` gives: indexing
     nothing there would commit stale indexes.
@@ -353,24 +384,26 @@ def find_workspaces(top: Path, listing: Sequence[tuple[str, str]]) -> list[Works
         return workspaces
     by_prefix = {ws.prefix: ws for ws in workspaces}
     deepest = max(map(len, by_prefix), default=0)  # no workspace folder ends past this: stop looking there
-    for tag, path in listing:  # one pass: each path goes to every workspace folder above it (~depth lookups)
-        end = 0
+    for tag, path in listing:  # one pass: each path goes to the nearest workspace folder above it (~depth lookups)
+        end, owner, at = 0, None, 0
         while True:
             ws = by_prefix.get(path[:end])
             if ws is not None:
-                rel = path[end:]
-                (ws.untracked if tag == "?" else ws.unstaged if tag == "C" else ws.tracked).append(rel)
+                owner, at = ws, end
             end = path.find("/", end) + 1
             if not end or end > deepest:
                 break
+        if owner is not None:
+            rel = path[at:]
+            (owner.untracked if tag == "?" else owner.unstaged if tag == "C" else owner.tracked).append(rel)
     return workspaces
 
 
 def _split_stage(workspaces: Sequence[Workspace], stage_info: dict[str, str]) -> None:
     """Give each workspace its part of `stage_info` ({repo path: "mode blob-id"}), keyed by paths
     relative to it: one pass over the index however many workspaces the repository holds (a fleet
-    of 100 workspaces once scanned the whole index 100 times), each path to every workspace folder
-    above it, as `find_workspaces` hands out the listing."""
+    of 100 workspaces once scanned the whole index 100 times), each path to the nearest workspace
+    folder above it, as `find_workspaces` hands out the listing."""
     if len(workspaces) == 1 and not workspaces[0].prefix:
         workspaces[0].stage = stage_info
         return
@@ -379,14 +412,16 @@ def _split_stage(workspaces: Sequence[Workspace], stage_info: dict[str, str]) ->
     for ws in workspaces:
         ws.stage = {}
     for path, value in stage_info.items():
-        end = 0
+        end, owner, at = 0, None, 0
         while True:
             holder = by_prefix.get(path[:end])
             if holder is not None:
-                holder.stage[path[end:]] = value
+                owner, at = holder, end
             end = path.find("/", end) + 1
             if not end or end > deepest:
                 break
+        if owner is not None:
+            owner.stage[path[at:]] = value
 
 
 def _has_domains(tracked: set[str], prefix: str) -> bool:

@@ -283,8 +283,8 @@ def _run(root: Path, snap: Snapshot, config: Config, stage: Mapping[str, str], t
             if now == "" or (path not in dirty and now is not None and not stage[path].startswith(_REGULAR)):
                 raise _Decline  # deleted but not staged, or not a regular file: the full run warns
             domain, name = location
-            if domain not in snap.roots:
-                raise _Decline  # a new domain: the trunk's domains change, names are checked in full
+            if domain not in snap.roots or (domain in SINGLE_FILE_DOMAINS and path != SINGLE_FILE_DOMAINS[domain]):
+                raise _Decline  # a new domain, or a leaf in a one-file domain's folder: the full run checks (refuses)
             if domain not in leaves:
                 leaves[domain] = dict(snap.rows(domain))
             if now is None:

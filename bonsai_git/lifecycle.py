@@ -49,13 +49,13 @@ from .history import refuse_if_shallow
 from .gitrepo import RepoContext, open_workspace, workspace_lock
 from .preconditions import check_clean_for_commit, check_committable, check_identity
 from .core.indexes import domain_fits_one_index, domain_stats, render_tree
-from .reindex import existing_index_paths, read_trunk, reindex_workspace
+from .reindex import existing_index_paths, generated_index_paths, read_trunk, reindex_workspace
 from .core.health import age_days, is_due_for_purge
 from .survey import ARCHIVE_DIR, archive_dates, now_from_env, tracked_paths
 from .transaction import apply_changes
 from .core.layout import DOMAINS_DIR, MEMORY_DIR, ROOT_INDEX, TRUNK, Leaf, TrunkParts, leaf_location
 from .core.slugs import name_key
-from .tree import read_leaves, remove_empty_folders, walk_leaf_paths
+from .tree import read_leaves, remove_empty_folders, walk_files, walk_leaf_paths
 
 TRAILER = "Bonsai-Op"
 MEMORY_AREAS = (TRUNK, DOMAINS_DIR, ROOT_INDEX, *SINGLE_FILE_DOMAINS.values(), ARCHIVE_DIR)
@@ -455,9 +455,7 @@ def _workspace_ref(ctx: RepoContext, ref: str) -> str:
 
 
 def _files_under(ctx: RepoContext, folder: str) -> Iterable[str]:
-    root = ctx.abs_path(folder)
-    if root.is_dir():
-        yield from (p.relative_to(ctx.workspace).as_posix() for p in root.rglob("*") if p.is_file() or p.is_symlink())
+    yield from walk_files(ctx.workspace, folder)  # never into a submodule, nested repository or workspace
 
 
 def _relocation_plan(ctx: RepoContext, trunk: TrunkParts, moves: dict[str, str], op: str,
@@ -466,7 +464,7 @@ def _relocation_plan(ctx: RepoContext, trunk: TrunkParts, moves: dict[str, str],
     paths = walk_leaf_paths(ctx.workspace)
     leaves = read_leaves(ctx.workspace, paths)
     leaf_bytes = {old: ctx.abs_path(old).read_bytes() for old in moves}
-    indexes = existing_index_paths(ctx.workspace)
+    indexes = generated_index_paths(ctx.workspace, existing_index_paths(ctx.workspace))
     rendered_paths = {*indexes, ROOT_INDEX, TRUNK, *(f"{DOMAINS_DIR}/{d}/_index.md" for d in _domains(moves))}
     current = {p: _read_or_none(ctx.abs_path(p)) for p in rendered_paths}
     changes = relocation_changes(leaves, leaf_bytes, moves, trunk, load_config(ctx.workspace), indexes, current)

@@ -27,8 +27,8 @@ from pathlib import Path
 
 from .workspace import load_config
 from .core.config import SINGLE_FILE_DOMAINS, Config
-from .core.errors import BadInput, ConcurrentWrite
-from .core.branches import is_index_name
+from .core.errors import BadInput, ConcurrentWrite, Refused
+from .core.branches import is_generated_index, is_index_name
 from .gitsettings import stored_alike
 from .core.indexes import BranchesOf, FactsOf, foreign_block_line, render_tree
 from .core.layout import (
@@ -51,9 +51,11 @@ from .core.layout import (
 from .tree import (
     CheckedWriter,
     has_symlink_between,
+    is_foreign_folder,
     _read_bytes,
     read_leaves,
     read_regular,
+    read_regular_or_none,
     remove_empty_folders,
     walk_leaf_paths,
     write_durably,
@@ -125,6 +127,7 @@ def reindex_workspace(
             rendered_out.update(rendered)
         return ReindexResult(sync_rendered(workspace, rendered, trunk_bytes, check, known, clean), (), pending)
     planned = dict(plan.files)
+    _refuse_ignored(workspace, planned)
     leaves = tuple(leaf for leaf in leaves if leaf.path not in planned) + _planned_leaves(planned)
     new_parts = TrunkParts(parts.pinned, parts.block, plan.inbox, parts.newline)
     rendered = render_tree(leaves, new_parts, config, existing_index_paths(workspace), facts, branches)
@@ -148,6 +151,17 @@ def reindex_workspace(
         writer.drain()  # late appends to what was replaced are carried, never left behind
         raise
     return ReindexResult(tuple(sorted({*written, *changed})), plan.sections)
+
+
+def _refuse_ignored(workspace: Path, planned: Mapping[str, str]) -> None:
+    """Refused (exit 3, before anything is written) when a .gitignore rule hides a file absorbing
+    would write or its folder's index: new memory is never written into an ignored file (issue 21 §10)."""
+    from .gitsettings import ignore_problem
+
+    indexes = {f"{p.rpartition('/')[0]}/{INDEX_NAME}" for p in planned if p.startswith(DOMAINS_DIR + "/")}
+    problem = ignore_problem(workspace, [*sorted(planned), *sorted(indexes)])  # a leaf is named first
+    if problem is not None:
+        raise Refused(problem)
 
 
 def sync_rendered(workspace: Path, rendered: Mapping[str, str | None], trunk_bytes: bytes, check: bool,
@@ -179,6 +193,9 @@ def read_trunk(workspace: Path) -> tuple[bytes, TrunkParts]:
     except IsADirectoryError:
         raise BadInput(f"{TRUNK}: is not a regular file (a folder); bonsai-git reads regular files only") from None
     text = decode_utf8(data, TRUNK)
+    if "\0" in text:  # as migrate refuses it: flatten would hand migrate a file it refuses (issue 21 §8)
+        raise BadInput(f"{TRUNK}: holds a NUL byte at byte offset {data.find(bytes(1))} (binary data, not Markdown); "
+                       "remove it and retry")
     parts = parse_trunk(text)
     if parts is not None:
         parts = widen_to_block_conflict(parts)
@@ -223,10 +240,31 @@ def _walk_indexes(folder: str, relative: str, found: list[str]) -> None:
         for entry in entries:
             name = entry.name
             if entry.is_dir(follow_symlinks=False):
-                if not name.startswith(("_", ".")):
+                if not name.startswith(("_", ".")) and not is_foreign_folder(entry.path):
                     _walk_indexes(entry.path, f"{relative}/{name}", found)
             elif is_index_name(name) and entry.is_file(follow_symlinks=False):
                 found.append(f"{relative}/{name}")
+
+
+def generated_index_paths(workspace: Path, paths: Iterable[str]) -> tuple[str, ...]:
+    """Those of `paths` (index-named files, workspace-relative) that bonsai-git generated
+    (branches.is_generated_index on their bytes); each other one is named in a warning and kept."""
+    kept = []
+    for path in paths:
+        data = read_regular_or_none(workspace / path)
+        if data is not None and is_generated_index(data):
+            kept.append(path)
+        else:
+            warn_foreign_index(path)
+    return tuple(kept)
+
+
+def warn_foreign_index(path: str) -> None:
+    """Warn (stderr) that `path`, named like a generated index, was not written by bonsai-git and is kept."""
+    from .hook import _warn  # the hook's counter: a run that warned is not remembered as fresh
+
+    _warn(f"{path}: named like a generated index but not written by bonsai-git, so kept (never deleted as "
+          "stale); rename it without the leading `_` to make it a leaf")
 
 
 def taken_leaf_names(workspace: Path) -> dict[str, tuple[str, ...]]:
@@ -364,6 +402,9 @@ def _sync(workspace: Path, rendered: Mapping[str, str | None], trunk_bytes: byte
         if current == wanted or (current is not None and wanted is not None
                                  and stored_alike(workspace, path, current, wanted)):
             continue  # equal, or equal as git stores them (a CRLF checkout under core.autocrlf)
+        if wanted is None and current is not None and not is_generated_index(current):
+            warn_foreign_index(path)  # named like an index, written by someone else: never deleted (issue 21 §3)
+            continue
         changed.append(path)
         if writer is None:
             continue

@@ -290,12 +290,15 @@ _SEGMENT = st.sampled_from(["a", "b", "agents", "memory", "x.md", "MEMORY.md"])
        paths=st.lists(st.lists(_SEGMENT, min_size=1, max_size=5).map("/".join), max_size=40))
 def test_split_stage_gives_each_workspace_what_a_scan_per_workspace_gives(prefixes: set[str], paths: list[str]) -> None:
     """Nested workspaces and one at the top included: each holds exactly the index entries under
-    its folder, relative to it, in git's order (the old per-workspace scan is the oracle)."""
+    its folder and under no workspace nested in it (issue 21 §5), relative to it, in git's order
+    (a scan per workspace is the oracle)."""
     from bonsai_git.hook import Workspace, _split_stage
 
     stage_info = {path: f"100644 {n:040x}" for n, path in enumerate(paths)}
     workspaces = [Workspace(prefix) for prefix in sorted(prefixes)]
     _split_stage(workspaces, stage_info)
     for ws in workspaces:
-        expected = {path[len(ws.prefix):]: value for path, value in stage_info.items() if path.startswith(ws.prefix)}
+        inner = [p for p in prefixes if p != ws.prefix and p.startswith(ws.prefix)]
+        expected = {path[len(ws.prefix):]: value for path, value in stage_info.items()
+                    if path.startswith(ws.prefix) and not any(path.startswith(p) for p in inner)}
         assert list(ws.stage.items()) == list(expected.items())

@@ -201,6 +201,21 @@ def is_index_name(name: str) -> bool:
     return name == f"{INDEX_PREFIX}.md" or (name.startswith(f"{INDEX_PREFIX}.") and name.endswith(".md") and len(name) > 10)
 
 
+# The two head lines every index renderer has written (`_index_head`, and older releases'
+# `_~850 tokens in 3 leaves_`): `# <labels> Index`, then an italic line counting tokens and leaves.
+_GENERATED_HEAD = re.compile(rb"# [^\r\n]* Index\r?\n_[^\r\n]* tokens[^\r\n]* in \d[\d,]* lea(?:f|ves)[^\r\n]*_\r?(?:\n|$)")
+
+
+def is_generated_index(data: bytes) -> bool:
+    """True when `data` (a file's bytes) opens with the head lines bonsai-git writes into an index.
+
+    The only proof that a file named like an index (`_index.md`, `_index.<key>.md`) is ours to
+    delete as stale: an agent copying the naming (`_index.notes.md`) wrote a note, and the hook
+    once deleted it (issue 21 §3).  Whatever `_index_head` renders must match (tests/core/test_branches.py).
+    """
+    return _GENERATED_HEAD.match(data) is not None
+
+
 def index_file_name(slug: str) -> str:
     """The file name of an index in its folder: `_index.md` for the folder's own, `_index.<slug>.md` below."""
     return f"{INDEX_PREFIX}.md" if not slug else f"{INDEX_PREFIX}.{slug}.md"

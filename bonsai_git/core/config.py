@@ -248,8 +248,8 @@ def parse_config(text: str, source: str = CONFIG_FILE) -> Config:
     if estimator not in ESTIMATORS:
         raise BadInput(f"{source}: tokens.estimator must be one of {', '.join(ESTIMATORS)}")
     subject = _table(data, "commit", ("subject",), source).get("subject", cfg.subject)
-    if not isinstance(subject, str) or not subject.strip() or "\n" in subject:
-        raise BadInput(f"{source}: commit.subject must be a one-line string")
+    if not isinstance(subject, str) or not subject.strip() or not is_one_line(subject):
+        raise BadInput(f"{source}: commit.subject must be a one-line string (no line break: CR, LF, U+2028...)")
     _check_subject(subject, source)
     domains, scopes, configured = _domains(data.get("domains", {}), source)
     allow = _secret_allow(_table(data, "secrets", ("allow",), source).get("allow", []), source)
@@ -280,6 +280,8 @@ def _int(data: dict[str, object], key: str, default: int, source: str) -> int:
 def _strings(value: object, key: str, source: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
         raise BadInput(f"{source}: {key} must be a list of non-empty strings")
+    if not all(is_one_line(v) for v in value):
+        raise BadInput(f"{source}: {key} must be a list of one-line strings (no line break: CR, LF, U+2028...)")
     return tuple(value)
 
 
@@ -325,8 +327,9 @@ def _domains(
                                f"[{where}]: keywords, scope")
             scope = value.get("scope")
             if scope is not None:
-                if not isinstance(scope, str) or not scope.strip() or "\n" in scope:
-                    raise BadInput(f"{source}: {where}.scope must be a one-line string")
+                if not isinstance(scope, str) or not scope.strip() or not is_one_line(scope):
+                    raise BadInput(f"{source}: {where}.scope must be a one-line string (no line break: CR, LF, "
+                                   "U+2028...)")
                 scopes[name] = scope.strip()
             if "keywords" in value:
                 keywords = _strings(value["keywords"], f"{where}.keywords", source)
@@ -340,6 +343,14 @@ def _domains(
     names = {n for n, _ in listed}
     domains = tuple(listed) + tuple(d for d in DEFAULT_DOMAINS if d[0] not in names)
     return domains, scopes, tuple(configured)
+
+
+def is_one_line(text: str) -> bool:
+    """True when `text` holds no line break of any kind: LF, CR, VT, FF, FS/GS/RS, NEL, U+2028, U+2029
+    (str.splitlines' set).  Scopes and the commit subject are rendered into the trunk's block and the
+    commit; a bare CR there reads as a new line to CommonMark and to a reader, so a scope could
+    inject what looks like a second end marker and a `## heading` (issue 21 §7)."""
+    return "".join(text.splitlines()) == text
 
 
 def is_domain_name(name: str) -> bool:

@@ -36,7 +36,10 @@ BEGIN_PREFIX = "<!-- bonsai:begin"
 BEGIN = "<!-- bonsai:begin generated"
 END = "<!-- bonsai:end -->"
 _BEGIN_LINE = re.compile(r"^<!-- bonsai:begin\b[^\n]*$", re.M)
-_END_LINE = re.compile(r"^<!-- bonsai:end -->[ \t]*\r?$", re.M)
+# The end marker at a line start; text after it on the same line is the inbox's first text: an agent
+# appending `## Dentist` to a trunk saved without a final newline glues it to the marker (issue 21 §9).
+_END_LINE = re.compile(r"^<!-- bonsai:end -->", re.M)
+_BLANK_REST = re.compile(r"[ \t]*(?:\r?\n|\r?$)")
 # git's conflict lines: `<<<<<<< ours`, `||||||| base` (diff3), `=======`, `>>>>>>> theirs`.
 _CONFLICT_LINE = re.compile(r"^(?:(<{7})|(\|{7})|(={7})|(>{7}))(?:[ \t][^\n]*)?\r?$", re.M)
 _CONFLICT_HINT = re.compile(r"^(?:<{7}|>{7})", re.M)
@@ -110,10 +113,9 @@ def parse_trunk(text: str) -> TrunkParts | None:
     if begin is None or end is None:
         return None
     stop = end.end()
-    if text.startswith("\r\n", stop):
-        stop += 2
-    elif text.startswith("\n", stop):
-        stop += 1
+    blank = _BLANK_REST.match(text, stop)
+    if blank is not None:  # the marker's own line: trailing blanks and its line break belong to the block
+        stop = blank.end()
     newline = "\r\n" if text[begin.start() : begin.end()].endswith("\r") else "\n"
     return TrunkParts(text[: begin.start()], text[begin.start() : stop], text[stop:], newline)
 
@@ -212,8 +214,10 @@ def markers_missing(text: str = "") -> BadInput:
             line = text.count("\n", 0, start) + 1
             return BadInput(f"{TRUNK}:{line}: an HTML comment or code fence opened here is not closed before the "
                             f"bonsai markers, so Markdown reads them as part of it; close it (`-->` or the fence)")
-    return BadInput(f"{TRUNK}: its bonsai markers are missing but {DOMAINS_DIR}/ exists; put them back "
-                    f"(e.g. `git checkout -- {TRUNK}`, or `git diff {TRUNK}` to see what changed)")
+    # Never advise `git checkout -- MEMORY.md`: it would throw away the memory written since (issue 21 §9).
+    return BadInput(f"{TRUNK}: its bonsai markers are missing but {DOMAINS_DIR}/ exists; put the two marker lines "
+                    f"back around the generated block (`git diff {TRUNK}` shows what changed; "
+                    f"`git show HEAD:{TRUNK}` shows them)")
 
 
 def is_migrated(text: str) -> bool:
@@ -361,7 +365,8 @@ def shown_name(path: str) -> str:
 def leaves_from_bytes(files: Iterable[tuple[str, bytes]]) -> tuple[Leaf, ...]:
     """Leaf records of `(workspace-relative leaf path, bytes)` pairs already read, in the given order.
 
-    Raises BadInput for a leaf that is not UTF-8 or holds merge-conflict markers (as read_leaves).
+    Raises BadInput for a leaf that is not UTF-8, holds a NUL byte (issue 21 §8: migrate refuses one, so
+    flatten then migrate would not round-trip) or merge-conflict markers (as read_leaves).
     """
     leaves = []
     for path, data in files:
@@ -370,6 +375,9 @@ def leaves_from_bytes(files: Iterable[tuple[str, bytes]]) -> tuple[Leaf, ...]:
             continue
         check_file_name(path)
         text = decode_utf8(data, path)
+        if "\0" in text:  # migrate refuses a NUL (binary data): what is indexed must flatten and migrate back
+            raise BadInput(f"{path}: holds a NUL byte at byte offset {data.find(bytes(1))} (binary data, not "
+                           "Markdown), which flatten and migrate could not read back; remove it, then commit again")
         line = find_conflict_marker(text)
         if line is not None:
             raise BadInput(f"{path}:{line}: merge-conflict marker; resolve the conflict, then commit again")
