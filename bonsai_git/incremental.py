@@ -61,7 +61,7 @@ if TYPE_CHECKING:
     from .core.indexes import DomainStats, FactsOf, LeafFacts, RootEntry
 
 SNAPSHOT_DIR = "bonsai-git/snapshots"
-FORMAT = 3
+FORMAT = 4
 _REGULAR = ("100644 ", "100755 ")
 MANY = 64  # more changed leaves than this: a full run (the facts cache knows most of them by blob id)
 
@@ -355,7 +355,7 @@ def _run(root: Path, snap: Snapshot, config: Config, stage: Mapping[str, str], t
         for path in existing_index_paths(root, [domain]):
             rendered.setdefault(path, None)
     rendered[ROOT_INDEX] = assemble_root_index([roots[d] for d in sorted(roots)])
-    rendered[TRUNK] = render_trunk(parts_, sorted(roots), config_scopes(config))
+    rendered[TRUNK] = render_trunk(parts_, sorted(roots), config_scopes(config), {d: roots[d][3] for d in roots})
     clean = {path: stage[path][7:] for path in rendered
              if path not in dirty and path in stage and stage[path].startswith(_REGULAR)}
     from .projection import add_codex_projection

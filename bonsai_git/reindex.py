@@ -46,6 +46,7 @@ from .core.layout import (
     parse_trunk,
     git_blob_id,
     unread_leaves,
+    widen_to_block_conflict,
 )
 from .tree import (
     CheckedWriter,
@@ -306,6 +307,8 @@ def read_trunk(workspace: Path, reads: Reads | None = None) -> tuple[bytes, Trun
         raise BadInput(f"{TRUNK}: holds a NUL byte at byte offset {data.find(bytes(1))} (binary data, not Markdown); "
                        "remove it and retry")
     parts = parse_trunk(text)
+    if parts is not None:
+        parts = widen_to_block_conflict(parts)
     if parts is None:
         if (workspace / DOMAINS_DIR).is_dir():
             raise markers_missing(text)

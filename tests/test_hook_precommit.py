@@ -197,13 +197,21 @@ def test_framework_indexes_what_is_staged_when_a_leaf_is_partly_staged(
 def test_framework_leaves_memory_md_byte_identical_across_leaf_edit_add_and_delete(
     make_repo: MakeRepo, framework: dict[str, str]
 ) -> None:
-    """The quiet trunk: leaf changes inside existing domains rewrite indexes, never MEMORY.md."""
-    from living_tree import OVERVIEW, add_leaf
+    """The quiet trunk: an edit inside a leaf never rewrites MEMORY.md; adding or deleting a leaf rewrites
+    only indexes while the topics the trunk shows stay the same (issue 24)."""
+    deploy = "memory/domains/infrastructure/deploy-{}.md"
 
-    def delete_leaf(ws: Path) -> None:  # a domain keeps other leaves: a removed domain may rewrite the trunk
-        (ws / OVERVIEW).unlink()
+    def add_leaf(ws: Path) -> None:  # a third `deploy-` leaf: the topic `deploy` was shown already
+        write(ws, deploy.format("cron"), "## Deploy cron\n\nThe cron jobs deploy from main.\n")
+
+    def delete_leaf(ws: Path) -> None:
+        (ws / deploy.format("cron")).unlink()
 
     repo = consumer(make_repo, framework)
+    for name in ("api", "web"):  # two leaves sharing a word: a new topic, so the trunk changes once
+        write(repo, deploy.format(name), f"## Deploy {name}\n\nThe {name} deploys from main.\n")
+    assert commit(repo, framework).returncode != 0 and commit(repo, framework).returncode == 0
+    assert "deploy" in (repo / "MEMORY.md").read_text()
     trunk = (repo / "MEMORY.md").read_bytes()
     for change in (edit_leaf, add_leaf, delete_leaf):
         change(repo)

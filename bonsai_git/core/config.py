@@ -3,10 +3,10 @@
 Every key has a default, so the file is never required.  Shape (DESIGN.md §2):
 
     min_tokens = 1000            # refuse smaller files unless --force
-    preamble_tokens = 40         # a larger preamble becomes the leaf general/preamble.md
+    preamble_tokens = 150        # a larger preamble becomes the leaf general/preamble.md
     pinned = ["Core Rules"]      # extra pin rules: whole words/phrases or exact headings
     absorb = true                # the hook moves `##` sections after the end marker into leaves
-    branch_tokens = 260          # no index file grows past this: bigger ones split into sub-branches
+    branch_tokens = 1800         # no index file grows past this: bigger ones split into sub-branches
     [tokens]
     estimator = "script-aware"   # or "chars4"
     [domains]                    # listed domains come first, in this order; a default domain
@@ -40,10 +40,17 @@ DEFAULT_SUBJECT = "bonsai: migrate MEMORY.md into {domains} domains ({before} ->
 # The commit subject's placeholders, with a sample of the type each gets (transaction.commit_message).
 SUBJECT_FIELDS: dict[str, object] = {"domains": 7, "before": "6,340", "after": "256", "sections": 23}
 MAX_DOMAIN_NAME = 60
-# The bound on every index file (issue 11): 260 keeps trunk + each index on the way to a leaf
-# under ~700 tokens at 1,000 leaves; below MIN_BRANCH_TOKENS an index holds too few entries.
-DEFAULT_BRANCH_TOKENS = 260
+# The bound on every index file (issue 24): an index stays one file while a reader takes it in at
+# a glance, about 40 entries.  Measured on the shared corpus (`python benchmarks/bench_lookup.py`:
+# every file planned with the default config, each of its 406 folder leaves' index entries
+# estimated): an entry is 38 tokens at the median, 43 at p90, so 40 entries at p90 plus the title
+# lines is ~1,742 tokens, rounded up.  (Issue 11's 260 split a domain of 8 leaves into 4 files.)
+# Below MIN_BRANCH_TOKENS an index holds too few entries.
+DEFAULT_BRANCH_TOKENS = 1800
 MIN_BRANCH_TOKENS = 150
+# The preamble (the memory's title and the agent's standing framing) stays in the trunk up to
+# this many tokens (issue 24: it tells the agent who it is; 40 moved most of them out of boot).
+DEFAULT_PREAMBLE_TOKENS = 150
 
 # The default domains, in table order (ties between equal scores break by this order), with their
 # keywords (DESIGN.md §2; ../shared/corpus/LABELS.md draws the borders).  The seed's table is kept:
@@ -201,7 +208,7 @@ class Config:
     configured: tuple[str, ...] = ()
     pinned: tuple[str, ...] = DEFAULT_PIN_RULES
     min_tokens: int = 1000
-    preamble_tokens: int = 40
+    preamble_tokens: int = DEFAULT_PREAMBLE_TOKENS
     branch_tokens: int = DEFAULT_BRANCH_TOKENS
     estimator: str = "script-aware"
     absorb: bool = True

@@ -99,7 +99,7 @@ from .layout import (
     misplaced_message,
     parse_trunk,
 )
-from .lookup import LookupCost, index_sizes, leaf_costs, summarize_costs
+from .lookup import LookupCost, index_sizes, leaf_paths, summarize_costs
 from .secretscan import find_secrets, finding_fingerprint, mask_name, name_secret_kinds
 from .sections import split_sections, unclosed_comment_warning
 from .tokens import estimate_tokens
@@ -327,8 +327,9 @@ def survey_lookup_cost(survey: Survey) -> LookupCost:
     indexes = dict(survey.indexes)
     singles = [f.path for f in survey.leaves if f.path in SINGLE_FILE_DOMAINS.values()]
     sizes = index_sizes(indexes, survey.config.estimator)  # once for both: 16,000 index files at 60,000 leaves
-    costs = leaf_costs(trunk, indexes, survey.config.estimator, singles, sizes)
-    return summarize_costs(costs, indexes, survey.config.estimator, sizes)
+    paths = leaf_paths(trunk, indexes, survey.config.estimator, singles, sizes)
+    return summarize_costs({p: c for p, (c, _) in paths.items()}, indexes, survey.config.estimator, sizes,
+                           {p: d for p, (_, d) in paths.items()})
 
 
 def _provenance_findings(state: str, warning: str | None) -> Iterable[Finding]:

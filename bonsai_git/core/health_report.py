@@ -13,7 +13,7 @@ from .boot import CLAUDE_CODE_MAX_CHARS, CLAUDE_CODE_MAX_LINES
 from .health import SCHEMA_VERSION, Candidate, Finding, StatusReport
 from .layout import TRUNK
 from .secretscan import mask_name
-from .lookup import LookupCost
+from .lookup import LookupCost, cost_text
 
 
 def iso_utc(seconds: int) -> str:
@@ -89,11 +89,9 @@ def status_text(report: StatusReport, color: bool = False) -> str:
 
 
 def lookup_line(cost: LookupCost) -> str:
-    """One line on the lookup cost: tokens read from boot to a leaf's entry, and the largest index."""
-    largest = "" if cost.largest_index is None else (
-        f"; largest index {cost.largest_index[0]} (~{cost.largest_index[1]:,})")
-    return (f"  lookup: ~{cost.median:,} tokens median, ~{cost.p95:,} p95, ~{cost.max:,} max from boot to a leaf's "
-            f"entry over {cost.leaves} leaves{largest}")
+    """One line on the lookup cost: tokens read from boot to a leaf's entry, the reads and depth of
+    the path, and the index files' sizes (lookup.py)."""
+    return "  " + cost_text(cost, f" over {cost.leaves} leaves", True)
 
 
 def reflect_text(candidates: tuple[Candidate, ...]) -> str:

@@ -120,6 +120,43 @@ def parse_trunk(text: str) -> TrunkParts | None:
     return TrunkParts(text[: begin.start()], text[begin.start() : stop], text[stop:], newline)
 
 
+def widen_to_block_conflict(parts: TrunkParts) -> TrunkParts:
+    """`parts` with a merge conflict around the block's begin line taken into the block.
+
+    The begin line carries the block's CRC, so two branches that each changed the block (their
+    trunk topics, issue 24) conflict on it: git writes `<<<<<<< ours`, our begin line and what
+    follows, `=======`, their begin line ..., `>>>>>>> theirs`, and `parse_trunk` starts the
+    block at the last begin line, leaving the region's opening in the user's text.  When every
+    side of that region starts with a begin line (so all of it is generated text: a side's
+    block, and after an end line nothing but blank lines), the whole region is part of the
+    block, which is regenerated.  Anything else stays as parsed (the conflict check then
+    refuses it): the user's bytes are never dropped.
+    """
+    pinned = parts.pinned
+    at = max((m.start() for m in _CONFLICT_LINE.finditer(pinned) if m.group(1)), default=-1)
+    if at < 0:
+        return parts
+    text = pinned + parts.block + parts.inbox
+    close = next((m for m in _CONFLICT_LINE.finditer(text, at + 7) if m.group(1) or m.group(4)), None)
+    if close is None or close.group(1):
+        return parts
+    sides: list[list[str]] = [[]]
+    for line in text[at: close.start()].split("\n")[1:]:
+        if _CONFLICT_LINE.fullmatch(line):
+            sides.append([])
+        else:
+            sides[-1].append(line.rstrip("\r"))
+    for side in sides:
+        side = side[:-1] if side and side[-1] == "" else side
+        if not side or not _BEGIN_LINE.fullmatch(side[0]):
+            return parts
+        ends = [i for i, line in enumerate(side) if _END_LINE.fullmatch(line)]
+        if ends and any(line.strip() for line in side[ends[0] + 1:]):
+            return parts  # the user's text after a side's end marker
+    stop = max(len(pinned) + len(parts.block), text.find("\n", close.end()) + 1 or len(text))
+    return TrunkParts(text[:at], text[at:stop], text[stop:], parts.newline)
+
+
 def code_spans(text: str, *, closed: bool = False) -> list[tuple[int, int]]:
     """(start, end) char spans of `text` whose lines are code or comment, not Markdown structure.
 

@@ -7,9 +7,9 @@ back byte for byte.
 
 Placement rules:
 - a section whose heading matches a pin rule stays verbatim in the trunk, after the preamble;
-- the preamble stays in the trunk when it is small (<= `preamble_tokens`, default 40: a title
-  line and a standing instruction; the largest default that keeps the corpus's mean boot
-  reduction >= 90% with the quiet trunk's domain scopes) or carries a BOM or YAML front matter (they belong at the top of the file);
+- the preamble stays in the trunk when it is small (<= `preamble_tokens`, default 150: the
+  memory's title and the agent's standing framing, which tell it who it is at every boot; the
+  corpus's mean boot reduction stays >= 85%, issue 24) or carries a BOM or YAML front matter (they belong at the top of the file);
   otherwise it becomes the leaf `memory/domains/general/preamble.md`, whole (one piece, like
   every section: the title line does not stay behind on its own);
 - every other section becomes one leaf in the domain the scored classifier gives it
@@ -39,7 +39,7 @@ from .config import FALLBACK_DOMAIN, SINGLE_FILE_DOMAINS, Config
 from .errors import BadInput, Failed
 from .indexes import (
     DomainStats, config_scopes, domain_fits_one_index, domain_stats, render_block, render_index_files,
-    render_root_index,
+    render_root_index, stats_topics,
 )
 from .layout import DOMAINS_DIR, ROOT_INDEX, TRUNK, Leaf, parse_trunk
 from .sections import BOM, Section, split_sections
@@ -206,7 +206,7 @@ def plan_migration(original: str | SourceText, config: Config,
     pinned_text = "".join(text for _, text in pinned_parts)
     stats = domain_stats(leaves, config.estimator)
     head = pinned_text + _separator(pinned_text, newline)
-    trunk = head + render_block((s.name for s in stats), newline, config_scopes(config))
+    trunk = head + render_block((s.name for s in stats), newline, config_scopes(config), stats_topics(stats))
     _refuse_marker_lookalikes(trunk, head)
     # The placements first, then let go of the per-section records before the indexes are rendered:
     # planning's peak memory is at its end, with everything it made still held (issue 15).
