@@ -40,6 +40,7 @@ FRAMEWORK_MARKERS = (
 PRE_COMMIT_SNIPPET = """\
 # .pre-commit-config.yaml: uses the bonsai-git-hook you installed (README: "Use it as a pre-commit hook")
 repos:
+  # A Markdown formatter (mdformat, prettier) goes above this entry, so it runs first: docs/hooks-and-ci.md
   - repo: local                     # the bonsai-git you installed (pip/pipx): no download, no rev
     hooks:
       - id: bonsai-reindex          # commits and merge commits: regenerates stale indexes

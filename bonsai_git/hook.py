@@ -139,7 +139,10 @@ def _run_workspaces(top: Path, common_dir: Path, pending: list[tuple[Workspace, 
     def open_facts() -> FactsCache:
         return _facts_cache(caches, common_dir)
 
-    if not check and os.environ.get("GIT_INDEX_FILE"):  # inside a commit (git sets it for its hooks)
+    # Inside a commit (git sets GIT_INDEX_FILE for its hooks), unless the pre-commit framework runs us
+    # (PRE_COMMIT=1): it set the user's unstaged changes aside first, so what differs from git's
+    # index now was written by an earlier hook (a formatter) and is re-added with ours (issue 22).
+    if not check and os.environ.get("GIT_INDEX_FILE") and not os.environ.get("PRE_COMMIT"):
         for ws, _digest in pending:  # before any workspace is written: all or nothing
             if ws.unstaged:  # nothing unstaged: nothing to refuse
                 _refuse_unstaged(top, ws, open_facts)

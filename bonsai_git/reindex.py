@@ -30,7 +30,7 @@ from .core.config import SINGLE_FILE_DOMAINS, Config
 from .core.errors import BadInput, ConcurrentWrite
 from .core.branches import is_index_name
 from .gitsettings import stored_alike
-from .core.indexes import BranchesOf, FactsOf, foreign_block_line, render_tree
+from .core.indexes import BranchesOf, FactsOf, foreign_block_line, formatted_alike, render_tree
 from .core.layout import (
     DOMAINS_DIR,
     END,
@@ -359,8 +359,9 @@ def _sync(workspace: Path, rendered: Mapping[str, str | None], trunk_bytes: byte
                 current = None
         wanted = None if text is None else text.encode("utf-8")
         if current == wanted or (current is not None and wanted is not None
-                                 and stored_alike(workspace, path, current, wanted)):
-            continue  # equal, or equal as git stores them (a CRLF checkout under core.autocrlf)
+                                 and (stored_alike(workspace, path, current, wanted)
+                                      or formatted_alike(path, current, wanted))):
+            continue  # equal, as git stores them (a CRLF checkout under core.autocrlf) or but for a formatter's changes
         changed.append(path)
         if writer is None:
             continue

@@ -34,7 +34,7 @@ from .gitsettings import (
 )
 from .reindex import existing_index_paths, read_trunk
 from .core.health import FileFacts, Survey
-from .core.indexes import FactsOf
+from .core.indexes import FactsOf, formatted_alike
 from .provenance import provenance_warning, read_provenance
 from .core.layout import (
     DOMAINS_DIR, MEMORY_DIR, TRUNK, Leaf, is_migrated, leaf_location, leaves_from_bytes, markers_missing,
@@ -412,7 +412,8 @@ def _stale(workspace: Path, config: Config, disk: _MemoryFiles, common_dir: Path
             workspace / path)
         wanted = None if text is None else text.encode("utf-8")
         if current != wanted and not (current is not None and wanted is not None
-                                      and stored_alike(workspace, path, current, wanted)):
+                                      and (stored_alike(workspace, path, current, wanted)
+                                           or formatted_alike(path, current, wanted))):
             stale.append(path)  # as reindex --check: equal as git stores them (core.autocrlf) is fresh
     return tuple(sorted(stale)), None
 

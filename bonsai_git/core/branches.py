@@ -34,6 +34,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from .mdtext import heading_text as heading_text_md, inline_text
 from .secretscan import mask_name
 
 try:  # hashlib's own blake2 backend: importing hashlib would load OpenSSL (~3 ms per hook run)
@@ -471,7 +472,9 @@ def _common_len(a: str, b: str) -> int:
 
 def _leaf_entry(leaf: BranchLeaf) -> _Entry:
     name = leaf.name.rsplit("/", 1)[-1]
-    text = f"### {mask_name(name)} ({format_tokens(leaf.tokens)} tokens)" + (f"\n{leaf.summary}" if leaf.summary else "")
+    # mdformat's canonical form (issue 22): a blank line between the heading and its summary, user text escaped.
+    text = f"### {heading_text_md(f'{mask_name(name)} ({format_tokens(leaf.tokens)} tokens)')}" + (
+        f"\n\n{summary}" if (summary := inline_text(leaf.summary)) else "")
     return _entry(name, text, leaf.heading, 1, leaf.tokens, name, name)
 
 
@@ -481,13 +484,13 @@ def _group_entry(label: str, target: str, members: Sequence[_Entry], name: str |
     tokens = sum(e.leaf_tokens for e in members)
     first, last = min(e.first for e in members), max(e.last for e in members)
     what = f"{leaves} leaf" if leaves == 1 else f"{leaves} leaves"
-    text = f"### [{mask_name(label)}]({mask_name(target)})"
+    text = f"### [{inline_text(mask_name(label), False)}]({mask_name(target)})"
     if span:  # a name range's label already says what it holds: no second line
-        text += f"\n{what}"
         # the guide words: the first and last names, the last without the words it shares with the first
         a, b = mask_name(_stem(first)), mask_name(_stem(last))
         common = _common_prefix([a, b])
-        text += ": " + _short(a) + ("" if a == b else f" … {_short(b[len(common):] or b)}")
+        guide = f"{what}: {_short(a)}" + ("" if a == b else f" … {_short(b[len(common):] or b)}")
+        text += f"\n\n{inline_text(guide)}"  # one text, escaped as mdformat reads it (issue 22)
     return _entry(name or label, text, "", leaves, tokens, first, last)
 
 
@@ -497,7 +500,7 @@ def _index_text(labels: list[str], entries: Sequence[_Entry], split_from: Sequen
 
 
 def _text_of(head: tuple[str, str], entries: Sequence[_Entry]) -> str:
-    lines = list(head)
+    lines = [head[0], "", head[1]]  # a blank line after the title: mdformat's canonical form
     for entry in entries:
         lines += ["", entry.text]
     return "\n".join(lines) + "\n"
@@ -506,7 +509,7 @@ def _text_of(head: tuple[str, str], entries: Sequence[_Entry]) -> str:
 def _index_tokens(labels: list[str], entries: Sequence[_Entry], split_from: Sequence[_Entry] | None) -> int:
     """`estimate_tokens(_index_text(labels, entries, split_from))`, from the entries' quarters, without rendering.
 
-    The text is `title \n summary \n` then `\n entry \n` per entry: each entry is priced as its
+    The text is `title \n \n summary \n` then `\n entry \n` per entry: each entry is priced as its
     text plus two newlines (`_entry`), and no CRLF spans two parts (the head lines end in `Index`
     and `_`, and a char after an entry's text is a newline in both).
     """
@@ -514,7 +517,7 @@ def _index_tokens(labels: list[str], entries: Sequence[_Entry], split_from: Sequ
 
 
 def _tokens_of(head: tuple[str, str], entries: Sequence[_Entry]) -> int:
-    quarters = estimate_quarters(head[0]) + estimate_quarters(head[1]) + 2 + sum(e.quarters for e in entries)
+    quarters = estimate_quarters(head[0]) + estimate_quarters(head[1]) + 3 + sum(e.quarters for e in entries)
     return -(-quarters // 4)
 
 
@@ -524,7 +527,7 @@ def _index_head(labels: list[str], entries: Sequence[_Entry], split_from: Sequen
     leaves = sum(e.leaves for e in source)
     tokens = sum(e.leaf_tokens for e in source)
     count = f"{leaves} leaf" if leaves == 1 else f"{leaves} leaves"
-    title = f"# {' › '.join(labels)} Index"
+    title = f"# {heading_text_md(' › '.join(labels) + ' Index')}"
     if split_from is None:
         return title, f"_Estimated tokens: {format_tokens(tokens)} in {count}_"
     return title, f"_{format_tokens(tokens)} tokens in {count}; read the sub-branch that fits_"
