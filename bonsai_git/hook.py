@@ -81,9 +81,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("files", nargs="*", help="Ignored: the whole tree is checked (pre-commit passes staged files).")
     parser.add_argument("--check", action="store_true", help="Write nothing; exit 1 when anything is stale.")
+    parser.add_argument("--pre-push", action="store_true",
+                        help="git's pre-push hook: check each pushed commit's tree (refs read from stdin).")
     parser.add_argument("-C", dest="directory", type=Path, default=Path("."), help="Run in this folder.")
     parser.add_argument("--version", action="version", version=f"bonsai-git {__version__}")
     args = parser.parse_args(argv)
+    if args.pre_push:  # git runs `pre-push <remote> <url>` and writes the refs on stdin
+        from .pushcheck import check_push
+
+        remote = args.files[0] if args.files else None
+        return run_entry("bonsai-git", lambda: check_push(args.directory, remote, sys.stdin.read().splitlines()))
     with CyclicGcOff():  # the collector's passes over the renderer's import-time objects: a few ms of a run that writes
         return run_entry("bonsai-git", lambda: run_hook(args.directory, check=args.check))
 
@@ -110,6 +117,12 @@ def run_hook(directory: Path, *, check: bool = False) -> int:
     1 when files were written (or, under `check`, are stale).  Raises NotARepository outside
     a git work tree, BadInput for an unreadable leaf or a merge-conflict marker.
     """
+    if check and os.environ.get("PRE_COMMIT_TO_REF"):  # the framework's pre-push stage: check what is pushed
+        from .pushcheck import check_framework_push
+
+        pushed = check_framework_push(directory)
+        if pushed is not None:
+            return pushed
     commitstage.absolute_index_file()
     top, common_dir, journal = _locate(directory)
     if (journal / "journal.json").is_file():  # an interrupted migration: only `migrate --recover` may run

@@ -21,7 +21,8 @@ def run(workspace: Path, *, uninstall: bool, shared_hooks_path: bool, echo: Echo
     except FrameworkHookFound:
         echo(PRE_COMMIT_SNIPPET, nl=False)
         raise
-    echo(f"{change.action}: {change.hook}")
-    if change.chained is not None:
-        echo(f"chained: {change.chained} runs first")
+    for one in (change, *change.also):
+        echo(f"{one.action}: {one.hook}")
+        if one.chained is not None:
+            echo(f"chained: {one.chained} runs first")
     return 0

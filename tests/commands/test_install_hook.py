@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from bonsai_git.cli import main
-from bonsai_git.githook import SCRIPT
+from bonsai_git.githook import PUSH_SCRIPT, SCRIPT
 from living_tree import (
     LIVING, SCENARIOS, MakeRepo, assert_commit_lands_at_once, commit_all, delete_leaf, edit_leaf, env, migrated,
     run, tree_files, write,
@@ -28,6 +28,7 @@ def install(repo: Path, *args: str) -> tuple[int, str, str]:
 
 def test_hook_script_is_the_packaged_one() -> None:
     assert (ROOT / "hooks/pre-commit").read_bytes() == SCRIPT.read_bytes()
+    assert (ROOT / "hooks/pre-push").read_bytes() == PUSH_SCRIPT.read_bytes()
     assert os.access(ROOT / "hooks/pre-commit", os.X_OK)
     assert subprocess.run(["sh", "-n", str(SCRIPT)]).returncode == 0
 
@@ -54,8 +55,9 @@ def test_install_hook_is_idempotent_and_uninstall_reverses_it(make_repo: MakeRep
     hooks = repo / ".git/hooks"
     before = sorted(p.name for p in hooks.iterdir())
     code, out, _ = install(repo)
-    assert (code, out) == (0, f"installed: {hooks / 'pre-commit'}\n")
+    assert (code, out) == (0, f"installed: {hooks / 'pre-commit'}\ninstalled: {hooks / 'pre-push'}\n")
     assert (hooks / "pre-commit").read_bytes() == SCRIPT.read_bytes()
+    assert (hooks / "pre-push").read_bytes() == (ROOT / "hooks" / "pre-push").read_bytes()  # the push gate
     assert stat.S_IMODE((hooks / "pre-commit").stat().st_mode) == 0o755
     assert install(repo)[1].startswith("already installed:")
     assert install(repo, "--uninstall")[1].startswith("uninstalled:")
