@@ -41,7 +41,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import __version__
-from . import commitstage
 from .entry import CyclicGcOff, run_entry
 from .core.errors import BonsaiError, NotARepository, Refused
 from .gitrun import run
@@ -123,7 +122,10 @@ def run_hook(directory: Path, *, check: bool = False) -> int:
         pushed = check_framework_push(directory)
         if pushed is not None:
             return pushed
-    commitstage.absolute_index_file()
+    if os.environ.get("GIT_INDEX_FILE"):  # inside a commit: the index git commits, whatever folder a git command runs in
+        from .commitstage import absolute_index_file
+
+        absolute_index_file()
     top, common_dir, journal = _locate(directory)
     if (journal / "journal.json").is_file():  # an interrupted migration: only `migrate --recover` may run
         from .journal import refuse_if_journaled
@@ -161,6 +163,8 @@ def _run_workspaces(top: Path, common_dir: Path, pending: list[tuple[Workspace, 
     # Inside a commit under the plain git hook: index what the commit holds and stage what was
     # regenerated (commitstage.py).  Under the pre-commit framework (PRE_COMMIT=1) what differs from
     # git's index was written by an earlier hook (a formatter) and is re-added with ours (issue 22).
+    from . import commitstage  # only when a workspace is read: off the no-op path
+
     plain = commitstage.in_plain_commit(check)
     changed: list[str] = []
     touched: list[Workspace] = []
