@@ -191,3 +191,24 @@ def test_the_hook_uses_the_index_git_names_by_a_relative_path(make_repo: MakeRep
                             env=env(alt), capture_output=True, text=True, check=True).stdout
     blob = staged.split()[1]
     assert git(repo, "cat-file", "blob", blob).encode() == (repo / "memory/domains/business/_index.md").read_bytes()
+
+
+def test_plain_hook_commits_keep_the_tree_what_a_full_rebuild_gives(make_repo: MakeRepo, tmp_path: Path) -> None:
+    """Edits, a new leaf, a pathspec commit and a partial commit in a row, each through the hook's
+    incremental run or the staged view: every commit's tree is the from-scratch rebuild of its leaves."""
+    from living_tree import add_leaf, rebuilt_from_scratch, tree_files
+
+    repo = _with_plain_hook(make_repo)
+    write(repo, PRICING, "## Pricing\n\nWholesale mugs $20 from April.\n")
+    _one_attempt(repo, "-am", "edit")
+    add_leaf(repo)
+    git(repo, "add", "-A")
+    _one_attempt(repo, "-m", "add")
+    write(repo, PRICING, "## Pricing\n\nWholesale mugs $22 from May.\n")
+    write(repo, FAMILY, "## Family\n\nAn unstaged family note that stays out of the next commits.\n")
+    _one_attempt(repo, "-m", "pathspec", "--", PRICING)
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(repo), str(clone))
+    assert tree_files(clone) == rebuilt_from_scratch(clone, tmp_path / "scratch-clone")
+    git(repo, "stash", "-q")  # the unstaged note set aside: the work tree is the commit's
+    assert tree_files(repo) == rebuilt_from_scratch(repo, tmp_path / "scratch-repo")
