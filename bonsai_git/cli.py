@@ -25,6 +25,7 @@ import click  # noqa: E402
 from . import __version__
 from .core.errors import BonsaiError, os_error_message
 from .entry import CyclicGcOff
+from .redaction import MaskedOutput
 
 WORKSPACE = click.option(
     "-C", "workspace", type=click.Path(file_okay=False, path_type=Path), default=Path("."),
@@ -71,8 +72,10 @@ class BonsaiGroup(click.Group):
     command_class = WorkspaceCommand
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
-        """click's main, with the cyclic garbage collector off while the command runs (see the top)."""
-        with CyclicGcOff():
+        """click's main, with the cyclic garbage collector off while the command runs (see the top),
+        and stdout and stderr masked (redaction.MaskedOutput): every command's text, click's usage
+        errors and a bug's traceback pass the one masking rule (issue 25)."""
+        with CyclicGcOff(), MaskedOutput():
             return super().main(*args, **kwargs)
 
     def invoke(self, ctx: click.Context) -> Any:
@@ -315,6 +318,16 @@ def flatten(workspace: Path, dry_run: bool, no_commit: bool, no_verify: bool) ->
     _done(command.run(workspace, dry_run=dry_run, no_commit=no_commit, no_verify=no_verify, echo=click.echo))
 
 
+@main.command("secrets-audit")
+@WORKSPACE
+@click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON (schema_version 1).")
+def secrets_audit(workspace: Path, as_json: bool) -> None:
+    """List each past commit, path and kind of secret-looking value in the history of MEMORY.md and memory/ (exit 1: found)."""
+    from .commands import secrets_audit as command
+
+    _done(command.run(workspace, as_json=as_json, echo=click.echo))
+
+
 # --- the living tree: absorb, the pre-commit hook, the plain git hook (core/absorb.py, hook.py, githook.py) ---
 
 @main.command()
@@ -342,17 +355,37 @@ def hook(files: tuple[str, ...], check: bool, directory: Path) -> None:
     sys.exit(command.run(directory, check=check))
 
 
+@main.command("merge-driver", context_settings={"ignore_unknown_options": True})
+@click.argument("ancestor", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("ours", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("theirs", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("path")
+def merge_driver(ancestor: Path, ours: Path, theirs: Path, path: str) -> None:
+    """git merge driver (%O %A %B %P) for MEMORY.md and the indexes: writes what regenerating the merged tree gives.
+
+    Set up: `.gitattributes` lines `MEMORY.md merge=bonsai` and `memory/**/_index*.md merge=bonsai`, and
+    `git config merge.bonsai.driver "bonsai-git merge-driver %O %A %B %P"` (install-hook sets the config).
+    """
+    from .commands import merge_driver as command
+
+    _done(command.run(ancestor, ours, theirs, path))
+
+
 @main.command("install-hook")
 @WORKSPACE
 @click.option("--uninstall", is_flag=True, help="Remove the hook and put back the one it chained.")
 @click.option("--shared-hooks-path", is_flag=True,
               help="Also when core.hooksPath is global or outside this repository (its hooks serve other "
                    "repositories too).")
-def install_hook(workspace: Path, uninstall: bool, shared_hooks_path: bool) -> None:
-    """Install the plain git pre-commit hook (hooks/pre-commit), chaining any existing hook (exit 3: refused)."""
+@click.option("--merge-driver", is_flag=True,
+              help="Also register the bonsai merge driver (merge.bonsai.driver) in this repository's git config.")
+def install_hook(workspace: Path, uninstall: bool, shared_hooks_path: bool, merge_driver: bool) -> None:
+    """Install the plain git pre-commit hook (hooks/pre-commit), chaining any existing hook, or the hook manager's
+    way (husky, lefthook, simple-git-hooks, pre-commit) (exit 3: refused)."""
     from .commands import install_hook as command
 
-    _done(command.run(workspace, uninstall=uninstall, shared_hooks_path=shared_hooks_path, echo=click.echo))
+    _done(command.run(workspace, uninstall=uninstall, shared_hooks_path=shared_hooks_path, echo=click.echo,
+                      merge_driver=merge_driver))
 
 
 if _GC_WAS_ON:

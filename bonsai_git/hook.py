@@ -42,6 +42,7 @@ from pathlib import Path
 
 from . import __version__
 from .entry import CyclicGcOff, run_entry
+from .redaction import MaskedOutput
 from .core.errors import BonsaiError, NotARepository, Refused
 from .gitrun import run
 from .gitsettings import check_attributes, check_repository_env, indexed_leaf_paths, memory_probe_paths
@@ -84,14 +85,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="git's pre-push hook: check each pushed commit's tree (refs read from stdin).")
     parser.add_argument("-C", dest="directory", type=Path, default=Path("."), help="Run in this folder.")
     parser.add_argument("--version", action="version", version=f"bonsai-git {__version__}")
-    args = parser.parse_args(argv)
-    if args.pre_push:  # git runs `pre-push <remote> <url>` and writes the refs on stdin
-        from .pushcheck import check_push
+    # What it prints, usage errors included, passes the one masking rule (redaction.py).
+    with MaskedOutput():
+        args = parser.parse_args(argv)
+        if args.pre_push:  # git runs `pre-push <remote> <url>` and writes the refs on stdin
+            from .pushcheck import check_push
 
-        remote = args.files[0] if args.files else None
-        return run_entry("bonsai-git", lambda: check_push(args.directory, remote, sys.stdin.read().splitlines()))
-    with CyclicGcOff():  # the collector's passes over the renderer's import-time objects: a few ms of a run that writes
-        return run_entry("bonsai-git", lambda: run_hook(args.directory, check=args.check))
+            remote = args.files[0] if args.files else None
+            return run_entry("bonsai-git", lambda: check_push(args.directory, remote, sys.stdin.read().splitlines()))
+        with CyclicGcOff():  # the collector's passes over the renderer's import-time objects: a few ms of a run that writes
+            return run_entry("bonsai-git", lambda: run_hook(args.directory, check=args.check))
 
 
 class _HelpFormatter(argparse.HelpFormatter):

@@ -37,7 +37,7 @@ from .preconditions import (
     CONVERTING, IDENTITY_ARGS, SUBMODULE_ARGS, check_identity, check_migration, check_planned_paths,
 )
 from .core.plan import MigrationPlan, SourceText, piece_at, plan_migration
-from .core.secretscan import has_secret, secret_warnings
+from .core.secretscan import has_secret, mask_output, secret_warnings
 from .core.sections import unclosed_comment_warning
 from .core.tokens import estimate_tokens
 from .core.layout import TRUNK, is_migrated
@@ -78,9 +78,12 @@ def apply_changes(
     index.lock held for ~2 s), JournalPresent, Refused (a symlink or folder at a path).  On any
     failure after that, Ctrl-C included, HEAD, every path and its index entry are restored
     exactly and the error re-raised as a BonsaiError (Failed, exit 1; Interrupted, exit 130).
+    The message is committed through `secretscan.mask_output`, as everything bonsai-git prints.
     """
     if not changes:
         return None
+    if message is not None:  # a subject or trailer naming a heading, path or folder: the one output rule (issue 25)
+        message = mask_output(message)
     folder = _journal_folder(ctx)
     _wait_for_index_lock(ctx)
     found = _prior_bytes(ctx, changes)
@@ -235,6 +238,7 @@ def _migrate_locked(ctx: RepoContext, *, dry_run: bool, no_commit: bool, force: 
     warnings = _secret_warnings(ctx, plan, config.secret_allow) if suspect else []
     check_planned_paths(ctx, plan)  # a dry run refuses what the real run would refuse
     if dry_run:
+        text_warnings += _link_warnings(plan)
         return MigrationResult(plan, dry_run=True, notes=notes, message=message, warnings=warnings, config=config,
                                text_warnings=text_warnings)
     if not no_commit:  # --no-commit makes no commit, so needs no identity
@@ -245,6 +249,15 @@ def _migrate_locked(ctx: RepoContext, *, dry_run: bool, no_commit: bool, force: 
     )
     return MigrationResult(plan, commit=sha, notes=notes, message=message, warnings=warnings, config=config,
                            text_warnings=text_warnings)
+
+
+def _link_warnings(plan: MigrationPlan) -> list[str]:
+    """The links the planned split would break (core/links.py), one `file:line: ...` line each."""
+    from .core.links import split_link_warnings
+
+    files = plan.file_map()
+    pieces = [(p.path, p.offset, files[p.path][p.offset : p.offset + p.length]) for p in plan.placements]
+    return list(split_link_warnings(pieces, files))
 
 
 def commit_message(plan: MigrationPlan, config: Config, source_blob: str) -> str:
