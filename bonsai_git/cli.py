@@ -153,6 +153,17 @@ def reindex(workspace: Path, check: bool) -> None:
 
 @main.command()
 @WORKSPACE
+@click.option("--rev", default="HEAD", show_default=True, metavar="COMMIT",
+              help="The commit whose own tree is checked (not the work tree).")
+def check(workspace: Path, rev: str) -> None:
+    """Check that a commit's tree holds fresh indexes, as a clean clone of it would (exit 1: stale, named)."""
+    from .commands import check as command
+
+    _done(command.run(workspace, rev=rev))
+
+
+@main.command()
+@WORKSPACE
 @click.argument("commit", required=False)
 def rollback(workspace: Path, commit: str | None) -> None:
     """Revert the migration commit with git revert (exit 3: nothing to revert or it would conflict)."""

@@ -30,7 +30,7 @@ from .core.config import SINGLE_FILE_DOMAINS, Config
 from .core.errors import BadInput, ConcurrentWrite, Refused
 from .core.branches import is_generated_index, is_index_name
 from .gitsettings import stored_alike
-from .core.indexes import BranchesOf, FactsOf, foreign_block_line, render_tree
+from .core.indexes import BranchesOf, FactsOf, foreign_block_line, formatted_alike, render_tree
 from .core.layout import (
     DOMAINS_DIR,
     END,
@@ -515,8 +515,9 @@ def _sync(workspace: Path, rendered: Mapping[str, str | None], trunk_bytes: byte
                 current = None
         wanted = None if text is None else text.encode("utf-8")
         if current == wanted or (current is not None and wanted is not None
-                                 and stored_alike(workspace, path, current, wanted)):
-            continue  # equal, or equal as git stores them (a CRLF checkout under core.autocrlf)
+                                 and (stored_alike(workspace, path, current, wanted)
+                                      or formatted_alike(path, current, wanted))):
+            continue  # equal, as git stores them (a CRLF checkout under core.autocrlf) or but for a formatter's changes
         if wanted is None and current is not None and not is_generated_index(current):
             warn_foreign_index(path)  # named like an index, written by someone else: never deleted (issue 21 §3)
             continue

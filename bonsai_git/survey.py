@@ -38,7 +38,7 @@ from .gitsettings import (
 )
 from .reindex import existing_index_paths, read_trunk
 from .core.health import FileFacts, Survey
-from .core.indexes import FactsOf
+from .core.indexes import FactsOf, formatted_alike
 from .provenance import provenance_warning, read_provenance
 from .core.layout import (
     DOMAINS_DIR, MEMORY_DIR, TRUNK, Leaf, is_migrated, leaf_location, leaves_from_bytes, markers_missing,
@@ -470,7 +470,8 @@ def _stale(workspace: Path, config: Config, disk: _MemoryFiles, common_dir: Path
         if wanted is None and current is not None and not is_generated_index(current):
             continue  # named like an index, not ours: reindex keeps it (and warns), so it is not stale
         if current != wanted and not (current is not None and wanted is not None
-                                      and stored_alike(workspace, path, current, wanted)):
+                                      and (stored_alike(workspace, path, current, wanted)
+                                           or formatted_alike(path, current, wanted))):
             stale.append(path)  # as reindex --check: equal as git stores them (core.autocrlf) is fresh
     return tuple(sorted(stale)), None
 

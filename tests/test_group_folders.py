@@ -84,7 +84,7 @@ def test_a_large_domain_puts_each_shared_group_in_a_sub_folder_named_after_it() 
     assert paths["Client Heron Roasters"] == f"{BUSINESS}/clients/client-heron-roasters.md"
     assert paths["Product line raku"] == f"{BUSINESS}/products/product-line-raku.md"
     files = plan.file_map()
-    assert "### [seo/](seo/_index.md)\n8 leaves" in files[f"{BUSINESS}/_index.md"]
+    assert "### [seo/](seo/_index.md)\n\n8 leaves" in files[f"{BUSINESS}/_index.md"]
     seo = [t for p, t in files.items() if p.startswith(f"{BUSINESS}/seo/_index")]
     assert any("### keyword-research-kiln.md (~" in t for t in seo)
     costs = leaf_costs(files[TRUNK], _indexes(files))

@@ -92,7 +92,7 @@ def test_reindex_lists_nested_folders_under_their_domain(make_repo: MakeRepo, tm
     write(ws, "memory/domains/projects/alpha/beta/deep.md", "## Deep\n\nTwo levels down.\n")
     reindexed(ws, tmp_path)
     index = (ws / "memory/domains/projects/_index.md").read_text()
-    assert "### [alpha/](alpha/_index.md)\n2 leaves" in index  # a hand-made folder is a sub-branch, indexed where it is
+    assert "### [alpha/](alpha/_index.md)\n\n2 leaves" in index  # a hand-made folder is a sub-branch, indexed where it is
     alpha = (ws / "memory/domains/projects/alpha/_index.md").read_text()
     assert "### notes.md (~" in alpha and "### [beta/](beta/_index.md)" in alpha
     assert "### deep.md (~" in (ws / "memory/domains/projects/alpha/beta/_index.md").read_text()

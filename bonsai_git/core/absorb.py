@@ -71,7 +71,8 @@ class AbsorbPlan:
     """What absorbing writes: leaf files ({path: full new text}, sorted), the sections, the new inbox.
 
     `pieces` lists the old inbox in document order as ("keep", start, length) slices of the new
-    inbox or ("leaf", index into `sections`) entries, for `verify_absorbed`.  `bases`: (path,
+    inbox, ("leaf", index into `sections`) entries, or a ("gap", start, length) slice of the old
+    inbox holding only the blank lines dropped before its sections, for `verify_absorbed`.  `bases`: (path,
     text the plan appended to) for each existing leaf it extends, so the writer can refuse to
     replace a leaf that changed since it was read.
     """
@@ -178,6 +179,12 @@ def plan_absorb(
         moving.append((decision.domain, section.heading, section.text))
     topics = _topics(existing or {}, {domain for domain, _h, _t in moving})
     files, sections, bases = _place(moving, taken, single_files, topics)
+    if moving and len(kept) == 1 and kept[0] and not kept[0].strip():
+        # Only the blank lines between the end marker and the sections would stay: MEMORY.md would
+        # end in a blank line, which a Markdown formatter removes at the next commit (issue 22).
+        # They are dropped ("gap": `verify_absorbed` checks they are whitespace, and nothing else).
+        pieces[0] = ("gap", 0, len(kept[0]))
+        kept = []
     return AbsorbPlan(tuple(sorted(files.items())), sections, "".join(kept), tuple(pieces), bases)
 
 
@@ -189,6 +196,12 @@ def verify_absorbed(old_inbox: str, plan: AbsorbPlan, files: Mapping[str, str]) 
     """
     joined: list[str] = []
     for kind, start, length in plan.pieces:
+        if kind == "gap":  # blank lines dropped before the absorbed sections (plan_absorb)
+            gap = old_inbox[start : start + length]
+            if gap.strip():
+                raise Failed(f"{TRUNK}: the absorbed sections do not reproduce the inbox; {TRUNK} was left unchanged")
+            joined.append(gap)
+            continue
         if kind == "keep":
             joined.append(plan.inbox[start : start + length])
             continue

@@ -39,6 +39,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from .mdtext import heading_text as heading_text_md, inline_text
 from .secretscan import mask_name
 from .summary import clean_title, cut_words
 
@@ -513,7 +514,8 @@ def _leaf_entry(leaf: BranchLeaf) -> _Entry:
     # the secret scan would cost every leaf of a domain at every hook run that renders it.
     title = leaf.heading or stem
     line = leaf.summary or cut_words(clean_title(leaf.heading) or stem, 120)
-    text = f"### {mask_name(name)} ({format_tokens(leaf.tokens)} tokens)\n{line}"
+    # mdformat's canonical form (issue 22): a blank line between the heading and its line, user text escaped.
+    text = f"### {heading_text_md(f'{mask_name(name)} ({format_tokens(leaf.tokens)} tokens)')}\n\n{inline_text(line)}"
     return _entry(name, text, leaf.heading, 1, leaf.tokens, ((-leaf.tokens, title),))
 
 
@@ -522,7 +524,9 @@ def _group_entry(label: str, target: str, members: Sequence[_Entry], name: str |
     leaves = sum(e.leaves for e in members)
     tokens = sum(e.leaf_tokens for e in members)
     titles = _top_titles(members)
-    text = f"### [{mask_name(label)}]({mask_name(target)})\n{_describe(leaves, titles, label.rstrip('/'))}"
+    # mdformat's canonical form (issue 22): a blank line between the link and its description, escaped.
+    text = (f"### [{inline_text(mask_name(label), False)}]({mask_name(target)})\n\n"
+            f"{inline_text(_describe(leaves, titles, label.rstrip('/')))}")
     return _entry(name or label, text, "", leaves, tokens, titles)
 
 
@@ -532,7 +536,7 @@ def _index_text(labels: list[str], entries: Sequence[_Entry], split_from: Sequen
 
 
 def _text_of(head: tuple[str, str], entries: Sequence[_Entry]) -> str:
-    lines = list(head)
+    lines = [head[0], "", head[1]]  # a blank line after the title: mdformat's canonical form
     for entry in entries:
         lines += ["", entry.text]
     return "\n".join(lines) + "\n"
@@ -541,7 +545,7 @@ def _text_of(head: tuple[str, str], entries: Sequence[_Entry]) -> str:
 def _index_tokens(labels: list[str], entries: Sequence[_Entry], split_from: Sequence[_Entry] | None) -> int:
     """`estimate_tokens(_index_text(labels, entries, split_from))`, from the entries' quarters, without rendering.
 
-    The text is `title \n summary \n` then `\n entry \n` per entry: each entry is priced as its
+    The text is `title \n \n summary \n` then `\n entry \n` per entry: each entry is priced as its
     text plus two newlines (`_entry`), and no CRLF spans two parts (the head lines end in `Index`
     and `_`, and a char after an entry's text is a newline in both).
     """
@@ -549,7 +553,7 @@ def _index_tokens(labels: list[str], entries: Sequence[_Entry], split_from: Sequ
 
 
 def _tokens_of(head: tuple[str, str], entries: Sequence[_Entry]) -> int:
-    quarters = estimate_quarters(head[0]) + estimate_quarters(head[1]) + 2 + sum(e.quarters for e in entries)
+    quarters = estimate_quarters(head[0]) + estimate_quarters(head[1]) + 3 + sum(e.quarters for e in entries)
     return -(-quarters // 4)
 
 
@@ -559,7 +563,7 @@ def _index_head(labels: list[str], entries: Sequence[_Entry], split_from: Sequen
     leaves = sum(e.leaves for e in source)
     tokens = sum(e.leaf_tokens for e in source)
     count = f"{leaves} leaf" if leaves == 1 else f"{leaves} leaves"
-    title = f"# {' › '.join(labels)} Index"
+    title = f"# {heading_text_md(' › '.join(labels) + ' Index')}"
     if split_from is None:
         return title, f"_Estimated tokens: {format_tokens(tokens)} in {count}_"
     return title, f"_{format_tokens(tokens)} tokens in {count}; read the sub-branch that fits_"

@@ -22,9 +22,11 @@ Formats (DESIGN.md §3):
 Names (domains, leaves, sub-folders, sub-branch labels) are shown through
 `secretscan.mask_name`, whoever made the file: an agent-made `notes-akia….md` must not carry its
 key into always-loaded text (branches.py masks what it shows and the index file names it makes).
-The block's begin line carries a CRC-32 of the block's body (`#1a2b3c4d`): "is this block
-exactly what the renderer wrote" is then an exact check (`foreign_block_line`), and text typed
-between the markers is refused rather than overwritten.
+The block's begin line carries a CRC-32 of what the block's body says (`#1a2b3c4d`,
+`mdtext.formatting_key`): "is this block what the renderer wrote" is then an exact check
+(`foreign_block_line`) that a Markdown formatter's reflowing does not fail, and text typed
+between the markers is refused rather than overwritten.  Every file is written in mdformat's
+canonical form (core/mdtext.py), and a file a formatter rewrote anyway is fresh (`formatted_alike`).
 """
 
 from __future__ import annotations
@@ -36,7 +38,8 @@ from dataclasses import dataclass
 
 from .branches import BranchLeaf, LayoutMemo, fits_one_index, heading_text, render_domain_indexes
 from .config import DEFAULT_BRANCH_TOKENS, SINGLE_FILE_DOMAINS, Config, domain_scope
-from .layout import BEGIN, DOMAINS_DIR, END, INDEX_NAME, ROOT_INDEX, TRUNK, Leaf, TrunkParts
+from .mdtext import formatting_key, inline_text
+from .layout import BEGIN, DOMAINS_DIR, END, INDEX_NAME, ROOT_INDEX, TRUNK, Leaf, TrunkParts, parse_trunk
 from .secretscan import mask_name
 from .summary import cut_words, summarize
 from .tokens import estimate_tokens, format_tokens
@@ -45,7 +48,9 @@ BLOCK_CAP_TOKENS = 380
 TOPIC_CHARS = 80  # the most chars of topics a domain line shows while the block fits
 ROOT_SUMMARY_CHARS = 80
 ROOT_LEAF_NAMES = 5
-LOOKUP_LINE = f"To find a fact, read {DOMAINS_DIR}/<domain>/{INDEX_NAME} of its domain below, then the leaf it names (or memory_search / grep memory/)."
+# Paths in code spans: `<domain>` read as an HTML tag and `_index` as emphasis (mdformat escaped them; issue 22).
+LOOKUP_LINE = (f"To find a fact, read `{DOMAINS_DIR}/<domain>/{INDEX_NAME}` of its domain below, then the leaf it "
+               "names (or `memory_search` / `grep memory/`).")
 WRITE_LINE = "New memories: a `## Heading` section below the end marker."
 
 
@@ -237,9 +242,12 @@ def assemble_root_index(entries: Sequence[RootEntry], newline: str = "\n") -> st
     total = sum(entry[0] for entry in entries)
     lines = [
         "# Memory Index",
+        "",
         f"{format_tokens(total)} tokens in {leaves} leaves. Before a task, read the index of its domain:"
-        f" {DOMAINS_DIR}/<domain>/{INDEX_NAME}",
+        f" `{DOMAINS_DIR}/<domain>/{INDEX_NAME}`",
     ]
+    if entries:
+        lines.append("")  # a blank line before the list: mdformat's canonical form (issue 22)
     for entry in entries:
         lines += entry[2]
     return newline.join(lines) + newline
@@ -355,19 +363,22 @@ def _block_body(shown: Sequence[str], names: Sequence[str], level: int, nl: str,
                 scopes: Mapping[str, str] | None, topics: Mapping[str, Sequence[str]], chars: int) -> str:
     """The block's lines between the markers; `level` 0 full scopes, 1 first clause, 2 none;
     `chars` the topic chars per domain line (`_topic_list`)."""
-    lines = [LOOKUP_LINE, WRITE_LINE]
+    # mdformat's canonical form (issue 22): blank lines after the begin marker, around the list
+    # and before the end marker; user text (names, scopes, topics) escaped as mdformat escapes it.
+    lines = ["", LOOKUP_LINE, WRITE_LINE, ""]
     for name in shown:
         scope = domain_scope(name, dict(scopes) if scopes else None)
         if level == 1:
             scope = re.split(r"[:,;(]", scope, maxsplit=1)[0].strip()
         single = SINGLE_FILE_DOMAINS.get(name)
-        head = f"- {mask_name(name)}" + (f" ({single})" if single else "")
+        head = mask_name(name) + (f" ({single})" if single else "")
         listed = _topic_list(topics.get(name, ()), chars)
         text = " — ".join(part for part in (scope if level < 2 else "", listed) if part)
-        lines.append(f"{head}: {text}" if text else head)
+        lines.append("- " + inline_text(f"{head}: {text}" if text else head))
     hidden = len(names) - len(shown)
     if hidden:
-        lines.append(f"- +{hidden} more domains: see {ROOT_INDEX}")
+        lines.append(f"- +{hidden} more domains: see `{ROOT_INDEX}`")
+    lines.append("")
     return nl.join(lines) + nl
 
 
@@ -390,7 +401,7 @@ def _topic_list(topics: Sequence[str], chars: int) -> str:
 def _domain_lines(s: DomainStats, names: int, with_summary: bool, summaries: dict[str, str]) -> list[str]:
     single = SINGLE_FILE_DOMAINS.get(s.name)
     count = len(s.leaves)
-    head = f"- {mask_name(s.name)} ({format_tokens(s.tokens)} tokens"
+    head = f"{mask_name(s.name)} ({format_tokens(s.tokens)} tokens"
     if single is not None:
         head += f"): {single}"
     else:
@@ -399,11 +410,11 @@ def _domain_lines(s: DomainStats, names: int, with_summary: bool, summaries: dic
             listed = [mask_name(leaf.stem) for leaf, _ in s.leaves[:names]]
             more = count - len(listed)
             head += ": " + ", ".join(listed) + (f", +{more} more" if more else "")
-    lines = [head]
+    lines = ["- " + inline_text(head)]  # escaped as one text, as mdformat reads it (issue 22)
     if with_summary:
         if s.name not in summaries:
             summaries[s.name] = next((summarize(leaf.text, ROOT_SUMMARY_CHARS) for leaf, _ in s.leaves), "")
-        summary = summaries[s.name]
+        summary = inline_text(summaries[s.name])
         if summary:
             lines.append(f"  {summary}")
     return lines
@@ -439,7 +450,7 @@ def foreign_block_line(block: str) -> int | None:
         return None
     end = rest.rfind(END)
     body = rest[:end] if end >= 0 else rest
-    if _crc(body) == crc.group(1):
+    if crc.group(1) in (_crc(body), _crc_exact(body)):  # the second: a block written before issue 22
         return None
     nl = "\r\n" if first.endswith("\r") else "\n"
     lines = body.split(nl)
@@ -450,9 +461,34 @@ def foreign_block_line(block: str) -> int | None:
 
 
 def _crc(body: str) -> str:
-    # Over the body read with LF line endings: the same block checked out with CRLF
-    # (core.autocrlf=true) is the renderer's own, not text typed into it (issue 12 §4).
+    # Over what the body says (mdtext.formatting_key): the block a Markdown formatter reflowed,
+    # re-bulleted or re-escaped is still the renderer's own, not text typed into it (issue 22),
+    # and so is the block checked out with CRLF (core.autocrlf=true, issue 12 §4).
+    return f"{zlib.crc32(formatting_key(body).encode('utf-8', 'surrogatepass')):08x}"
+
+
+def _crc_exact(body: str) -> str:
+    # The CRC blocks carried before issue 22: over the body's exact text, read with LF endings.
     return f"{zlib.crc32(body.replace(chr(13) + chr(10), chr(10)).encode('utf-8', 'surrogatepass')):08x}"
+
+
+def formatted_alike(path: str, current: bytes, wanted: bytes) -> bool:
+    """True when the generated file at `path` holds `current` where the renderer gives `wanted`, and
+    the two differ only in what a Markdown formatter changes (mdtext.formatting_key): the
+    formatter's version is fresh, never rewritten back (issue 22: commits never settled).
+
+    For MEMORY.md the user's text before and after the block must be equal, byte for byte.
+    """
+    try:
+        now, then = current.decode("utf-8"), wanted.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    if path == TRUNK:
+        a, b = parse_trunk(now), parse_trunk(then)
+        if a is None or b is None or (a.pinned, a.inbox) != (b.pinned, b.inbox):
+            return False
+        now, then = a.block, b.block
+    return formatting_key(now) == formatting_key(then)
 
 
 def _wrap(body: str, nl: str) -> str:

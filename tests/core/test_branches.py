@@ -78,8 +78,14 @@ def test_a_domain_past_the_bound_splits_into_sub_branches_by_kind() -> None:
     loose = [_leaf("general", f"note-{n}.md", f"Thoughts on {n}") for n in ("kiln", "glaze", "clay")]
     files = _rendered(people + projects + loose, SMALL)
     top = files["memory/domains/general/_index.md"]
-    assert "### [Person](_index.person.md)\n6 leaves: Ada; Bo; Cy; Dee; Eve; Fay\n" in top  # titles, without the kind
-    assert "### [Project](_index.project.md)\n4 leaves: Atlas; Birch; Cove; Dune\n" in top
+    assert "### [Person](_index.person.md)
+
+6 leaves: Ada; Bo; Cy; Dee; Eve; Fay
+" in top  # titles, without the kind
+    assert "### [Project](_index.project.md)
+
+4 leaves: Atlas; Birch; Cove; Dune
+" in top
     assert "### note-clay.md (~" in top  # what no key groups, listed as it is: it fits beside the groups
     assert "### person-ada.md (~" in files["memory/domains/general/_index.person.md"]
     assert all(estimate_tokens(t) <= SMALL.branch_tokens for t in _indexes(files).values())
@@ -145,7 +151,7 @@ def test_hand_made_sub_folders_are_indexed_where_they_are() -> None:
     leaves = [_leaf("business", "overview.md", "Overview"), _leaf("business", "seo/keywords.md", "Keywords"),
               _leaf("business", "seo/audit/2026.md", "Audit 2026")]
     files = _rendered(leaves)
-    assert "### [seo/](seo/_index.md)\n2 leaves" in files["memory/domains/business/_index.md"]
+    assert "### [seo/](seo/_index.md)\n\n2 leaves" in files["memory/domains/business/_index.md"]
     seo = files["memory/domains/business/seo/_index.md"]
     assert "### keywords.md (~" in seo and "### [audit/](audit/_index.md)" in seo
     assert "### 2026.md (~" in files["memory/domains/business/seo/audit/_index.md"]
