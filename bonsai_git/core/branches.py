@@ -203,8 +203,9 @@ def is_index_name(name: str) -> bool:
 
 
 # The two head lines every index renderer has written (`_index_head`, and older releases'
-# `_~850 tokens in 3 leaves_`): `# <labels> Index`, then an italic line counting tokens and leaves.
-_GENERATED_HEAD = re.compile(rb"# [^\r\n]* Index\r?\n_[^\r\n]* tokens[^\r\n]* in \d[\d,]* lea(?:f|ves)[^\r\n]*_\r?(?:\n|$)")
+# `_~850 tokens in 3 leaves_`): `# <labels> Index`, then (after the blank line mdformat's form puts
+# there, issue 22) an italic line counting tokens and leaves.
+_GENERATED_HEAD = re.compile(rb"# [^\r\n]* Index\r?\n(?:\r?\n)?_[^\r\n]* tokens[^\r\n]* in \d[\d,]* lea(?:f|ves)[^\r\n]*_\r?(?:\n|$)")
 
 
 def is_generated_index(data: bytes) -> bool:
