@@ -43,7 +43,8 @@ def explain_file(text: str, config: Config) -> list[dict[str, Any]]:
     except BadInput:  # e.g. an already migrated trunk (marker lines): explain without leaf paths
         sections = split_sections(text).sections
         kept = [s for s in sections if not is_pinned(s.heading, config)]
-        found = iter(classify_document([SectionInput(s.heading, body_of(s.text), s.group) for s in kept], config))
+        inputs = [SectionInput(s.heading, body_of(s.text), s.group) for s in kept]
+        found = iter(classify_document(inputs, config, split_sections(text).preamble))
         out = []
         for s in sections:
             c = None if is_pinned(s.heading, config) else next(found)
