@@ -30,8 +30,8 @@ Signals, strongest first; the first that decides wins:
    words, an honorific such as `Dr.`, `Sra.`, `Tía`, `さん`, `老师`, `선생님`, a CJK personal name)
    whose body describes a person (the lexicon's `person` words) goes to people.
 4. **body**: the section's first BODY_CHARS characters, in its own language, added to any weak
-   heading matches; decides when the best total reaches BODY_MIN, or reaches 1 with twice the
-   runner-up's points (a body clearly about one thing).
+   heading matches; decides when the best total reaches BODY_MIN, or (when the heading says nothing)
+   CLEAR_MIN with twice the runner-up's points (a body clearly about one thing).
 5. a weak heading match alone (decided_by "heading").
 6. **group**: the `#` heading the section sits under, scored like a heading, unless its best domain
    is `general` (`# Misc`, `# Other` do not decide).
@@ -67,10 +67,12 @@ from .tokens import has_cjk
 
 BODY_CHARS = 800  # the body signal reads this many characters after the heading line
 BODY_MIN = 2.0  # a body decides when its best domain scores at least this
-CLEAR_RATIO = 2.0  # ... or at least 1 point and this many times the runner-up's
+CLEAR_MIN = 1.5  # ... or, when the heading says nothing, at least this ...
+CLEAR_RATIO = 2.0  # ... and this many times the runner-up's points
 LONG_HEADING = 12  # a heading of more words (or LONG_HEADING_CHARS chars) is prose: it decides as a body would
 LONG_HEADING_CHARS = 80
 DOCUMENT_MIN = 3  # the document's dominant domain needs at least this many confident sections
+DOCUMENT_SHARE = 1 / 3  # ... and this share of all its sections: a few placed sections do not speak for the rest
 PREFIX_WEIGHT = 2.0
 NAME_WEIGHT = 0.9  # the owner's or agent's name in a heading: decides alone, loses to a topic word
 WEAK_WEIGHT = 0.5
@@ -83,7 +85,7 @@ CONFIDENT = frozenset({"heading", "prefix", "config", "name"})
 LANGUAGE_SAMPLE = 200  # characters of each body read to tell the document's languages
 LANGUAGE_MIN = 4  # stopword hits a Western language needs in a document ...
 LANGUAGE_SHARE = 0.15  # ... and this share of all stopword hits
-SECTION_LANGUAGE_MIN = 2  # ... or in one section's own text
+SECTION_LANGUAGE_MIN = 3  # ... or in one section's own text
 
 # `Kind:` prefixes (issue 10): the first word of a heading followed by a colon.  `incident` and
 # `postmortem` count without a colon (`Incident 2025-08-12: a flaky test`).
@@ -697,7 +699,9 @@ def _person_heading(heading: str, index: _Index, vocabulary: frozenset[str] = fr
         letters = w.replace("-", "").replace("'", "").replace("’", "")
         if not (letters.isalpha() and w[0].isupper() and len(letters) > 1 and not letters.isupper()):
             return None
-        if not honorific and (w.lower() in vocabulary or w.lower().endswith(_WORD_ENDINGS)):
+        low = w.lower()
+        if not honorific and (low.endswith(_WORD_ENDINGS) or low in vocabulary
+                              or (low.endswith("s") and (low[:-1] in vocabulary or low[:-2] in vocabulary))):
             return None
         if any(ch.isupper() for ch in letters[1:]) and "-" not in w:  # `McDonald` passes, `PhD` does not
             if not letters.startswith(("Mc", "Mac", "O")):
@@ -757,7 +761,7 @@ def _classify(section: SectionInput, index: _Index, context: Context) -> Classif
         if body_scores:
             ranked = _rank(body_scores, index)
             best, runner = ranked[0][1], ranked[1][1] if len(ranked) > 1 else 0.0
-            if best >= BODY_MIN or (not scores and best >= 1.0 and best >= CLEAR_RATIO * runner):
+            if best >= BODY_MIN or (not scores and best >= CLEAR_MIN and best >= CLEAR_RATIO * runner):
                 return _decision(body_scores, body_found, "body", index, ranked)
     if scores:
         return _decision(scores, found, "heading", index)
@@ -769,7 +773,8 @@ def _classify(section: SectionInput, index: _Index, context: Context) -> Classif
                 return group
     document = context.document
     if document is not None:
-        if not body_scores or body_scores.get(document, 0.0) >= max(body_scores.values()):
+        best = max(body_scores.values(), default=0.0)
+        if best < CLEAR_MIN or body_scores.get(document, 0.0) >= best:  # nothing in it contradicts the document
             return Classification(document, "document", 0.0, tuple(body_found.get(document, ())), None, 0.0,
                                   document)
         ranked = _rank(body_scores, index)
@@ -777,21 +782,23 @@ def _classify(section: SectionInput, index: _Index, context: Context) -> Classif
     return Classification(FALLBACK_DOMAIN)
 
 
-def dominant_domain(decisions: Iterable[Classification]) -> str | None:
-    """The domain at least half, and at least DOCUMENT_MIN, of the confident decisions got, or None.
+def dominant_domain(decisions: Sequence[Classification]) -> str | None:
+    """The domain at least half, and at least DOCUMENT_MIN, of the confident decisions got, and at least
+    DOCUMENT_SHARE of all the sections, or None.
 
-    Confident: decided by the heading, a prefix, a name or a configured keyword.
+    Confident: decided by the heading, a prefix, a name or a configured keyword with at least one
+    full point (a weak word alone is not), or by a body with BODY_MIN points.
     """
     counts: dict[str, int] = {}
     total = 0
     for d in decisions:
-        if d.decided_by in CONFIDENT:
+        if (d.decided_by in CONFIDENT and d.score >= 1.0) or (d.decided_by == "body" and d.score >= BODY_MIN):
             counts[d.domain] = counts.get(d.domain, 0) + 1
             total += 1
     if not counts:
         return None
     domain, count = min(counts.items(), key=lambda kv: (-kv[1], kv[0]))
-    return domain if count >= DOCUMENT_MIN and 2 * count >= total else None
+    return domain if count >= DOCUMENT_MIN and 2 * count >= total and count >= DOCUMENT_SHARE * len(decisions) else None
 
 
 def classify_document(sections: Sequence[SectionInput], config: Config, preamble: str = "") -> tuple[Classification, ...]:
