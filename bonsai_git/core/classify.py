@@ -58,7 +58,7 @@ from __future__ import annotations
 import functools
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from .config import FALLBACK_DOMAIN, Config
@@ -372,44 +372,44 @@ def _score_text(text: str, index: _Index, scores: dict[str, float], found: dict[
     if words is None:
         words = _WORD.findall(lowered)
     if words:
-        spans: list[tuple[int, int]] | None = None  # made at the first match: most words match nothing
+        spans: list[tuple[int, int]] = []  # the words' spans, made as far as a match needs: most match nothing
+        finder = _WORD.finditer(lowered) if len(lowered) == len(text) else None  # ß -> ss: show lowered words
         tables = [(language, index.stems.get(language, {}), index.phrases.get(language, {}))
                   for language in sorted(languages & STEMMERS.keys(), key=lambda c: (c != "en", c))]
         german = "de" in languages
-        prefixes, stopwords = index.prefixes, index.stopword_set
+        prefixes, stopwords, exact = index.prefixes, index.stopword_set, index.exact
         n, done = len(words), -1
         for i, w in enumerate(words):
             if i <= done:  # inside a phrase already counted
                 continue
             if w[:4] not in prefixes or (body and w in stopwords):  # a body's "for", "to" name no domain
-                if german and len(w) >= 8:
+                if german and len(w) >= 8 and w[:4] not in prefixes:
                     compound = _compound_head(w, index)
                     if compound:
                         done = i
-                        spans = spans if spans is not None else _spans(text, lowered)
-                        shown = text[spans[i][0] : spans[i][1]] if spans else w
-                        _add(scores, found, compound, _one_string(shown), body)
+                        _add(scores, found, compound, _shown(text, words, spans, finder, i, i), body)
                 continue
-            hits: list[_Hit] = list(index.exact.get(w, ()))
+            hits = exact.get(w, ())
             span = 1
             for language, stem_table, phrase_table in tables:
                 s = stem(w, language)
-                for rest, phrase_hits in phrase_table.get(s, ()):
-                    size = len(rest) + 1
-                    if i + size <= n and all(stem(words[i + j], language) == rest[j - 1] for j in range(1, size)):
-                        hits, span = list(phrase_hits), size
+                if phrase_table:
+                    for rest, phrase_hits in phrase_table.get(s, ()):
+                        size = len(rest) + 1
+                        if i + size <= n and all(stem(words[i + j], language) == rest[j - 1] for j in range(1, size)):
+                            hits, span = phrase_hits, size
+                            break
+                    if span > 1:
                         break
-                if span > 1:
-                    break
-                hits += stem_table.get(s, ())
+                found_hits = stem_table.get(s)
+                if found_hits:
+                    hits = hits + found_hits if hits else found_hits
             if not hits and german and len(w) >= 8:
-                hits = list(_compound_head(w, index))
+                hits = _compound_head(w, index)
             if not hits:
                 continue
             done = i + span - 1
-            spans = spans if spans is not None else _spans(text, lowered)
-            shown = text[spans[i][0] : spans[done][1]] if spans else " ".join(words[i : done + 1])
-            _add(scores, found, hits, _one_string(shown), body)
+            _add(scores, found, hits, _shown(text, words, spans, finder, i, done), body)
     if index.cjk is not None and (not index.cjk_only or has_cjk(text)):
         for m in _substring_matcher(index.cjk).finditer(text):
             keyword = m.group()
@@ -418,10 +418,15 @@ def _score_text(text: str, index: _Index, scores: dict[str, float], found: dict[
             _add(scores, found, index.cjk_keywords[keyword], keyword, body)
 
 
-def _spans(text: str, lowered: str) -> list[tuple[int, int]]:
-    """The words' spans in `text`, to show them as written; [] when casefold changed a length
-    (ß -> ss): then the lowered words are shown."""
-    return [m.span() for m in _WORD.finditer(lowered)] if len(lowered) == len(text) else []
+def _shown(text: str, words: list[str], spans: list[tuple[int, int]], finder: Iterator[re.Match[str]] | None,
+           first: int, last: int) -> str:
+    """Words `first`..`last` as `text` writes them (the lowered words when `finder` is None); `spans`
+    grows from `finder` only as far as this needs."""
+    if finder is None:
+        return _one_string(" ".join(words[first : last + 1]))
+    while len(spans) <= last:
+        spans.append(next(finder).span())
+    return _one_string(text[spans[first][0] : spans[last][1]])
 
 
 def _compound_head(word: str, index: _Index) -> tuple[_Hit, ...]:
@@ -568,6 +573,7 @@ _OWNER_PATTERNS = (
 _ABOUT = re.compile(r"^\W*(?:about|sobre|über|à propos de|a propos de|关于|關於)[ \t]+(?:(?:a|o|la|el)[ \t]+)?"
                     r"(\S+(?:[ \t]+\S+)?)\W*$", re.IGNORECASE)
 _ME = re.compile(rf"{_NAME_RE}[ \t]*\((?:me|eu|yo|ich|moi|我|私)\)", re.IGNORECASE)
+_PUNCTUATION = ".,;:!?()[]{}<>\"'`*_~#|/\\«»“”‘’…—–-"
 _NOT_NAMES = frozenset({
     "ag", "the", "team", "lab", "family", "família", "familia", "familie", "famille", "household", "company",
     "me", "mim", "mí", "mich", "moi", "us", "my", "user", "owner", "human", "assistant",
@@ -589,20 +595,25 @@ def document_context(preamble: str, sections: Sequence[SectionInput], config: Co
         for m in pattern.finditer(preamble[:4000]):
             owner |= _name_words(m.group(1))
     for s in sections:
-        me = _ME.search(s.heading)
+        me = _ME.search(s.heading) if "(" in s.heading else None
         if me:
             owner |= _name_words(me.group(1))
     about = [m.group(1) for m in map(_ABOUT.match, (s.heading for s in sections)) if m]
     if about and not owner:  # the first `About X` names the owner when nothing else did
         owner |= _name_words(about[0])
     owner -= agent
-    words = Counter(_WORD.findall("\n".join(
-        [preamble[:2000], *(s.heading for s in sections), *(s.body[:LANGUAGE_SAMPLE] for s in sections)])))
-    vocabulary = {w for w in words if w[0].islower()}
+    # whitespace-split tokens, stripped of punctuation: a regex over every body cost more than the rest
+    tokens = Counter("\n".join(
+        [preamble[:2000], *(s.heading for s in sections), *(s.body[:LANGUAGE_SAMPLE] for s in sections)]).split())
+    vocabulary: set[str] = set()
     counts: dict[str, int] = {}
-    for w, n in words.items():
-        for code in index.stopwords.get(w.casefold(), ()) if w.casefold() in index.stopword_set else ():
-            counts[code] = counts.get(code, 0) + n
+    stopwords = index.stopwords
+    for token, n in tokens.items():
+        w = token.strip(_PUNCTUATION)
+        if w and w[0].islower():
+            vocabulary.add(w)
+            for code in stopwords.get(w, ()):
+                counts[code] = counts.get(code, 0) + n
     total = sum(counts.values())
     languages = {"en"} | {c for c, n in counts.items() if n >= LANGUAGE_MIN and n >= LANGUAGE_SHARE * total}
     headings = "\n".join([preamble[:4000], *(s.heading for s in sections)])
@@ -732,19 +743,34 @@ def classify_section(section: SectionInput, config: Config, document: str | None
 
 
 def _classify(section: SectionInput, index: _Index, context: Context) -> Classification:
-    body = section.body[:BODY_CHARS]
-    body_words = _WORD.findall(body.casefold()) if body else []
-    languages = _section_languages(body_words, index, context) if body_words else context.languages
-    ctx = context if languages is context.languages else Context(
-        context.owner, context.agent, languages, context.fiction, context.document, context.vocabulary)
-    scores, found, prefixed = _heading_scores(section.heading, index, ctx)
+    """Classify one section with `context`: its own signals, then the document's (`_from_document`)."""
+    own, body_scores, body_found = _own(section, index, context)
+    return own if own is not None else _from_document(body_scores, body_found, index, context.document)
+
+
+def _own(section: SectionInput, index: _Index, context: Context,
+         ) -> tuple[Classification | None, dict[str, float], dict[str, list[str]]]:
+    """(the decision the section's own signals make, or None; the body's scores and words, for the
+    document step)."""
+    scores, found, prefixed = _heading_scores(section.heading, index, context)
     # LONG_HEADING + 1 words need that many chars and one between each: a shorter heading skips the count
     long = len(section.heading) > LONG_HEADING_CHARS or (
         len(section.heading) > 2 * LONG_HEADING and len(_WORD.findall(section.heading)) > LONG_HEADING)
     needed = BODY_MIN if long else NAME_WEIGHT
     if max(scores.values(), default=0.0) >= needed:
         ranked = _rank(scores, index)
-        return _decision(scores, found, "prefix" if ranked[0][0] == prefixed else "heading", index, ranked)
+        return _decision(scores, found, "prefix" if ranked[0][0] == prefixed else "heading", index, ranked), {}, {}
+    body = section.body[:BODY_CHARS]
+    body_words = _WORD.findall(body.casefold()) if body else []
+    languages = _section_languages(body_words, index, context) if body_words else context.languages
+    if languages is not context.languages:  # the section's own language: read its heading in it too
+        context = Context(context.owner, context.agent, languages, context.fiction, context.document,
+                          context.vocabulary)
+        scores, found, prefixed = _heading_scores(section.heading, index, context)
+        if max(scores.values(), default=0.0) >= needed:
+            ranked = _rank(scores, index)
+            by = "prefix" if ranked[0][0] == prefixed else "heading"
+            return _decision(scores, found, by, index, ranked), {}, {}
     if not scores and PEOPLE_DOMAIN in index.order:
         vocabulary = context.vocabulary or frozenset(w for w in _WORD.findall(body) if w[0].islower())
         person = _person_heading(section.heading, index, vocabulary)
@@ -752,7 +778,7 @@ def _classify(section: SectionInput, index: _Index, context: Context) -> Classif
             name, honorific = person
             cues = _person_cues(body, index)
             if len(cues) >= (0 if honorific else 1 if " " in name.strip() or has_cjk(name) else 2):
-                return Classification(PEOPLE_DOMAIN, "name", PREFIX_WEIGHT, (name, *cues[:3]))
+                return Classification(PEOPLE_DOMAIN, "name", PREFIX_WEIGHT, (name, *cues[:3])), {}, {}
     body_scores, body_found = scores, found
     if body:
         body_scores = dict(scores)
@@ -762,24 +788,29 @@ def _classify(section: SectionInput, index: _Index, context: Context) -> Classif
             ranked = _rank(body_scores, index)
             best, runner = ranked[0][1], ranked[1][1] if len(ranked) > 1 else 0.0
             if best >= BODY_MIN or (not scores and best >= CLEAR_MIN and best >= CLEAR_RATIO * runner):
-                return _decision(body_scores, body_found, "body", index, ranked)
+                return _decision(body_scores, body_found, "body", index, ranked), {}, {}
     if scores:
-        return _decision(scores, found, "heading", index)
+        return _decision(scores, found, "heading", index), {}, {}
     if section.group:
-        group_scores, group_found, _ = _heading_scores(section.group, index, ctx)
+        group_scores, group_found, _ = _heading_scores(section.group, index, context)
         if max(group_scores.values(), default=0.0) >= WEAK_WEIGHT:
             group = _decision(group_scores, group_found, "group", index)
             if group.domain != FALLBACK_DOMAIN:  # `# Misc`, `# Other`: the group says nothing
-                return group
-    document = context.document
-    if document is not None:
-        best = max(body_scores.values(), default=0.0)
-        if best < CLEAR_MIN or body_scores.get(document, 0.0) >= best:  # nothing in it contradicts the document
-            return Classification(document, "document", 0.0, tuple(body_found.get(document, ())), None, 0.0,
-                                  document)
-        ranked = _rank(body_scores, index)
-        return Classification(FALLBACK_DOMAIN, "fallback", 0.0, (), ranked[0][0], ranked[0][1], document)
-    return Classification(FALLBACK_DOMAIN)
+                return group, {}, {}
+    return None, body_scores, body_found
+
+
+def _from_document(body_scores: dict[str, float], body_found: dict[str, list[str]], index: _Index,
+                   document: str | None) -> Classification:
+    """A section no signal of its own placed: the document's dominant domain when nothing in its body
+    contradicts it (no other domain with CLEAR_MIN points), else `general` naming the domain not used."""
+    if document is None:
+        return Classification(FALLBACK_DOMAIN)
+    best = max(body_scores.values(), default=0.0)
+    if best < CLEAR_MIN or body_scores.get(document, 0.0) >= best:
+        return Classification(document, "document", 0.0, tuple(body_found.get(document, ())), None, 0.0, document)
+    ranked = _rank(body_scores, index)
+    return Classification(FALLBACK_DOMAIN, "fallback", 0.0, (), ranked[0][0], ranked[0][1], document)
 
 
 def dominant_domain(decisions: Sequence[Classification]) -> str | None:
@@ -808,13 +839,9 @@ def classify_document(sections: Sequence[SectionInput], config: Config, preamble
     (`dominant_domain`) when there is one and nothing in them points elsewhere."""
     context = document_context(preamble, sections, config)
     index = _index(config.domains, config.configured, context.fiction)  # hashing the table once, not per section
-    first = [_classify(s, index, context) for s in sections]
-    document = dominant_domain(first)
-    if document is None:
-        return tuple(first)
-    ctx = Context(context.owner, context.agent, context.languages, context.fiction, document, context.vocabulary)
-    # only a section no signal of its own placed can take the document's domain
-    return tuple(_classify(s, index, ctx) if c.decided_by == "fallback" else c for s, c in zip(sections, first))
+    first = [_own(s, index, context) for s in sections]
+    document = dominant_domain([c if c is not None else Classification(FALLBACK_DOMAIN) for c, _s, _f in first])
+    return tuple(c if c is not None else _from_document(s, f, index, document) for c, s, f in first)
 
 
 def classify_heading(heading: str, config: Config) -> Classification:
