@@ -190,6 +190,7 @@ class _Index:
     """A domain table compiled for lookup: (language, stem) -> matches, exact forms, phrases by
     (language, first stem), German compound heads, the CJK alternation, and the special lists."""
 
+    key: tuple[tuple[tuple[str, tuple[str, ...]], ...], tuple[str, ...], bool]  # `_index`'s arguments but languages
     order: dict[str, int]
     stems: dict[str, dict[str, tuple[_Hit, ...]]]  # language -> stem -> matches
     exact: dict[str, tuple[_Hit, ...]]
@@ -244,19 +245,20 @@ def _parse_keyword(raw: str) -> tuple[str, float, bool, bool]:
 
 
 def _table(domains: tuple[tuple[str, tuple[str, ...]], ...], configured: tuple[str, ...],
-           fiction: bool) -> list[tuple[str, str, str]]:
+           fiction: bool, languages: frozenset[str]) -> list[tuple[str, str, str]]:
     """(domain, language, raw keyword) for every keyword the index holds, in table order.
 
     A configured domain has only its `.bonsai.toml` words (read as English); any other gets the
-    lexicon's words in every language plus the words `.bonsai.toml` added (`extend`).  In a
+    lexicon's words in `languages` (and the substring languages) plus the words `.bonsai.toml` added
+    (`extend`).  In a
     novelist's memory the lexicon's `characters` keywords belong to projects.
     """
-    languages = bundled()
-    characters = {(lang.code, k) for lang in languages for k in lang.characters}
+    lexicons = [lang for lang in bundled() if lang.code in languages or lang.code not in STEMMERS]
+    characters = {(lang.code, k) for lang in lexicons for k in lang.characters}
     out: list[tuple[str, str, str]] = []
     for domain, keywords in domains:
         if domain not in configured:
-            for lang in languages:
+            for lang in lexicons:
                 for raw in dict(lang.domains).get(domain, ()):
                     if (lang.code, raw) in characters and fiction:
                         continue
@@ -269,7 +271,9 @@ def _table(domains: tuple[tuple[str, tuple[str, ...]], ...], configured: tuple[s
 
 @functools.lru_cache(maxsize=64)
 def _index(domains: tuple[tuple[str, tuple[str, ...]], ...], configured: tuple[str, ...],
-           fiction: bool = False) -> _Index:
+           fiction: bool = False, languages: frozenset[str] = frozenset({"en"})) -> _Index:
+    """The table compiled for lookup with the lexicon's words in `languages` (lexicon.STEMMERS codes;
+    the CJK files always): a language's stems are only made when a text in it is read."""
     stems: dict[tuple[str, str], list[_Hit]] = {}
     exact: dict[str, list[_Hit]] = {}
     phrases: dict[tuple[str, ...], list[_Hit]] = {}
@@ -281,7 +285,7 @@ def _index(domains: tuple[tuple[str, tuple[str, ...]], ...], configured: tuple[s
             table.append(hit)
 
     prefixes: set[str] = set()
-    for domain, code, raw in _table(domains, configured, fiction):
+    for domain, code, raw in _table(domains, configured, fiction, languages):
         keyword, weight, heading_only, is_exact = _parse_keyword(raw)
         if not keyword:
             continue
@@ -328,6 +332,7 @@ def _index(domains: tuple[tuple[str, tuple[str, ...]], ...], configured: tuple[s
         for w in lang.stopwords:
             stop.setdefault(w.casefold(), []).append(lang.code)
     return _Index(
+        key=(domains, configured, fiction),
         order={d: i for i, (d, _) in enumerate(domains)},
         stems=by_language,
         exact={k: tuple(v) for k, v in exact.items()},
@@ -739,7 +744,7 @@ def classify_section(section: SectionInput, config: Config, document: str | None
     ctx = context or NO_CONTEXT
     if document is not None:
         ctx = Context(ctx.owner, ctx.agent, ctx.languages, ctx.fiction, document, ctx.vocabulary)
-    return _classify(section, _index(config.domains, config.configured, ctx.fiction), ctx)
+    return _classify(section, _index(config.domains, config.configured, ctx.fiction, ctx.languages), ctx)
 
 
 def _classify(section: SectionInput, index: _Index, context: Context) -> Classification:
@@ -766,6 +771,7 @@ def _own(section: SectionInput, index: _Index, context: Context,
     if languages is not context.languages:  # the section's own language: read its heading in it too
         context = Context(context.owner, context.agent, languages, context.fiction, context.document,
                           context.vocabulary)
+        index = _index(*index.key, languages)
         scores, found, prefixed = _heading_scores(section.heading, index, context)
         if max(scores.values(), default=0.0) >= needed:
             ranked = _rank(scores, index)
@@ -838,7 +844,7 @@ def classify_document(sections: Sequence[SectionInput], config: Config, preamble
     section on its own, then the sections nothing placed get the document's dominant domain
     (`dominant_domain`) when there is one and nothing in them points elsewhere."""
     context = document_context(preamble, sections, config)
-    index = _index(config.domains, config.configured, context.fiction)  # hashing the table once, not per section
+    index = _index(config.domains, config.configured, context.fiction, context.languages)  # once, not per section
     first = [_own(s, index, context) for s in sections]
     document = dominant_domain([c if c is not None else Classification(FALLBACK_DOMAIN) for c, _s, _f in first])
     return tuple(c if c is not None else _from_document(s, f, index, document) for c, s, f in first)

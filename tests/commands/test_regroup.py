@@ -15,11 +15,11 @@ MEMORY = (
     "## Clients\n\nAcme pays net 30; Birch Cafe pays on delivery.\n\n"
     "## Client pricing\n\nMugs $18 wholesale, $32 retail.\n\n"
     "## Glaze tests\n\nCeladon crawls on the tall mugs.\n\n"
-    "## Kiln schedule\n\nBisque on Mondays, glaze firing on Thursdays.\n\n"
+    "## Firing schedule\n\nBisque on Mondays, glaze firing on Thursdays.\n\n"
     "## Odds and ends\n\nThe blue tile cracked.\n"
 )
 GLAZE = "memory/domains/general/glaze-tests.md"
-KILN = "memory/domains/general/kiln-schedule.md"
+KILN = "memory/domains/general/firing-schedule.md"
 
 
 def migrated(make_repo: MakeRepo) -> Path:
@@ -40,7 +40,7 @@ def test_move_takes_several_leaves_in_one_commit(make_repo: MakeRepo) -> None:
     result = bonsai("move", "-C", str(repo), "glaze-tests", KILN, "glaze-tests.md", "studio")
     assert result.exit_code == 0, result.output
     assert (repo / "memory/domains/studio/glaze-tests.md").read_bytes() == glaze
-    assert (repo / "memory/domains/studio/kiln-schedule.md").read_bytes() == kiln
+    assert (repo / "memory/domains/studio/firing-schedule.md").read_bytes() == kiln
     message = git(repo, "log", "-1", "--format=%B")
     assert message.startswith("bonsai: move 2 leaves to studio\n") and message.rstrip().endswith("Bonsai-Op: move")
     assert f"{GLAZE} -> memory/domains/studio/glaze-tests.md" in message
@@ -67,7 +67,7 @@ def test_regroup_dry_run_then_nothing_to_do_on_a_fresh_tree(make_repo: MakeRepo)
 
 def test_regroup_after_a_config_change_then_git_revert(make_repo: MakeRepo) -> None:
     repo = migrated(make_repo)
-    (repo / ".bonsai.toml").write_text('[domains.studio]\nkeywords = ["glaze", "kiln"]\nscope = "the pottery studio"\n')
+    (repo / ".bonsai.toml").write_text('[domains.studio]\nkeywords = ["glaze", "firing"]\nscope = "the pottery studio"\n')
     commit(repo, "config: a studio domain", ".bonsai.toml")
     before, head = memory_files(repo), git(repo, "rev-parse", "HEAD")
     dry = bonsai("regroup", "-C", str(repo), "--dry-run")
@@ -77,7 +77,7 @@ def test_regroup_after_a_config_change_then_git_revert(make_repo: MakeRepo) -> N
     assert proc.returncode == 0, proc.stderr
     message = git(repo, "log", "-1", "--format=%B")
     assert message.startswith("bonsai: regroup 2 leaves (general/, current rules)\n")
-    assert f"{KILN} -> memory/domains/studio/kiln-schedule.md (config: Kiln)" in message
+    assert f"{KILN} -> memory/domains/studio/firing-schedule.md (config: Firing)" in message
     assert message.rstrip().endswith("Bonsai-Op: regroup")
     assert (repo / "memory/domains/studio/glaze-tests.md").read_bytes() == before[GLAZE]  # bytes untouched
     assert (repo / "memory/domains/general/odds-and-ends.md").is_file()  # nothing places it elsewhere
@@ -103,7 +103,7 @@ def test_regroup_all_resorts_every_leaf_except_those_a_move_placed(make_repo: Ma
 
 def test_regroup_refuses_uncommitted_memory_changes(make_repo: MakeRepo) -> None:
     repo = migrated(make_repo)
-    (repo / KILN).write_text("## Kiln schedule\n\nchanged\n")
+    (repo / KILN).write_text("## Firing schedule\n\nchanged\n")
     before = snapshot(repo)
     result = bonsai("regroup", "-C", str(repo))
     assert result.exit_code == 3 and f"{KILN}: has uncommitted changes" in result.stderr
