@@ -21,9 +21,9 @@ Signals, strongest first; the first that decides wins:
    an OpenClaw dreaming block (`Promoted From Short-Term Memory (DATE)`) is a log entry; a leading
    `Kind:` word (`Person:`, `Project:`, `Tool:`, `Proyecto:`, a heading starting with `Incident`)
    counts double for its domain.
-2. **heading** words, plus the names the document gives (`_names`): the owner's name scores for
-   identity, the agent's for agents (NAME_WEIGHT, a little under a keyword, so "Anja's health" is
-   personal).  A date later in the heading adds one point to log.  The heading decides when its
+2. **heading** words, plus the names the document gives (`document_context`): the owner's name
+   scores NAME_WEIGHT for identity (a little under a keyword, so "Anja's health" is personal), the
+   agent's PREFIX_WEIGHT for agents (the agent's routines and rules are the agent's: "Ada's Routines").  A date later in the heading adds one point to log.  The heading decides when its
    best domain reaches NAME_WEIGHT; a heading of more than LONG_HEADING words or LONG_HEADING_CHARS
    characters is a sentence, so it decides only with BODY_MIN points, like a body.
 3. **name**: a heading that is another person's name (`_person_heading`: two or three capitalised
@@ -517,10 +517,11 @@ def _heading_scores(
         heading = heading[heading.casefold().index(text.casefold()) + len(text) :]
     _score_text(heading, index, scores, found, languages=context.languages)
     if context.owner or context.agent:
-        for domain, names, role in (("identity", context.owner, "owner"), ("agents", context.agent, "agent")):
+        for domain, names, role, weight in (("identity", context.owner, "owner", NAME_WEIGHT),
+                                            ("agents", context.agent, "agent", PREFIX_WEIGHT)):
             name = _named(heading, names)
             if name is not None and domain in index.order:
-                scores[domain] = scores.get(domain, 0.0) + NAME_WEIGHT
+                scores[domain] = scores.get(domain, 0.0) + weight
                 found.setdefault(domain, []).append(f"{name} ({role})")
     if "(me)" in heading.casefold() and "identity" in index.order:
         scores["identity"] = scores.get("identity", 0.0) + PREFIX_WEIGHT

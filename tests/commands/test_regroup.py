@@ -127,3 +127,41 @@ def test_regroup_needs_a_leafs_own_words_not_only_the_dominant_domain() -> None:
     leaves = tuple(Leaf("people", f"p{i}.md", f"## Person: P{i}\n\nfriend\n") for i in range(4))
     leaves += (Leaf("general", "ana-ruiz.md", "## Ana Ruiz\n\nmet at the fair\n"),)
     assert regroup_moves(leaves, Config()) == {}
+
+
+def test_move_prints_the_bonsai_toml_line_that_would_have_placed_the_leaf(make_repo: MakeRepo) -> None:
+    repo = migrated(make_repo)
+    result = bonsai("move", "-C", str(repo), "glaze-tests", "business")
+    assert result.exit_code == 0, result.output
+    line = 'domains.business.extend = ["glaze"]'
+    assert f"to place glaze-tests.md in business next time, add to .bonsai.toml: {line}" in result.stdout
+    assert not (repo / ".bonsai.toml").exists()  # never edited silently
+    (repo / ".bonsai.toml").write_text(line + "\n")  # adopted: the rules now agree, nothing more to teach
+    commit(repo, "config: glaze is business", ".bonsai.toml")
+    back = bonsai("move", "-C", str(repo), "memory/domains/business/glaze-tests.md", "general")
+    assert back.exit_code == 0 and "add to .bonsai.toml" not in back.stdout
+    again = bonsai("move", "-C", str(repo), "memory/domains/general/glaze-tests.md", "business")
+    assert again.exit_code == 0 and "add to .bonsai.toml" not in again.stdout
+
+
+def test_a_placement_chosen_in_an_edited_plan_is_kept_by_regroup_all(make_repo: MakeRepo, tmp_path: Path) -> None:
+    repo = make_repo(MEMORY)
+    plan = tmp_path / "plan.toml"
+    assert bonsai("migrate", "-C", str(repo), "--force", "--dry-run", "--plan-out", str(plan)).exit_code == 0
+    text = plan.read_text(encoding="utf-8")
+    start = text.index('heading = "Clients"\n')
+    entry = text[start:text.index("[[section]]", start)]
+    plan.write_text(text[:start] + entry.replace('domain = "business"', 'domain = "people"') +
+                    text[start + len(entry):], encoding="utf-8")
+    result = bonsai("migrate", "-C", str(repo), "--force", "--plan", str(plan))
+    assert result.exit_code == 0, result.output
+    assert ("You placed 'Clients' in memory/domains/people/clients.md (the rules put it elsewhere); to teach the "
+            'rules, add to .bonsai.toml: domains.people.extend = ["clients"]') in result.stdout
+    message = git(repo, "log", "-1", "--format=%B")
+    assert "Bonsai-Chosen: memory/domains/people/clients.md" in message.splitlines()
+    leaf = Leaf("people", "clients.md", (repo / "memory/domains/people/clients.md").read_text(encoding="utf-8"))
+    assert "memory/domains/people/clients.md" in regroup_moves((leaf,), Config(), all_leaves=True)  # the rules differ
+    before = snapshot(repo)
+    regroup = bonsai("regroup", "-C", str(repo), "--all", "--dry-run")
+    assert regroup.exit_code == 0 and "clients.md" not in regroup.stdout  # the choice stays, as a move would
+    assert snapshot(repo) == before
