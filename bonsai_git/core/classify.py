@@ -324,11 +324,11 @@ def _index(domains: tuple[tuple[str, tuple[str, ...]], ...], configured: tuple[s
     cjk_re = None
     if cjk:  # compiled (~2.5 ms) only when a text can match it: most memories hold no CJK (_substring_matcher)
         cjk_re = "|".join(re.escape(k) for k in sorted(cjk, key=lambda k: (-len(k), k)))
-    languages = bundled()
-    person = [w.casefold() for lang in languages for w in lang.person]
-    fiction_words = [w.casefold() for lang in languages for w in lang.fiction]
+    lexicons = bundled()
+    person = [w.casefold() for lang in lexicons for w in lang.person]
+    fiction_words = [w.casefold() for lang in lexicons for w in lang.fiction]
     stop: dict[str, list[str]] = {}
-    for lang in languages:
+    for lang in lexicons:
         for w in lang.stopwords:
             stop.setdefault(w.casefold(), []).append(lang.code)
     return _Index(
@@ -349,7 +349,7 @@ def _index(domains: tuple[tuple[str, tuple[str, ...]], ...], configured: tuple[s
         stopword_set=frozenset(stop),
         fiction_words=frozenset(w for w in fiction_words if " " not in w and not has_cjk(w)),
         fiction_substrings=tuple(w for w in fiction_words if " " in w or has_cjk(w)),
-        surnames=frozenset(s for lang in languages for s in lang.surnames),
+        surnames=frozenset(s for lang in lexicons for s in lang.surnames),
     )
 
 
