@@ -45,7 +45,8 @@ def test_explain_json_has_records_and_domains() -> None:
     data = json.loads(out)
     assert code == 0
     assert data["sections"][0] == {"heading": "Person: Ann Lee", "line": None, "domain": "people", "decided_by": "prefix",
-                                   "score": 2.0, "words": ["Person:"], "runner_up": None, "runner_up_score": 0.0}
+                                   "score": 2.0, "words": ["Person:"], "runner_up": None, "runner_up_score": 0.0,
+                                   "document": None}
     assert data["sections"][1]["domain"] == "personal"
     assert [d["name"] for d in data["domains"]] == list(DOMAIN_SCOPES)
 
