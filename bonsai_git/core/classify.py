@@ -191,6 +191,8 @@ class _Index:
     (language, first stem), German compound heads, the CJK alternation, and the special lists."""
 
     key: tuple[tuple[tuple[str, tuple[str, ...]], ...], tuple[str, ...], bool]  # `_index`'s arguments but languages
+    languages: tuple[str, ...]  # the stemmed languages whose words it holds, English first
+    memo: dict[str, "_WordEntry"]  # what each word read so far matches (`_word_entry`); bounded at 65,536
     order: dict[str, int]
     stems: dict[str, dict[str, tuple[_Hit, ...]]]  # language -> stem -> matches
     exact: dict[str, tuple[_Hit, ...]]
@@ -333,6 +335,8 @@ def _index(domains: tuple[tuple[str, tuple[str, ...]], ...], configured: tuple[s
             stop.setdefault(w.casefold(), []).append(lang.code)
     return _Index(
         key=(domains, configured, fiction),
+        languages=tuple(sorted(languages & STEMMERS.keys(), key=lambda c: (c != "en", c))),
+        memo={},
         order={d: i for i, (d, _) in enumerate(domains)},
         stems=by_language,
         exact={k: tuple(v) for k, v in exact.items()},
@@ -367,54 +371,48 @@ def _add(scores: dict[str, float], found: dict[str, list[str]], hits: Iterable[_
 
 
 def _score_text(text: str, index: _Index, scores: dict[str, float], found: dict[str, list[str]],
-                body: bool = False, languages: frozenset[str] = NO_CONTEXT.languages,
-                words: list[str] | None = None) -> None:
+                body: bool = False, words: list[str] | None = None) -> None:
     """Add every keyword match in `text` to `scores` ({domain: points}) and `found` ({domain: words});
     in a `body`, heading-only keywords (`^word`) do not count.  Western words are stemmed in each
-    of `languages` (lexicon.STEMMERS codes); `words` is `_WORD.findall(text.casefold())` when the
+    of the index's languages (`_index`); `words` is `_WORD.findall(text.casefold())` when the
     caller has it already."""
     lowered = text.casefold()
     if words is None:
         words = _WORD.findall(lowered)
     if words:
-        spans: list[tuple[int, int]] = []  # the words' spans, made as far as a match needs: most match nothing
-        finder = _WORD.finditer(lowered) if len(lowered) == len(text) else None  # ß -> ss: show lowered words
-        tables = [(language, index.stems.get(language, {}), index.phrases.get(language, {}))
-                  for language in sorted(languages & STEMMERS.keys(), key=lambda c: (c != "en", c))]
-        german = "de" in languages
-        prefixes, stopwords, exact = index.prefixes, index.stopword_set, index.exact
+        shown_from = 0 if len(lowered) == len(text) else -1  # ß -> ss: show the lowered words instead
+        stopwords, memo = index.stopword_set, index.memo
         n, done = len(words), -1
         for i, w in enumerate(words):
-            if i <= done:  # inside a phrase already counted
+            if i <= done or (body and w in stopwords):  # inside a phrase already counted; a body's "for", "to"
                 continue
-            if w[:4] not in prefixes or (body and w in stopwords):  # a body's "for", "to" name no domain
-                if german and len(w) >= 8 and w[:4] not in prefixes:
-                    compound = _compound_head(w, index)
-                    if compound:
-                        done = i
-                        _add(scores, found, compound, _shown(text, words, spans, finder, i, i), body)
-                continue
-            hits = exact.get(w, ())
+            entry = memo.get(w)
+            if entry is None:
+                entry = _word_entry(w, index)
+                if len(memo) >= 1 << 16:
+                    memo.clear()
+                memo[w] = entry
+            hits, starts = entry
             span = 1
-            for language, stem_table, phrase_table in tables:
-                s = stem(w, language)
-                if phrase_table:
-                    for rest, phrase_hits in phrase_table.get(s, ()):
-                        size = len(rest) + 1
-                        if i + size <= n and all(stem(words[i + j], language) == rest[j - 1] for j in range(1, size)):
-                            hits, span = phrase_hits, size
-                            break
-                    if span > 1:
+            for language, phrases in starts:  # the phrases this word's stem begins
+                for rest, phrase_hits in phrases:
+                    size = len(rest) + 1
+                    if i + size <= n and all(stem(words[i + j], language) == rest[j - 1] for j in range(1, size)):
+                        hits, span = phrase_hits, size
                         break
-                found_hits = stem_table.get(s)
-                if found_hits:
-                    hits = hits + found_hits if hits else found_hits
-            if not hits and german and len(w) >= 8:
-                hits = _compound_head(w, index)
+                if span > 1:
+                    break
             if not hits:
                 continue
             done = i + span - 1
-            _add(scores, found, hits, _shown(text, words, spans, finder, i, done), body)
+            if shown_from < 0:
+                shown = " ".join(words[i : done + 1])
+            else:
+                first, shown_from = _locate(lowered, w, shown_from)
+                for j in range(i + 1, done + 1):
+                    _start, shown_from = _locate(lowered, words[j], shown_from)
+                shown = text[first:shown_from]
+            _add(scores, found, hits, _one_string(shown), body)
     if index.cjk is not None and (not index.cjk_only or has_cjk(text)):
         for m in _substring_matcher(index.cjk).finditer(text):
             keyword = m.group()
@@ -423,15 +421,40 @@ def _score_text(text: str, index: _Index, scores: dict[str, float], found: dict[
             _add(scores, found, index.cjk_keywords[keyword], keyword, body)
 
 
-def _shown(text: str, words: list[str], spans: list[tuple[int, int]], finder: Iterator[re.Match[str]] | None,
-           first: int, last: int) -> str:
-    """Words `first`..`last` as `text` writes them (the lowered words when `finder` is None); `spans`
-    grows from `finder` only as far as this needs."""
-    if finder is None:
-        return _one_string(" ".join(words[first : last + 1]))
-    while len(spans) <= last:
-        spans.append(next(finder).span())
-    return _one_string(text[spans[first][0] : spans[last][1]])
+_WordEntry = tuple[tuple[_Hit, ...], tuple[tuple[str, tuple[tuple[tuple[str, ...], tuple[_Hit, ...]], ...]], ...]]
+
+
+def _word_entry(word: str, index: _Index) -> _WordEntry:
+    """What one lowercase word matches in `index`: (its single-word matches in every language of the
+    index, the phrases its stem begins per language).  A word whose first four letters start no
+    keyword is not stemmed; a long German word with no match of its own tries its compound head."""
+    hits: tuple[_Hit, ...] = ()
+    starts: list[tuple[str, tuple[tuple[tuple[str, ...], tuple[_Hit, ...]], ...]]] = []
+    if word[:4] in index.prefixes:
+        hits = index.exact.get(word, ())
+        for language in index.languages:
+            s = stem(word, language)
+            found = index.stems.get(language, {}).get(s)
+            if found:
+                hits = hits + found if hits else found
+            phrases = index.phrases.get(language, {}).get(s)
+            if phrases:
+                starts.append((language, phrases))
+    if not hits and "de" in index.languages and len(word) >= 8:
+        hits = _compound_head(word, index)
+    return hits, tuple(starts)
+
+
+def _locate(lowered: str, word: str, start: int) -> tuple[int, int]:
+    """(start, end) of the next whole-word `word` in `lowered` at or after `start` (a word of
+    `_WORD.findall(lowered)`, so it is there)."""
+    at = lowered.find(word, start)
+    while at > 0 and (lowered[at - 1].isalnum() or (at + len(word) < len(lowered) and lowered[at + len(word)].isalnum())):
+        nxt = lowered.find(word, at + 1)
+        if nxt < 0:
+            break
+        at = nxt
+    return (at, at + len(word)) if at >= 0 else (start, start)
 
 
 def _compound_head(word: str, index: _Index) -> tuple[_Hit, ...]:
@@ -515,7 +538,7 @@ def _heading_scores(
         found[domain] = [text + ":"]
         prefixed = domain
         heading = heading[heading.casefold().index(text.casefold()) + len(text) :]
-    _score_text(heading, index, scores, found, languages=context.languages)
+    _score_text(heading, index, scores, found)
     if context.owner or context.agent:
         for domain, names, role, weight in (("identity", context.owner, "owner", NAME_WEIGHT),
                                             ("agents", context.agent, "agent", PREFIX_WEIGHT)):
@@ -600,17 +623,24 @@ def document_context(preamble: str, sections: Sequence[SectionInput], config: Co
     for pattern in _OWNER_PATTERNS:
         for m in pattern.finditer(preamble[:4000]):
             owner |= _name_words(m.group(1))
-    for s in sections:
-        me = _ME.search(s.heading) if "(" in s.heading else None
+    headings: list[str] = []
+    samples: list[str] = [preamble[:2000]]
+    about: list[str] = []
+    for s in sections:  # one read of each: a section's body may be made as it is asked for (plan.py)
+        heading = s.heading
+        headings.append(heading)
+        samples.append(s.body[:LANGUAGE_SAMPLE])
+        me = _ME.search(heading) if "(" in heading else None
         if me:
             owner |= _name_words(me.group(1))
-    about = [m.group(1) for m in map(_ABOUT.match, (s.heading for s in sections)) if m]
+        found = _ABOUT.match(heading) if not about else None
+        if found:
+            about.append(found.group(1))
     if about and not owner:  # the first `About X` names the owner when nothing else did
         owner |= _name_words(about[0])
     owner -= agent
     # whitespace-split tokens, stripped of punctuation: a regex over every body cost more than the rest
-    tokens = Counter("\n".join(
-        [preamble[:2000], *(s.heading for s in sections), *(s.body[:LANGUAGE_SAMPLE] for s in sections)]).split())
+    tokens = Counter("\n".join(samples + headings).split())
     vocabulary: set[str] = set()
     counts: dict[str, int] = {}
     stopwords = index.stopwords
@@ -622,8 +652,8 @@ def document_context(preamble: str, sections: Sequence[SectionInput], config: Co
                 counts[code] = counts.get(code, 0) + n
     total = sum(counts.values())
     languages = {"en"} | {c for c, n in counts.items() if n >= LANGUAGE_MIN and n >= LANGUAGE_SHARE * total}
-    headings = "\n".join([preamble[:4000], *(s.heading for s in sections)])
-    return Context(frozenset(owner), frozenset(agent), frozenset(languages), _is_fiction(headings, index),
+    return Context(frozenset(owner), frozenset(agent), frozenset(languages),
+                   _is_fiction("\n".join([preamble[:4000], *headings]), index),
                    None, frozenset(vocabulary))
 
 
@@ -790,7 +820,7 @@ def _own(section: SectionInput, index: _Index, context: Context,
     if body:
         body_scores = dict(scores)
         body_found = {d: list(w) for d, w in found.items()}
-        _score_text(body, index, body_scores, body_found, body=True, languages=languages, words=body_words)
+        _score_text(body, index, body_scores, body_found, body=True, words=body_words)
         if body_scores:
             ranked = _rank(body_scores, index)
             best, runner = ranked[0][1], ranked[1][1] if len(ranked) > 1 else 0.0
