@@ -82,7 +82,7 @@ MIN_STEM = 4  # a shorter stem outside English says too little: the keyword matc
 PEOPLE_DOMAIN = "people"
 PROJECTS_DOMAIN = "projects"
 CONFIDENT = frozenset({"heading", "prefix", "config", "name"})
-LANGUAGE_SAMPLE = 200  # characters of each body read to tell the document's languages
+LANGUAGE_SAMPLE = 160  # characters of each body read to tell the document's languages
 LANGUAGE_MIN = 4  # stopword hits a Western language needs in a document ...
 LANGUAGE_SHARE = 0.15  # ... and this share of all stopword hits
 SECTION_LANGUAGE_MIN = 3  # ... or in one section's own text
@@ -645,8 +645,10 @@ def document_context(preamble: str, sections: Sequence[SectionInput], config: Co
     counts: dict[str, int] = {}
     stopwords = index.stopwords
     for token, n in tokens.items():
-        w = token.strip(_PUNCTUATION)
-        if w and w[0].islower():
+        if not token[0].islower():  # a capitalised word is neither a stopword we count nor lowercase vocabulary
+            continue
+        w = token.rstrip(_PUNCTUATION)
+        if w:
             vocabulary.add(w)
             for code in stopwords.get(w, ()):
                 counts[code] = counts.get(code, 0) + n
