@@ -222,12 +222,13 @@ def moves_message(moves: Sequence[tuple[str, str]], domain: str) -> str:
 
 
 def regroup_moves(leaves: Sequence[Leaf], config: Config, *, all_leaves: bool = False,
-                  keep: Iterable[str] = ()) -> dict[str, tuple[str, Classification]]:
+                  keep: Iterable[str] = (), preamble: str = "") -> dict[str, tuple[str, Classification]]:
     """{old leaf path: (new path, why)} for the leaves the current rules place in another domain.
 
     Every leaf (single-file domains aside) is classified by its first `##` section's heading and
     body (and its sub-folder's name as the `#` group), with the whole tree as the document (its
-    dominant domain counts, as in a migration).
+    dominant domain counts, as in a migration) and `preamble` (the trunk's pinned text) naming the
+    owner and the agent.
     Candidates: leaves in `general` (or every leaf with `all_leaves`), minus the paths in `keep`
     (placed by a `move`).  A leaf stays when the rules give its own domain, `general` or a
     single-file domain, or only the tree's dominant domain (no word of its own points there).
@@ -246,7 +247,7 @@ def regroup_moves(leaves: Sequence[Leaf], config: Config, *, all_leaves: bool = 
         group = _folder_of(leaf.name).replace("/", " ").replace("-", " ")
         inputs.append(SectionInput(first.heading, body_of(first.text), group) if first else
                       SectionInput("", leaf.text, group))
-    decisions = classify_document(inputs, config)
+    decisions = classify_document(inputs, config, preamble)  # the trunk's preamble names the owner and the agent
     kept = set(keep)
     chosen: list[tuple[Leaf, Classification]] = []
     for leaf, decision in zip(movable, decisions):
@@ -395,7 +396,8 @@ def regroup_workspace(workspace: Path, *, all_leaves: bool = False, dry_run: boo
         _trunk_bytes, trunk = read_trunk(ctx.workspace)
         leaves = read_leaves(ctx.workspace, walk_leaf_paths(ctx.workspace))
         keep = _placed_by_move(ctx) if all_leaves else set()
-        found = regroup_moves(leaves, load_config(ctx.workspace), all_leaves=all_leaves, keep=keep)
+        found = regroup_moves(leaves, load_config(ctx.workspace), all_leaves=all_leaves, keep=keep,
+                              preamble=trunk.pinned)
         moves = {old: new for old, (new, _why) in found.items()}
         if not moves:
             return LifecycleResult(LifecyclePlan("regroup", (), (), (), ""), None, dry_run)
