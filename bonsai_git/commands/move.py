@@ -16,6 +16,6 @@ def run(workspace: Path, leaves: tuple[str, ...], domain: str, *, dry_run: bool,
 
     result = move_leaves(workspace, leaves, domain, dry_run=dry_run, no_commit=no_commit, no_verify=no_verify)
     echo(lifecycle_text(result))
-    for line in teaching_lines(workspace, result, domain):
-        echo(line)
+    for line in teaching_lines(workspace, result, domain):  # advice, like every note: stderr
+        echo(f"note: {line}", err=True)
     return 0

@@ -28,7 +28,8 @@ Signals, strongest first; the first that decides wins:
    characters is a sentence, so it decides only with BODY_MIN points, like a body.
 3. **name**: a heading that is another person's name (`_person_heading`: two or three capitalised
    words, an honorific such as `Dr.`, `Sra.`, `Tía`, `さん`, `老师`, `선생님`, a CJK personal name)
-   whose body describes a person (the lexicon's `person` words) goes to people.
+   whose body describes a person (the lexicon's `person` words: one for a name of several words or
+   a CJK name, two for a single word, a body that opens with one counting it twice) goes to people.
 4. **body**: the section's first BODY_CHARS characters, in its own language, added to any weak
    heading matches; decides when the best total reaches BODY_MIN, or (when the heading says nothing)
    CLEAR_MIN with twice the runner-up's points (a body clearly about one thing).
@@ -816,6 +817,9 @@ def _own(section: SectionInput, index: _Index, context: Context,
         if person is not None:
             name, honorific = person
             cues = _person_cues(body, index)
+            opening = _WORD.search(body.casefold())  # "Neto. ...", "Filha, 34 anos": the body opens on who they are
+            if opening is not None and opening.group() in index.person_words:  # so that word counts twice
+                cues.insert(0, opening.group())
             if len(cues) >= (0 if honorific else 1 if " " in name.strip() or has_cjk(name) else 2):
                 return Classification(PEOPLE_DOMAIN, "name", PREFIX_WEIGHT, (name, *cues[:3])), {}, {}
     body_scores, body_found = scores, found

@@ -134,14 +134,14 @@ def test_move_prints_the_bonsai_toml_line_that_would_have_placed_the_leaf(make_r
     result = bonsai("move", "-C", str(repo), "glaze-tests", "business")
     assert result.exit_code == 0, result.output
     line = 'domains.business.extend = ["glaze"]'
-    assert f"to place glaze-tests.md in business next time, add to .bonsai.toml: {line}" in result.stdout
+    assert f"note: to place glaze-tests.md in business next time, add to .bonsai.toml: {line}\n" in result.stderr
     assert not (repo / ".bonsai.toml").exists()  # never edited silently
     (repo / ".bonsai.toml").write_text(line + "\n")  # adopted: the rules now agree, nothing more to teach
     commit(repo, "config: glaze is business", ".bonsai.toml")
     back = bonsai("move", "-C", str(repo), "memory/domains/business/glaze-tests.md", "general")
-    assert back.exit_code == 0 and "add to .bonsai.toml" not in back.stdout
+    assert back.exit_code == 0 and "add to .bonsai.toml" not in back.output
     again = bonsai("move", "-C", str(repo), "memory/domains/general/glaze-tests.md", "business")
-    assert again.exit_code == 0 and "add to .bonsai.toml" not in again.stdout
+    assert again.exit_code == 0 and "add to .bonsai.toml" not in again.output
 
 
 def test_a_placement_chosen_in_an_edited_plan_is_kept_by_regroup_all(make_repo: MakeRepo, tmp_path: Path) -> None:

@@ -120,6 +120,7 @@ def test_headings_naming_the_owner_or_the_agent() -> None:
         ("林老师", "雨桐的责任编辑。\n"),
         ("김서연 선생님", "번역가. 서울 거주.\n"),
         ("森 大地", "彼は庭師です。\n"),
+        ("Noé", "Neto. Alergia a frutos secos; gosta de comboios.\n"),  # one word: the body opens on who he is
     ],
 )
 def test_a_heading_that_is_a_persons_name_goes_to_people(heading: str, body: str) -> None:
