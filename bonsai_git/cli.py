@@ -331,17 +331,37 @@ def hook(files: tuple[str, ...], check: bool, directory: Path) -> None:
     sys.exit(command.run(directory, check=check))
 
 
+@main.command("merge-driver", context_settings={"ignore_unknown_options": True})
+@click.argument("ancestor", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("ours", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("theirs", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("path")
+def merge_driver(ancestor: Path, ours: Path, theirs: Path, path: str) -> None:
+    """git merge driver (%O %A %B %P) for MEMORY.md and the indexes: writes what regenerating the merged tree gives.
+
+    Set up: `.gitattributes` lines `MEMORY.md merge=bonsai` and `memory/**/_index*.md merge=bonsai`, and
+    `git config merge.bonsai.driver "bonsai-git merge-driver %O %A %B %P"` (install-hook sets the config).
+    """
+    from .commands import merge_driver as command
+
+    _done(command.run(ancestor, ours, theirs, path))
+
+
 @main.command("install-hook")
 @WORKSPACE
 @click.option("--uninstall", is_flag=True, help="Remove the hook and put back the one it chained.")
 @click.option("--shared-hooks-path", is_flag=True,
               help="Also when core.hooksPath is global or outside this repository (its hooks serve other "
                    "repositories too).")
-def install_hook(workspace: Path, uninstall: bool, shared_hooks_path: bool) -> None:
-    """Install the plain git pre-commit hook (hooks/pre-commit), chaining any existing hook (exit 3: refused)."""
+@click.option("--merge-driver", is_flag=True,
+              help="Also register the bonsai merge driver (merge.bonsai.driver) in this repository's git config.")
+def install_hook(workspace: Path, uninstall: bool, shared_hooks_path: bool, merge_driver: bool) -> None:
+    """Install the plain git pre-commit hook (hooks/pre-commit), chaining any existing hook, or the hook manager's
+    way (husky, lefthook, simple-git-hooks, pre-commit) (exit 3: refused)."""
     from .commands import install_hook as command
 
-    _done(command.run(workspace, uninstall=uninstall, shared_hooks_path=shared_hooks_path, echo=click.echo))
+    _done(command.run(workspace, uninstall=uninstall, shared_hooks_path=shared_hooks_path, echo=click.echo,
+                      merge_driver=merge_driver))
 
 
 if _GC_WAS_ON:

@@ -28,12 +28,13 @@ from .core.branches import is_index_name
 from .core.errors import BadInput, Failed, NothingToDo
 from .core.flatplan import PINNED, FlatPlan, Slot, original_slots, plan_flatten, strip_separator, verify_flat
 from . import gitrun
+from .history import refuse_if_shallow
 from .gitrepo import RepoContext, open_workspace, workspace_lock
 from .journal import refuse_if_journaled
 from .lifecycle import MEMORY_AREAS, TRAILER, commit_outcome
 from .preconditions import check_clean_for_commit, check_identity
 from .reindex import read_trunk
-from .rollback import find_migration_commit
+from .rollback import files_at, find_migration_commit
 from .transaction import apply_changes
 from .core.layout import DOMAINS_DIR, MEMORY_DIR, ROOT_INDEX, TRUNK, decode_utf8, parse_trunk
 from .tree import read_leaves, remove_empty_folders, walk_leaf_paths
@@ -123,9 +124,12 @@ def flatten_text(result: FlattenResult) -> str:
 
 
 def _migration_commit(ctx: RepoContext) -> str | None:
+    """The migration commit, None when history has none; Refused in a shallow clone that may lack it
+    (flatten would otherwise put every leaf in domain order instead of the original's)."""
     try:
         return find_migration_commit(ctx)
     except NothingToDo:
+        refuse_if_shallow(ctx.top, "flatten's lookup of the migration commit (the original order)")
         return None
 
 
@@ -143,40 +147,15 @@ def _migration_slots(ctx: RepoContext, migration: str) -> tuple[tuple[Slot, ...]
                        f"the original {TRUNK}")
     blob = gitrun.run(ctx.top, "cat-file", "blob", m.group(1))
     if blob.returncode != 0:
+        refuse_if_shallow(ctx.top, f"flatten's read of the original {TRUNK} (the blob {m.group(1)[:12]})")
         raise BadInput(f"{migration[:12]}: the original {TRUNK} blob {m.group(1)[:12]} is missing from the repository")
     original = decode_utf8(blob.stdout, f"{TRUNK} at {migration[:12]}^")
-    migrated = _files_at(ctx, migration)
+    migrated = files_at(ctx, migration)
     parts = parse_trunk(migrated.get(TRUNK, ""))
     try:
         return original_slots(original, migrated), parts.pinned if parts else ""
     except Failed:
         return (), ""
-
-
-def _files_at(ctx: RepoContext, commit: str) -> dict[str, str]:
-    """{workspace-relative path: text} of MEMORY.md and every file under memory/ in `commit`."""
-    specs = [ctx.repo_path(TRUNK), ctx.repo_path(MEMORY_DIR)]
-    listing = gitrun.run(ctx.top, "ls-tree", "-r", "-z", "--full-tree", commit, "--", *specs, check=True).stdout
-    entries = []
-    for record in listing.decode("utf-8", "surrogateescape").split("\0"):
-        if "\t" in record:
-            meta, path = record.split("\t", 1)
-            if meta.split()[1] == "blob":
-                entries.append((meta.split()[2], path[len(ctx.prefix):]))
-    # One `git cat-file --batch` for every blob (a subprocess per leaf costs ~2 ms, 20 s for 10,000 leaves).
-    batch = "".join(f"{sha}\n" for sha, _ in entries).encode()
-    stream = gitrun.run(ctx.top, "cat-file", "--batch", input=batch, check=True).stdout
-    out, at = {}, 0
-    for _sha, path in entries:
-        header_end = stream.index(b"\n", at)
-        size = int(stream[at:header_end].split()[2])
-        data = stream[header_end + 1 : header_end + 1 + size]
-        at = header_end + 1 + size + 1
-        try:
-            out[path] = data.decode("utf-8")
-        except UnicodeDecodeError:
-            continue  # not a text leaf then; nothing of the original can be in it
-    return out
 
 
 def _renames(ctx: RepoContext, migration: str) -> dict[str, str]:

@@ -9,7 +9,11 @@ Light on purpose (os, and git through gitrun): the pre-commit hook imports it.  
   encryption `filter` such as git-crypt's, above all) that the files bonsai-git writes under
   `memory/` would not get: their text would reach history unconverted (in plain text).  The
   message names the `.gitattributes` line to add.  Migrate (its dry run too), every command
-  that writes under `memory/`, the hooks and `status` share this one check.
+  that writes under `memory/`, the hooks and `status` share this one check.  It also refuses
+  `merge=union` on MEMORY.md or anything under `memory/`, naming the line: a union merge of two
+  branches gave a trunk with two begin markers that reindex refuses for good (issue 22); the
+  bonsai merge driver (mergedriver.py) is the way to merge those files.  `merge` is not an
+  attribute that files under memory/ must share with MEMORY.md: it changes no stored byte.
 - **Line endings.** `stored_alike` tells whether git would store two byte strings for a path
   identically after its conversion (core.autocrlf, `text`/`eol` attributes): a generated file
   checked out with CRLF is then fresh, not stale, and CRLF and LF checkouts stop rewriting each
@@ -101,15 +105,18 @@ def attribute_gaps(top: Path, source: str, targets: Iterable[str],
 
     `known`: `attributes(top, [source, *targets])` when the caller has it already (no git call then).
     """
-    if known is None and not attributes(top, [source])[source]:  # the usual case: one short git call
-        return {}
+    if known is None and not {n for n in attributes(top, [source])[source] if n not in _MERGE_ONLY}:
+        return {}  # the usual case: one short git call
     targets = [t for t in dict.fromkeys(targets) if t != source]
     if not targets:
         return {}
     attrs = known if known is not None else attributes(top, [source, *targets])
     mine = attrs[source]
     return {name: value for name, value in sorted(mine.items())
-            if any(attrs[t].get(name) != value for t in targets)}
+            if name not in _MERGE_ONLY and any(attrs[t].get(name) != value for t in targets)}
+
+
+_MERGE_ONLY = frozenset({"merge", "conflict-marker-size"})  # how git merges a file, not how it stores it
 
 
 def attribute_line(gaps: Mapping[str, str]) -> str:
@@ -124,7 +131,19 @@ def attribute_problem(top: Path, prefix: str, targets: Iterable[str],
                       known: Mapping[str, Mapping[str, str]] | None = None) -> str | None:
     """The one-line refusal when `<prefix>MEMORY.md` has attributes some `targets` (repo paths) lack, else None.
     `known`: as attribute_gaps takes it."""
-    gaps = attribute_gaps(top, f"{prefix}MEMORY.md", targets, known)
+    source = f"{prefix}MEMORY.md"
+    if known is None:  # the usual case: one short git call finds no attribute at all (`targets` not even listed)
+        probes = [source, f"{prefix}memory/_index.md", f"{prefix}memory/domains/general/new-leaf.md"]
+        probed = attributes(top, probes)
+        if all(set(a) <= _MERGE_ONLY and a.get("merge") != "union" for a in probed.values()):
+            return None  # none, or only `merge=bonsai`: nothing a memory file must share
+        targets = list(targets)
+        known = attributes(top, [source, *targets])
+    targets = list(targets)
+    union = union_problem(top, [source, *targets], known)
+    if union is not None:
+        return union
+    gaps = attribute_gaps(top, source, targets, known)
     if not gaps:
         return None
     why = ("its encryption filter would be bypassed and memory committed in plain text"
@@ -132,6 +151,49 @@ def attribute_problem(top: Path, prefix: str, targets: Iterable[str],
     return (f"{prefix}MEMORY.md: has git attributes ({', '.join(sorted(gaps))}) that files under {prefix}memory/ "
             f"would not get, so {why}; add the line `{attribute_line(gaps)}` to {prefix}.gitattributes, commit it, "
             f"and run again")
+
+
+def union_problem(top: Path, repo_paths: Sequence[str],
+                  known: Mapping[str, Mapping[str, str]] | None = None) -> str | None:
+    """The one-line refusal when git gives one of `repo_paths` (MEMORY.md first) `merge=union`, else None.
+
+    `known`: their `attributes` when the caller has them (no git call then).  Names the first
+    attributes-file line setting `merge=union` on the way to that path (`_union_lines`).
+    """
+    attrs = known if known is not None else attributes(top, repo_paths)
+    hit = next((p for p in repo_paths if attrs.get(p, {}).get("merge") == "union"), None)
+    if hit is None:
+        return None
+    lines = _union_lines(top, hit)
+    where = lines[0] if lines else "a git attributes file"
+    return (f"{where}: gives {hit} `merge=union`, which joins both sides' lines when branches merge (two "
+            f"begin markers in MEMORY.md, duplicated index entries and leaf lines) and leaves a tree reindex "
+            f"refuses; remove that line (for generated files use `merge=bonsai`, see docs/merges-and-history.md), "
+            f"commit, and run again")
+
+
+def _union_lines(top: Path, repo_path: str) -> list[str]:
+    """`file:line: text` of each line setting `merge=union` in the attributes files git reads for
+    `repo_path`: `.gitattributes` from the top down to its folder, then `$GIT_DIR/info/attributes`.
+    (Which line's pattern matches is git's business; the lines found are the ones to look at.)"""
+    files = [top / ".gitattributes"]
+    folder = top
+    for part in repo_path.split("/")[:-1]:
+        folder = folder / part
+        files.append(folder / ".gitattributes")
+    proc = run(top, "rev-parse", "--git-path", "info/attributes")
+    if proc.returncode == 0:
+        files.append(top / proc.stdout.decode("utf-8", "surrogateescape").strip())
+    found = []
+    for path in files:
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        shown = os.path.relpath(path, top).replace(os.sep, "/")
+        found += [f"{shown}:{n}: {line.strip()}" for n, line in enumerate(text.splitlines(), 1)
+                  if "merge=union" in line.split()[1:] and not line.lstrip().startswith("#")]
+    return found
 
 
 def check_attributes(top: Path, prefix: str, targets: Iterable[str]) -> None:

@@ -46,6 +46,7 @@ from .core.config import FALLBACK_DOMAIN, MAX_DOMAIN_NAME, SINGLE_FILE_DOMAINS, 
 from .core.layout import CHOSEN_TRAILER
 from .core.errors import BadInput, Failed, NothingToDo, Refused
 from . import gitrun
+from .history import refuse_if_shallow
 from .gitrepo import RepoContext, open_workspace, workspace_lock
 from .preconditions import check_clean_for_commit, check_committable, check_identity
 from .core.indexes import domain_fits_one_index, domain_stats, render_tree
@@ -54,6 +55,7 @@ from .core.health import age_days, is_due_for_purge
 from .survey import ARCHIVE_DIR, archive_dates, now_from_env, tracked_paths
 from .transaction import apply_changes
 from .core.layout import DOMAINS_DIR, MEMORY_DIR, ROOT_INDEX, TRUNK, Leaf, TrunkParts, leaf_location
+from .core.slugs import name_key
 from .tree import read_leaves, remove_empty_folders, walk_leaf_paths
 
 TRAILER = "Bonsai-Op"
@@ -125,7 +127,7 @@ def resolve_leaf(ref: str, leaf_paths: Sequence[str]) -> str:
     tail = want if want.endswith(".md") else want + ".md"
     for fold in (False, True):
         def norm(s: str, fold: bool = fold) -> str:
-            return s.casefold() if fold else s
+            return name_key(s) if fold else s
         hits = [p for p in leaf_paths if norm(p).endswith("/" + norm(tail)) or norm(p) == norm(tail)]
         if len(hits) == 1:
             return hits[0]
@@ -172,7 +174,7 @@ def move_target(leaf_path: str, domain: str, taken: Iterable[str]) -> str:
     if location[0] == domain:
         raise NothingToDo(f"{leaf_path}: already in domain {domain!r}; nothing to move")
     target = f"{DOMAINS_DIR}/{domain}/{location[1]}"
-    clash = next((p for p in taken if p.casefold() == target.casefold()), None)
+    clash = next((p for p in taken if name_key(p) == name_key(target)), None)
     if clash is not None:
         raise Refused(f"{clash}: already exists; rename one of the two leaves, then move again")
     return target
@@ -183,11 +185,11 @@ def archive_target(leaf_path: str, taken: Iterable[str]) -> str:
     location = leaf_location(leaf_path)
     assert location is not None
     domain, name = location
-    taken_folded = {p.casefold() for p in taken}
+    taken_folded = {name_key(p) for p in taken}
     stem = name[:-3]
     for n in range(1, 10_000):
         target = f"{ARCHIVE_DIR}/{domain}/{stem}{'' if n == 1 else f'-{n}'}.md"
-        if target.casefold() not in taken_folded:
+        if name_key(target) not in taken_folded:
             return target
     raise Refused(f"{leaf_path}: too many archived files named {name}; purge some first")  # pragma: no cover
 
@@ -258,13 +260,13 @@ def regroup_moves(leaves: Sequence[Leaf], config: Config, *, all_leaves: bool = 
             continue
         chosen.append((leaf, decision))
     grouped = _group_folders_kept(leaves, chosen, config)
-    taken = {leaf.path.casefold() for leaf in leaves}
+    taken = {name_key(leaf.path) for leaf in leaves}
     out: dict[str, tuple[str, Classification]] = {}
     for leaf, decision in chosen:
         folder = _folder_of(leaf.name) if (decision.domain, _folder_of(leaf.name)) in grouped else ""
         target = _free_path(f"{DOMAINS_DIR}/{decision.domain}/" + (f"{folder}/" if folder else ""),
                             PurePosixPath(leaf.name).name[: -len(".md")], taken)
-        taken.add(target.casefold())
+        taken.add(name_key(target))
         out[leaf.path] = (target, decision)
     return out
 
@@ -301,10 +303,10 @@ def _folder_of(name: str) -> str:
 
 
 def _free_path(where: str, stem: str, taken: Iterable[str]) -> str:
-    """`<where><stem>.md`, or with `-2`, `-3`, ... while that path is in `taken` (casefolded paths)."""
+    """`<where><stem>.md`, or with `-2`, `-3`, ... while that path is in `taken` (paths in slugs.name_key form)."""
     folded = taken if isinstance(taken, set) else set(taken)
     target, n = f"{where}{stem}.md", 1
-    while target.casefold() in folded:
+    while name_key(target) in folded:
         n += 1
         target = f"{where}{stem}-{n}.md"
     return target
@@ -395,6 +397,8 @@ def regroup_workspace(workspace: Path, *, all_leaves: bool = False, dry_run: boo
         check_clean_for_commit(ctx, MEMORY_AREAS)
         _trunk_bytes, trunk = read_trunk(ctx.workspace)
         leaves = read_leaves(ctx.workspace, walk_leaf_paths(ctx.workspace))
+        if all_leaves:  # which leaves a `move` placed is in history
+            refuse_if_shallow(ctx.workspace, "regroup --all's lookup of the leaves `bonsai-git move` placed")
         keep = _placed_by_move(ctx) if all_leaves else set()
         found = regroup_moves(leaves, load_config(ctx.workspace), all_leaves=all_leaves, keep=keep,
                               preamble=trunk.pinned)
@@ -442,6 +446,7 @@ def purge_archive(workspace: Path, grace_days: int = 180, *, dry_run: bool = Fal
     """
     ctx = open_workspace(workspace)
     with workspace_lock(ctx):
+        refuse_if_shallow(ctx.workspace, "purge's ages of archived files (when each was archived)")
         now = now_from_env() if now is None else now
         due = due_for_purge(archive_dates(ctx.workspace), tracked_paths(ctx.workspace, ARCHIVE_DIR), now, grace_days)
         plan = LifecyclePlan("purge", tuple((p, None) for p, _ in due), (), due, purge_message(due, grace_days))

@@ -7,6 +7,12 @@ migration's paths exactly as before it), nothing is done: exit 3.  Before revert
 patch is checked against HEAD in a throwaway index (no work tree or index change); if it would
 conflict, nothing is started: exit 3 naming the later commits that changed the migration's paths,
 and `bonsai-git flatten` as the way back that keeps them (flatten.py).
+
+Only a commit whose changes are exactly a migration is reverted, checked against its content
+(core/migrationcheck.py), not its message: a squash merge that also holds a later leaf edit or
+an unrelated `AGENTS.md` change carries the trailers too (mid-body, in GitHub's default squash
+message), and reverting it would throw that work away (issue 22).  Such a commit, and a merge
+commit, is refused (exit 3, nothing touched), naming flatten as the way back.
 """
 
 from __future__ import annotations
@@ -16,7 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .core.errors import NothingToDo, Refused
+from .core.layout import MEMORY_DIR, decode_utf8
+from .core.migrationcheck import describe_surplus, migration_surplus
 from . import gitrun
+from .history import refuse_if_shallow
 from .gitrepo import RepoContext, open_workspace, staged_paths, status_paths, workspace_lock
 from .preconditions import check_identity, refuse_dirty, refuse_operation_in_progress, refuse_staged
 from .core.layout import TRUNK
@@ -50,6 +59,7 @@ def find_migration_commit(ctx: RepoContext, commit: str | None = None) -> str:
     out = gitrun.run(ctx.top, "log", "-1", "--format=%H", "-E", f"--grep=^{TRAILER}:", "HEAD", "--",
                      ctx.repo_path(TRUNK)).stdout.decode().strip()
     if not out:
+        refuse_if_shallow(ctx.top, "finding the migration commit")
         raise NothingToDo(f"{ctx.repo_path(TRUNK)}: no migration commit to revert (no {TRAILER} trailer in history)")
     return out
 
@@ -63,6 +73,7 @@ def rollback(workspace: Path, commit: str | None = None) -> RollbackResult:
     ctx = open_workspace(workspace)
     with workspace_lock(ctx):
         sha = find_migration_commit(ctx, commit)
+        refuse_not_a_migration(ctx, sha)
         touched = _touched_paths(ctx, sha)
         chain = revert_chain(ctx, sha)
         _refuse_already_reverted(ctx, sha, touched, chain)
@@ -80,6 +91,95 @@ def rollback(workspace: Path, commit: str | None = None) -> RollbackResult:
         new = gitrun.run(ctx.top, "rev-parse", "HEAD", check=True).stdout.decode().strip()
         subject = gitrun.run(ctx.top, "log", "-1", "--format=%s", sha, check=True).stdout.decode().strip()
         return RollbackResult(sha, new, subject)
+
+
+def refuse_not_a_migration(ctx: RepoContext, sha: str) -> None:
+    """Raise Refused (exit 3) unless commit `sha` changes exactly what a migration changes.
+
+    A merge commit is refused outright (reverting it picks one side's history away); else the
+    commit's changes against its parent and its files are checked by content
+    (migrationcheck.migration_surplus).  The refusal names what the commit holds beyond the
+    migration and `bonsai-git flatten`, which goes back to one flat MEMORY.md keeping it.
+    """
+    parents = gitrun.output(ctx.top, "rev-list", "--parents", "-n", "1", sha).split()[1:]
+    way_back = (f"Nothing was changed. To go back to one flat {ctx.repo_path(TRUNK)} that keeps that work, run "
+                "`bonsai-git flatten`")
+    if len(parents) > 1:
+        raise Refused(f"{sha[:12]} is a merge commit, not the migration itself; reverting it would undo everything "
+                      f"the merge brought in. {way_back}")
+    if not parents:
+        refuse_if_shallow(ctx.top, f"reverting {sha[:12]} (its parent was not fetched)")
+    # Through the work tree's filters (`--filters`): under git-crypt-like attributes the stored blobs
+    # are ciphertext, and the sections are compared as the user sees them.
+    original = gitrun.run(ctx.top, "cat-file", "--filters", f"{sha}^:{ctx.repo_path(TRUNK)}")
+    if original.returncode != 0:
+        raise Refused(f"{sha[:12]}: {ctx.repo_path(TRUNK)} did not exist before it, so it is not a migration "
+                      f"commit; nothing was changed")
+    surplus = migration_surplus(decode_utf8(original.stdout, f"{ctx.repo_path(TRUNK)} at {sha[:12]}^"),
+                                _changes(ctx, sha), files_at(ctx, sha, filters=True))
+    if surplus:
+        raise Refused(f"{sha[:12]} holds more than a migration: {describe_surplus(surplus)}; reverting it would "
+                      f"undo that too. {way_back}")
+
+
+def _changes(ctx: RepoContext, sha: str) -> list[tuple[str, str]]:
+    """(status letter, workspace-relative path; `../<repo path>` outside the workspace) per changed path."""
+    out = gitrun.output(ctx.top, "diff-tree", "--no-commit-id", "-r", "-z", "--no-renames", "--name-status",
+                        f"{sha}^", sha)
+    fields = [f for f in out.split("\0") if f]
+    changes = []
+    for status, path in zip(fields[0::2], fields[1::2]):
+        shown = path[len(ctx.prefix):] if path.startswith(ctx.prefix) else f"../{path}" if ctx.prefix else path
+        changes.append((status, shown))
+    return changes
+
+
+def files_at(ctx: RepoContext, commit: str, *, filters: bool = False) -> dict[str, str]:
+    """{workspace-relative path: text} of MEMORY.md and every UTF-8 file under memory/ in `commit`.
+
+    `filters`: as the work tree's smudge filters and line-ending rules give them (`cat-file --filters`),
+    else the stored bytes."""
+    specs = [ctx.repo_path(TRUNK), ctx.repo_path(MEMORY_DIR)]
+    listing = gitrun.run(ctx.top, "ls-tree", "-r", "-z", "--full-tree", commit, "--", *specs, check=True).stdout
+    entries = []
+    for record in listing.decode("utf-8", "surrogateescape").split("\0"):
+        if "\t" in record:
+            meta, path = record.split("\t", 1)
+            if meta.split()[1] == "blob":
+                entries.append((meta.split()[2], path[len(ctx.prefix):]))
+    # One `git cat-file --batch` for every blob (a subprocess per leaf costs ~2 ms, 20 s for 10,000 leaves).
+    if filters and _has_filter(ctx):
+        # One `cat-file --filters` per file: `--batch --filters` dies on `<rev>:<path>` in git 2.39.
+        return {path: text for _sha, path in entries if (text := _filtered_text(ctx, f"{commit}:{ctx.prefix}{path}"))
+                is not None}
+    batch = "".join(f"{sha}\n" for sha, _ in entries).encode()
+    stream = gitrun.run(ctx.top, "cat-file", "--batch", input=batch, check=True).stdout
+    out, at = {}, 0
+    for _sha, path in entries:
+        header_end = stream.index(b"\n", at)
+        size = int(stream[at:header_end].split()[2])
+        data = stream[header_end + 1 : header_end + 1 + size]
+        at = header_end + 1 + size + 1
+        try:
+            out[path] = data.decode("utf-8")
+        except UnicodeDecodeError:
+            continue  # not a text leaf then; nothing of the original can be in it
+    return out
+
+
+def _has_filter(ctx: RepoContext) -> bool:
+    """True when git gives MEMORY.md or the files under memory/ a `filter` (their blobs are not their text)."""
+    probes = [ctx.repo_path(TRUNK), ctx.repo_path("memory/_index.md"), ctx.repo_path("memory/domains/general/x.md")]
+    out = gitrun.output(ctx.top, "check-attr", "filter", "--", *probes)
+    return any(not line.endswith(": unspecified") for line in out.splitlines())
+
+
+def _filtered_text(ctx: RepoContext, spec: str) -> str | None:
+    proc = gitrun.run(ctx.top, "cat-file", "--filters", spec)
+    try:
+        return proc.stdout.decode("utf-8") if proc.returncode == 0 else None
+    except UnicodeDecodeError:
+        return None
 
 
 def _touched_paths(ctx: RepoContext, sha: str) -> list[str]:

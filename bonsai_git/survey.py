@@ -6,7 +6,8 @@ clone or copy resets; here a file's age comes from its commits:
 - an archived file's age is the committer date of the newest commit that *added* it under
   `memory/archive/` (`git log --diff-filter=A --no-renames`: with rename detection on, a
   `git mv` into the archive shows as R and would be missed).
-A file with no commit yet (untracked, or added but not committed) has no age.
+A file with no commit yet (untracked, or added but not committed) has no age; in a shallow clone
+no file has one (the cut's commit would date them all), and the report says so (history.py).
 
 "Now" is injectable: `BONSAI_NOW` (ISO 8601 date or date-time, naive = UTC, or `@<unix
 seconds>`) overrides the clock, for tests and reproducible reports.
@@ -18,6 +19,7 @@ ls-files`, `git log` and `git rev-parse`, with GIT_OPTIONAL_LOCKS=0.
 from __future__ import annotations
 
 import os
+import posixpath
 import time
 from datetime import datetime, timezone
 from collections.abc import Collection, Sequence
@@ -29,6 +31,7 @@ from .workspace import load_config
 from .core.config import Config
 from .core.errors import BadInput, BonsaiError, NotARepository
 from .gitrun import run
+from .history import is_shallow
 from .gitsettings import (
     check_repository_env, indexed_leaf_paths, stored_alike, workspace_attribute_problem,
 )
@@ -85,7 +88,8 @@ def survey_workspace(workspace: Path, now: int | None = None, fresh: FreshPrefix
     config = load_config(workspace)
     now = now_from_env() if now is None else now
     tracked = set(tracked_paths(workspace, TRUNK, MEMORY_DIR, *BOOT_FILE_NAMES))
-    last_touch, added = history_dates(workspace)
+    shallow = is_shallow(workspace)  # ages would all read as the cut's commit date: not judged there
+    last_touch, added = ({}, {}) if shallow else history_dates(workspace)
     disk = _MemoryFiles(workspace)  # one walk of memory/, each file read at most once
     leaf_paths = disk.leaf_paths()
     leaves = tuple(FileFacts(p, text, p in tracked, last_touch.get(p) if p in tracked else None)
@@ -101,7 +105,8 @@ def survey_workspace(workspace: Path, now: int | None = None, fresh: FreshPrefix
     provenance = read_provenance(workspace)
     return Survey(config, now, _boot_files(workspace), leaves, archived, indexes, stale, stale_error,
                   _scanned(workspace, disk), provenance, workspace_attribute_problem(workspace, tracked),
-                  chain_files=_chain_files(workspace), provenance_warning=provenance_warning(provenance))
+                  chain_files=_chain_files(workspace), provenance_warning=provenance_warning(provenance),
+                  shallow=shallow, links=broken_links(workspace, leaves, disk.text(TRUNK)))
 
 
 class _MemoryFiles:
@@ -335,6 +340,51 @@ def archive_dates(workspace: Path) -> dict[str, int]:
     return {p: t for p, t in _log_dates(workspace, "--diff-filter=A").items() if p.startswith(ARCHIVE_DIR + "/")}
 
 
+
+
+def broken_links(workspace: Path, leaves: Sequence[FileFacts], trunk: str | None = None
+                 ) -> tuple[tuple[str, int, str], ...]:
+    """(leaf path, line, message) for each link of a leaf (or of the `trunk` text) that leads nowhere (core/links.py): an
+    `#anchor` with no such heading in the leaf (naming the leaf that has it, when one does), a
+    relative link naming no file from the leaf's folder (naming the file it meant from MEMORY.md's
+    folder, when that exists).  Leaves without a link-like character are not parsed."""
+    from .core.links import may_have_links
+
+    candidates = [f for f in leaves if f.text is not None and may_have_links(f.text)]
+    if trunk is not None and may_have_links(trunk):
+        candidates.insert(0, FileFacts(TRUNK, trunk, True, None))
+    if not candidates:
+        return ()
+    from .core.links import anchor_of, leaf_links, resolve_from
+    from .core.sections import heading_of
+
+    homes: dict[str, str] | None = None
+    found: list[tuple[str, int, str]] = []
+    for facts in candidates:
+        assert facts.text is not None
+        links = leaf_links(facts.text)
+        if links.missing_anchors and homes is None:
+            homes = {}
+            for other in leaves:
+                if other.text is not None:
+                    homes.setdefault(anchor_of(heading_of(other.text)), other.path)
+        for link in links.missing_anchors:
+            home = (homes or {}).get(link.href[1:].lower())
+            where = f"its heading is in {home}" if home else "no heading here has that anchor"
+            found.append((facts.path, link.line, f"link `{link.href}` leads nowhere: {where} (a link across files "
+                                                 f"needs the file's path)"))
+        folder = posixpath.dirname(facts.path)
+        for link, _none in links.relative:
+            target = resolve_from(folder, link.href)
+            if target is not None and (workspace / target).exists():
+                continue
+            meant = resolve_from("", link.href)
+            if folder == "":
+                continue  # MEMORY.md's own relative links resolve where they always did: not ours to judge
+            hint = (f"; from {TRUNK}'s folder it named {meant} (write `{posixpath.relpath(meant, folder)}`)"
+                    if meant is not None and (workspace / meant).exists() else "")
+            found.append((facts.path, link.line, f"relative link `{link.href}` names no file from {folder}/{hint}"))
+    return tuple(found)
 
 
 def _read_text(path: Path) -> str | None:

@@ -240,6 +240,7 @@ def _migrate_locked(ctx: RepoContext, *, dry_run: bool, no_commit: bool, force: 
     warnings = _secret_warnings(ctx, plan, config.secret_allow) if suspect else []
     check_planned_paths(ctx, plan)  # a dry run refuses what the real run would refuse
     if dry_run:
+        text_warnings += _link_warnings(plan)
         return MigrationResult(plan, dry_run=True, notes=notes, message=message, warnings=warnings, config=config,
                                text_warnings=text_warnings, taught=taught)
     if not no_commit:  # --no-commit makes no commit, so needs no identity
@@ -250,6 +251,15 @@ def _migrate_locked(ctx: RepoContext, *, dry_run: bool, no_commit: bool, force: 
     )
     return MigrationResult(plan, commit=sha, notes=notes, message=message, warnings=warnings, config=config,
                            text_warnings=text_warnings, taught=taught)
+
+
+def _link_warnings(plan: MigrationPlan) -> list[str]:
+    """The links the planned split would break (core/links.py), one `file:line: ...` line each."""
+    from .core.links import split_link_warnings
+
+    files = plan.file_map()
+    pieces = [(p.path, p.offset, files[p.path][p.offset : p.offset + p.length]) for p in plan.placements]
+    return list(split_link_warnings(pieces, files))
 
 
 def _chosen(original: str, config: Config, choices: Sequence[SectionChoice]) -> tuple[tuple[int, str, str | None], ...]:

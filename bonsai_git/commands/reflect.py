@@ -16,6 +16,11 @@ def run(workspace: Path, *, as_json: bool, echo: Echo) -> int:
     from ..survey import survey_workspace
 
     survey = survey_workspace(workspace)
+    if survey.shallow:  # ages are unknown there: old general/ leaves cannot be found
+        from ..history import FETCH_ADVICE
+
+        echo(f"note: shallow clone: leaf ages need the history it does not have and were not judged; {FETCH_ADVICE}",
+             err=True)
     candidates = reflection_candidates(survey)
     if as_json:
         echo(json.dumps(reflect_json(candidates, survey.now), indent=2, ensure_ascii=False))

@@ -56,6 +56,15 @@ class FrameworkHookFound(Refused):
     """install-hook: the pre-commit framework owns the git hook; list bonsai-reindex in its config (exit 3)."""
 
 
+class HookManagerFound(Refused):
+    """install-hook: a hook manager (husky, lefthook, simple-git-hooks, pre-commit) owns the git hooks and
+    its file cannot be changed safely; `snippet` holds the exact lines to add (printed first) (exit 3)."""
+
+    def __init__(self, message: str, snippet: str) -> None:
+        super().__init__(message)
+        self.snippet = snippet
+
+
 class Failed(BonsaiError):
     """A step failed after writing began; the tree was restored (exit 1)."""
 

@@ -28,7 +28,8 @@ Findings (each a warning; any warning makes `bonsai-git status` exit 1), in this
 | `inbox` | text waiting after the trunk's end marker |
 | `secret` | a secret-looking value (`file:line: kind` and its fingerprint; the value is never shown), or a file name holding one (shown masked) |
 | `openclaw_provenance` | OpenClaw's record makes MEMORY.md `armed` (the agent's next write drops it from boot) or `untrusted` (not loaded at boot now); see provenance.py; the survey passes its state and warning in |
-| `attributes` | MEMORY.md has git attributes (an encryption `filter`...) that files under `memory/` lack: they reach history unconverted (gitsettings.py) |
+| `attributes` | MEMORY.md has git attributes (an encryption `filter`...) that files under `memory/` lack: they reach history unconverted (gitsettings.py), or `merge=union` on a memory file (the line named) |
+| `broken_link` | a leaf's `#anchor` link to a heading it does not hold, or a relative link that names no file from the leaf's folder (core/links.py; the survey checks the disk) |
 
 A workspace that is not migrated yet gets its boot budget and the note "not migrated";
 that alone is not a warning.
@@ -93,6 +94,7 @@ KINDS = (
     "reindex_error", "unclosed_comment", "unreadable_leaf", "untracked_leaf", "misplaced_leaf", "domain_name",
     "orphan_leaf", "orphan_entry", "oversized_leaf",
     "oversized_domain", "old_general_leaf", "purge_due", "inbox", "secret", "openclaw_provenance", "attributes",
+    "broken_link",
 )
 _ENTRY = re.compile(r"^### (.+?) \(~[\d,]+ tokens\)\r?$")
 _ENTRIES = re.compile(_ENTRY.pattern, re.M)
@@ -135,6 +137,8 @@ class Survey:
     chain_files: tuple[tuple[str, str], ...] = ()  # Codex's candidates: {path from the project root: text}
     # provenance.provenance_warning(provenance): the shell reads OpenClaw's record and words it
     provenance_warning: str | None = None
+    shallow: bool = False  # a shallow clone: no ages (history.py); the report notes it
+    links: tuple[tuple[str, int, str], ...] = ()  # broken links: (leaf path, line, message), survey.broken_links
 
 
 @dataclass(frozen=True, slots=True)
@@ -258,8 +262,13 @@ def assess(survey: Survey, profile: BootProfile, thresholds: Thresholds = Thresh
         *_secret_findings(survey.scanned, survey.config.secret_allow, masked),
         *_provenance_findings(survey.provenance, survey.provenance_warning),
         *([Finding("attributes", TRUNK, None, survey.attributes)] if survey.attributes else []),
+        *(Finding("broken_link", path, line, message) for path, line, message in survey.links),
     ]
-    notes = () if parts is not None or trunk is None else (f"{TRUNK}: not migrated: run bonsai-git migrate --dry-run",)
+    notes: tuple[str, ...] = () if parts is not None or trunk is None else (
+        f"{TRUNK}: not migrated: run bonsai-git migrate --dry-run",)
+    if survey.shallow:
+        notes += (f"shallow clone: leaf ages (old general leaves, archived files due for purge) need the history it "
+                  f"does not have and were not checked; run `git fetch --unshallow` (or `git fetch --deepen=<commits>`)",)
     return StatusReport(
         migrated=parts is not None, now=survey.now, boot=budget,
         trunk_tokens=None if trunk is None else estimate_tokens(trunk, survey.config.estimator),

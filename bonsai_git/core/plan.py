@@ -43,7 +43,7 @@ from .indexes import (
 )
 from .layout import DOMAINS_DIR, ROOT_INDEX, TRUNK, Leaf, parse_trunk
 from .sections import BOM, Section, split_sections
-from .slugs import is_leaf_path_name, leaf_name, unique_leaf_names
+from .slugs import is_leaf_path_name, leaf_name, name_key, unique_leaf_names
 from .tokens import estimate_tokens
 
 PREAMBLE_LEAF = "preamble"
@@ -452,9 +452,9 @@ def _fixed_names(domain: str, entries: list[tuple[str, str]], has_preamble: bool
         if not is_leaf_path_name(name):
             raise BadInput(f"plan: section {heading!r}: unsafe leaf name {name!r} (use lowercase letters, digits "
                            f"and '-', a sub-folder before a '/', e.g. {leaf_name(name or heading)!r})")
-        if name.casefold() in used:
+        if name_key(name) in used:
             raise BadInput(f"plan: section {heading!r}: leaf name {name!r} is used twice in {domain}")
-        used.add(name.casefold())
+        used.add(name_key(name))
     return [name for _h, name in entries]
 
 

@@ -22,7 +22,7 @@ from .config import FALLBACK_DOMAIN, MAX_DOMAIN_NAME, SINGLE_FILE_DOMAINS, Confi
 from .errors import BadInput
 from .plan import PINNED, PREAMBLE_LEAF, MigrationPlan, SectionChoice
 from .sections import Section
-from .slugs import is_leaf_path_name, leaf_name
+from .slugs import is_leaf_path_name, leaf_name, name_key
 
 PLAN_VERSION = 1
 _ENTRY_KEYS = frozenset({"heading", "line", "domain", "leaf", "decided_by", "score"})
@@ -142,7 +142,7 @@ def _choice(entry: dict[str, object], section: Section, n: int, known: set[str],
         suggestion = leaf_name(leaf if isinstance(leaf, str) and leaf else section.heading)
         raise BadInput(f"{where}: unsafe leaf name {leaf!r}; use lowercase letters, digits and '-', a "
                        f"sub-folder before a '/' (e.g. {suggestion!r}), not {PREAMBLE_LEAF!r}")
-    key = (domain, leaf.casefold())
+    key = (domain, name_key(leaf))
     if key in used:
         raise BadInput(f"{where}: leaf {leaf!r} is already used in {domain} by entry {used[key]}")
     used[key] = n

@@ -10,7 +10,8 @@ device name (`con`, `nul`, `com1`...: gets `-section`), and never contains a pat
 Dated names: OpenClaw's memory search decays files named like daily notes (`YYYY-MM-DD.md` or
 `YYYY-MM-DD-<slug>.md`, at any depth) with a 30-day half-life.  A leaf is an evergreen fact, so
 a name that would start with a date gets the prefix `log-` (`## 2026-03-14` -> `log-2026-03-14`).
-Names are made unique per domain, case-insensitively, with `-2`, `-3`... in document order.
+Names are made unique per domain, case-insensitively and whatever their Unicode form (`name_key`),
+with `-2`, `-3`... in document order.
 """
 
 from __future__ import annotations
@@ -77,20 +78,32 @@ def is_leaf_path_name(name: str) -> bool:
     return all(part and leaf_name(part) == part for part in name.split("/"))
 
 
+def name_key(name: str) -> str:
+    """The form in which two leaf names (or paths) are the same name: NFC, casefolded, NFC again.
+
+    macOS tools and Syncthing write file names in NFD (`cafe` + U+0301) where a heading gives NFC
+    (`café`): both show the same, and an APFS or HFS+ volume takes them for one file, so a second
+    leaf of that name must never be made beside the first (issue 22).  Case folds too, on every
+    system: a case-insensitive file system (macOS, Windows) would also take `Travel.md` for `travel.md`.
+    """
+    folded = unicodedata.normalize("NFC", name).casefold()
+    return folded if folded.isascii() else unicodedata.normalize("NFC", folded)
+
+
 def unique_leaf_names(headings: Iterable[str], taken: Iterable[str] = ()) -> tuple[str, ...]:
-    """Name each heading (document order) uniquely within one domain, case-insensitively.
+    """Name each heading (document order) uniquely within one domain, compared by `name_key`.
 
     `taken` holds names already used in that domain (without `.md`); a clash gets `-2`, `-3`...
     Returns the names without `.md`, one per heading, in the same order.
     """
-    used = {t.casefold() for t in taken}
+    used = {name_key(t) for t in taken}
     names: list[str] = []
     for heading in headings:
         base = leaf_name(heading)
         name, n = base, 1
-        while name.casefold() in used:
+        while name_key(name) in used:
             n += 1
             name = f"{base}-{n}"
-        used.add(name.casefold())
+        used.add(name_key(name))
         names.append(name)
     return tuple(names)

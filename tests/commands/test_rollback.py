@@ -178,3 +178,87 @@ def test_rollback_refuses_when_the_migration_was_undone_by_hand(make_repo: MakeR
     git(repo, "commit", "-qam", "undo the split by hand")
     result = bonsai_untouched(repo, "rollback", "-C", str(repo))
     assert result.exit_code == 3 and f"{migration[:12]} is already undone" in result.stderr
+
+
+def squash_of_a_migration_branch(make_repo: MakeRepo, *later: str) -> Path:
+    """main squash-merges a branch that migrated and then made the `later` changes ("leaf", "agents"),
+    with GitHub's default squash message: the branch's messages as bullets, the trailers mid-body."""
+    repo = make_repo(SOURCE)
+    put_file(repo, "AGENTS.md", "be kind\n")
+    commit(repo, "agents", "AGENTS.md")
+    git(repo, "checkout", "-q", "-b", "work")
+    assert run("migrate", "-C", str(repo), "--force").exit_code == 0
+    messages = [git(repo, "log", "-1", "--format=%B").strip()]
+    if "leaf" in later:
+        leaf = next((repo / "memory" / "domains" / "business").glob("[!_]*.md"))
+        leaf.write_bytes(leaf.read_bytes() + b"edited after the migration\r\n")
+        assert run("reindex", "-C", str(repo)).exit_code == 0
+        git(repo, "commit", "-qam", "edit a leaf")
+        messages.append("edit a leaf")
+    if "agents" in later:
+        put_file(repo, "AGENTS.md", "be kind\nand brief\n")
+        git(repo, "commit", "-qam", "agents: be brief")
+        messages.append("agents: be brief")
+    git(repo, "checkout", "-q", "main")
+    git(repo, "merge", "-q", "--squash", "work")
+    body = "\n\n".join(f"* {m}" for m in messages)
+    git(repo, "commit", "-q", "-m", f"Memory tree (#7)\n\n{body}")
+    return repo
+
+
+def put_file(repo: Path, name: str, text: str) -> bool:
+    (repo / name).write_text(text)
+    return True
+
+
+@pytest.mark.parametrize("later", [("leaf",), ("agents",), ("leaf", "agents")])
+def test_rollback_refuses_a_squash_holding_more_than_the_migration(make_repo: MakeRepo, later: tuple[str, ...]) -> None:
+    repo = squash_of_a_migration_branch(make_repo, *later)
+    assert "\nBonsai-Migration: 1\n" in git(repo, "log", "-1", "--format=%B")  # mid-body, GitHub style
+    result = bonsai_untouched(repo, "rollback", "-C", str(repo))
+    assert result.exit_code == 3, result.stderr
+    squash = git(repo, "rev-parse", "HEAD").strip()[:12]
+    assert result.stderr.startswith(f"bonsai-git: {squash} holds more than a migration: ")
+    if "agents" in later:
+        assert "AGENTS.md changed (not a file migrate writes)" in result.stderr
+    if "leaf" in later:
+        assert "memory/domains/business/" in result.stderr and "is not a section of the original" in result.stderr
+    assert "run `bonsai-git flatten`" in result.stderr and result.stderr.count("\n") == 1
+
+
+def test_rollback_reverts_a_squash_that_is_exactly_the_migration(make_repo: MakeRepo) -> None:
+    repo = squash_of_a_migration_branch(make_repo)
+    result = run("rollback", "-C", str(repo))
+    assert result.exit_code == 0, result.stderr
+    assert (repo / "MEMORY.md").read_bytes() == SOURCE and not (repo / "memory").exists()
+
+
+def test_rollback_refuses_a_named_merge_commit(make_repo: MakeRepo) -> None:
+    repo = make_repo(SOURCE)
+    git(repo, "checkout", "-q", "-b", "work")
+    assert run("migrate", "-C", str(repo), "--force").exit_code == 0
+    git(repo, "checkout", "-q", "main")
+    put_file(repo, "notes.txt", "main's work\n")
+    commit(repo, "notes", "notes.txt")
+    git(repo, "merge", "-q", "--no-ff", "work", "-m", "Merge work\n\nBonsai-Migration: 1")
+    result = bonsai_untouched(repo, "rollback", "-C", str(repo), "HEAD")
+    assert result.exit_code == 3
+    assert "is a merge commit, not the migration itself" in result.stderr and "bonsai-git flatten" in result.stderr
+    assert run("rollback", "-C", str(repo)).exit_code == 0  # the migration commit itself, found by its trailer
+    assert (repo / "MEMORY.md").read_bytes() == SOURCE and (repo / "notes.txt").exists()
+
+
+def test_rollback_of_a_migration_under_an_encrypting_filter(make_repo: MakeRepo) -> None:
+    """Stored blobs are not the text (rot13 stands in for git-crypt): the content check reads them filtered."""
+    repo = make_repo(None)
+    rot13 = "tr A-Za-z N-ZA-Mn-za-m"
+    for key, value in (("filter.rot.clean", rot13), ("filter.rot.smudge", rot13), ("filter.rot.required", "true")):
+        git(repo, "config", key, value)
+    put_file(repo, ".gitattributes", "MEMORY.md filter=rot\nmemory/** filter=rot\n")
+    (repo / "MEMORY.md").write_bytes(SOURCE)
+    commit(repo, "memory")
+    assert git(repo, "cat-file", "blob", "HEAD:MEMORY.md").encode() != SOURCE  # really stored rot13'd
+    assert run("migrate", "-C", str(repo), "--force").exit_code == 0
+    result = run("rollback", "-C", str(repo))
+    assert result.exit_code == 0, result.stderr
+    assert (repo / "MEMORY.md").read_bytes() == SOURCE
