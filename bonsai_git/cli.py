@@ -25,6 +25,7 @@ import click  # noqa: E402
 from . import __version__
 from .core.errors import BonsaiError, os_error_message
 from .entry import CyclicGcOff
+from .redaction import MaskedOutput
 
 WORKSPACE = click.option(
     "-C", "workspace", type=click.Path(file_okay=False, path_type=Path), default=Path("."),
@@ -71,8 +72,10 @@ class BonsaiGroup(click.Group):
     command_class = WorkspaceCommand
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
-        """click's main, with the cyclic garbage collector off while the command runs (see the top)."""
-        with CyclicGcOff():
+        """click's main, with the cyclic garbage collector off while the command runs (see the top),
+        and stdout and stderr masked (redaction.MaskedOutput): every command's text, click's usage
+        errors and a bug's traceback pass the one masking rule (issue 25)."""
+        with CyclicGcOff(), MaskedOutput():
             return super().main(*args, **kwargs)
 
     def invoke(self, ctx: click.Context) -> Any:
@@ -302,6 +305,16 @@ def flatten(workspace: Path, dry_run: bool, no_commit: bool, no_verify: bool) ->
     from .commands import flatten as command
 
     _done(command.run(workspace, dry_run=dry_run, no_commit=no_commit, no_verify=no_verify, echo=click.echo))
+
+
+@main.command("secrets-audit")
+@WORKSPACE
+@click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON (schema_version 1).")
+def secrets_audit(workspace: Path, as_json: bool) -> None:
+    """List each past commit, path and kind of secret-looking value in the history of MEMORY.md and memory/ (exit 1: found)."""
+    from .commands import secrets_audit as command
+
+    _done(command.run(workspace, as_json=as_json, echo=click.echo))
 
 
 # --- the living tree: absorb, the pre-commit hook, the plain git hook (core/absorb.py, hook.py, githook.py) ---

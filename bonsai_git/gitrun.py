@@ -175,13 +175,13 @@ class Started:
             raise GitFailed(self._args, err.decode("utf-8", "replace"))
 
 
-def start(cwd: Path | str, *args: str, input: bytes | None = None) -> Started:
+def start(cwd: Path | str, *args: str, input: bytes | None = None, literal: bool = True) -> Started:
     """Start `git <args>` in `cwd` without waiting for it (as `run` would run it; stdin is `input`,
     or nothing): a read whose answer is needed later runs while bonsai-git does other work.
-    Read-only commands only: its effect must not depend on when it runs."""
+    Read-only commands only: its effect must not depend on when it runs.  `literal`: as `run`."""
     argv = command(args)
     proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=git_env(args))
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=git_env(args, literal=literal))
     return Started(args, argv, proc, input)
 
 

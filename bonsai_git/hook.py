@@ -38,6 +38,7 @@ from pathlib import Path
 
 from . import __version__
 from .entry import CyclicGcOff, run_entry
+from .redaction import MaskedOutput
 from .core.errors import BonsaiError, NotARepository, Refused
 from .gitrun import run
 from .gitsettings import check_attributes, check_repository_env, indexed_leaf_paths, memory_probe_paths
@@ -78,9 +79,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="Write nothing; exit 1 when anything is stale.")
     parser.add_argument("-C", dest="directory", type=Path, default=Path("."), help="Run in this folder.")
     parser.add_argument("--version", action="version", version=f"bonsai-git {__version__}")
-    args = parser.parse_args(argv)
-    with CyclicGcOff():  # the collector's passes over the renderer's import-time objects: a few ms of a run that writes
-        return run_entry("bonsai-git", lambda: run_hook(args.directory, check=args.check))
+    # What it prints, usage errors included, passes the one masking rule (redaction.py).
+    with MaskedOutput():
+        args = parser.parse_args(argv)
+        with CyclicGcOff():  # the collector's passes over the renderer's import-time objects: a few ms of a run that writes
+            return run_entry("bonsai-git", lambda: run_hook(args.directory, check=args.check))
 
 
 class _HelpFormatter(argparse.HelpFormatter):

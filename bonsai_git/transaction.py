@@ -37,7 +37,7 @@ from .preconditions import (
     CONVERTING, IDENTITY_ARGS, SUBMODULE_ARGS, check_identity, check_migration, check_planned_paths,
 )
 from .core.plan import PINNED, MigrationPlan, SectionChoice, SourceText, piece_at, plan_migration
-from .core.secretscan import has_secret, secret_warnings
+from .core.secretscan import has_secret, mask_output, secret_warnings
 from .core.sections import unclosed_comment_warning
 from .core.tokens import estimate_tokens
 from .core.layout import CHOSEN_TRAILER, TRUNK, is_migrated
@@ -79,9 +79,12 @@ def apply_changes(
     index.lock held for ~2 s), JournalPresent, Refused (a symlink or folder at a path).  On any
     failure after that, Ctrl-C included, HEAD, every path and its index entry are restored
     exactly and the error re-raised as a BonsaiError (Failed, exit 1; Interrupted, exit 130).
+    The message is committed through `secretscan.mask_output`, as everything bonsai-git prints.
     """
     if not changes:
         return None
+    if message is not None:  # a subject or trailer naming a heading, path or folder: the one output rule (issue 25)
+        message = mask_output(message)
     folder = _journal_folder(ctx)
     _wait_for_index_lock(ctx)
     found = _prior_bytes(ctx, changes)

@@ -33,6 +33,30 @@ def password() -> str:
     return fake(10) + _RNG.choice("!#%&*+?") + fake(3)
 
 
+def letters(n: int) -> str:
+    """n random ASCII letters, upper and lower case (a key with no digit)."""
+    return "Q" + "z" + "".join(_RNG.choice(string.ascii_letters) for _ in range(n - 2))
+
+
+def b64(n_bytes: int) -> str:
+    """Base64 of n random bytes (an Azure account key is 64 bytes: 88 chars)."""
+    import base64
+
+    return base64.b64encode(bytes(_RNG.randrange(256) for _ in range(n_bytes))).decode()
+
+
+def basic(user: str, secret: str) -> str:
+    """`user:secret` as HTTP Basic credentials (RFC 7617: base64 of the pair)."""
+    import base64
+
+    return base64.b64encode(f"{user}:{secret}".encode()).decode()
+
+
+def sas_signature() -> str:
+    """A shared access signature as it sits in a URL: base64 of 32 bytes, URL-encoded."""
+    return b64(32).replace("+", "%2B").replace("/", "%2F").replace("=", "%3D")
+
+
 # A word of each script people write memory in, with no space: it touches the value directly.
 SCRIPTS: dict[str, str] = {
     "chinese": "密钥",
@@ -126,6 +150,35 @@ POSITIVES: list[tuple[str, str]] = [
     ("secret assignment", "トークン: " + fake(32)),
     ("secret assignment", "토큰: " + fake(32)),
     ("secret assignment", "токен: " + fake(32)),
+    # issue 25: letters-only keys by their documented length and alphabet
+    ("openai key", "sk-proj-" + letters(48)),
+    ("openai key", "sk-proj-" + letters(156)),
+    ("anthropic key", "sk-ant-" + letters(95)),
+    # Azure storage connection strings and shared access signatures
+    ("azure storage key", f"DefaultEndpointsProtocol=https;AccountName=notes2;AccountKey={b64(64)};"
+                          "EndpointSuffix=core.windows.net"),
+    ("azure storage key", f"AccountKey = {b64(64)}"),
+    ("azure sas signature", "https://notes2.blob.core.windows.net/c/a.txt?sv=2022-11-02&sr=b&sp=r"
+                            f"&se=2026-12-31T00%3A00%3A00Z&sig={sas_signature()}"),
+    ("azure sas signature", f"SharedAccessSignature=sv=2022-11-02&ss=b&sp=rl&sig={sas_signature()}"),
+    # HTTP authorization headers: Basic (base64 of user:password) and a letters-only Bearer token
+    ("basic auth", "Authorization: Basic " + basic("svc-notes", password())),
+    ("basic auth", "curl -H 'Authorization: basic " + basic("admin", password()) + "'"),
+    ("bearer token", "Authorization: Bearer " + letters(40)),
+    # passwords labelled in more scripts, and values written in a script with spaces
+    ("secret assignment", "лозинка: " + password()),
+    ("secret assignment", "رمز عبور: " + password()),
+    ("secret assignment", "პაროლი: " + password()),
+    ("secret assignment", "գաղտնաբառ: " + password()),
+    ("secret assignment", "পাসওয়ার্ড: " + password()),
+    ("secret assignment", "கடவுச்சொல்: " + password()),
+    ("secret assignment", "合言葉：" + password()),
+    ("secret assignment", "нууц үг: " + password()),
+    ("secret assignment", "apiキー: " + fake(32)),
+    ("secret assignment", "пароль: Медведь" + digits(4)),
+    ("secret assignment", "κωδικός: Καλημέρα" + digits(4) + "!"),
+    ("secret assignment", "كلمة المرور: سلام" + digits(4)),
+    ("secret assignment", "סיסמה: שלום" + digits(5)),
 ]
 
 NEGATIVES: list[str] = [
@@ -178,6 +231,32 @@ NEGATIVES: list[str] = [
     "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGk7hR2mYp0qX9vLw3sT5uB8nC1dE4fG6hJ2kL7mN9pQ agent@laptop",
     "Use sk-learn, the skeleton-key trick and the task-force-alpha-bravo-charlie-delta-echo plan.",
     "Image sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 is pinned.",
+    # issue 25: Azure, authorization headers, letters-only look-alikes, other scripts
+    "AccountKey=<your-account-key>",
+    "AccountKey=${AZURE_STORAGE_KEY}",
+    "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSR"
+    "Z6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==;BlobEndpoint=http://127.0.0.1:10000/devstoreaccount1;",
+    "https://notes2.blob.core.windows.net/c/a.txt?sv=2022-11-02&sig=<signature>",
+    "https://notes2.blob.core.windows.net/c/a.txt?sv=2022-11-02&sig=${SAS_SIGNATURE}",
+    "?sv=2022-11-02&sig=XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX",
+    "Authorization: Basic <base64 of user:password>",
+    "Authorization: Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==",
+    "Authorization: Basic ${BASIC_AUTH}",
+    "Authorization: Basic dXNlcm5hbWU6cGFzc3dvcmQ=",
+    "Basic usage: run the tool twice, then basic authentication works",
+    "Authorization: Bearer <token>",
+    "Authorization: Bearer ${API_TOKEN}",
+    "Authorization: Bearer op://Private/api/token",
+    "Authorization: Bearer YOUR_ACCESS_TOKEN_HERE",
+    "sk-proj-roadmap-for-the-next-quarter-and-the-planning-of-it-all",
+    "OPENAI_API_KEY=sk-proj-...",
+    "ANTHROPIC_API_KEY=sk-ant-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+    "пароль: хранится в Vault",
+    "пароль: в 1Password",
+    "пароль: <ваш-пароль>",
+    "密码：见文档第3页",
+    "κωδικός: ${DB_PASSWORD}",
+    "лозинка: op://Private/db/password",
     # allowed inline
     f"password: {password()} <!-- bonsai:allow-secret -->",
     f"ghp_{fake(36)} <!-- bonsai:allow-secret -->",

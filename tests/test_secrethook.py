@@ -208,3 +208,82 @@ def test_the_framework_runs_bonsai_secrets_on_commit(make_repo: MakeRepo, hook_s
     stage(repo, LEAF, "## Services\nThe token lives in the vault now.\n")
     proc = subprocess.run(["git", "commit", "-qm", "no key"], cwd=repo, env=env, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+# --- every staged file that can hold text (issue 25) ------------------------------------------------------
+
+NEWLINE_NAMES = ["memory/domains/general/notes\nfrom the agent.md", "memory/domains/general/trailing.md\n",
+                 "memory/domains/general/tab\tand \x01 odd.md"]
+
+
+@pytest.mark.parametrize("name", NEWLINE_NAMES, ids=["inner-newline", "final-newline", "control-chars"])
+@pytest.mark.parametrize("by_name", [True, False])
+def test_a_file_whose_name_holds_a_newline_is_scanned(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch,
+                                                     capsys: pytest.CaptureFixture[str], name: str,
+                                                     by_name: bool) -> None:
+    """An agent that forgot to strip a generated name's line break: the listing was split on
+    newlines and such a name dropped, so its key went in unseen."""
+    repo = leaf_repo(make_repo)
+    stage(repo, name, f"## Wifi\nThe deploy token is {SPACED_KEY}\n")
+    code, out, err = check(repo, monkeypatch, capsys, *([name] if by_name else []))
+    shown = name.replace("\t", "\\t").replace("\n", "\\n").replace("\x01", "\\x01")
+    assert code == 1, err
+    assert out == f"{shown}:2: github token ({fingerprint(SPACED_KEY)})\n"  # one line, the name escaped
+    assert SPACED_KEY not in out + err
+
+
+def test_a_symlink_replaced_by_a_file_is_scanned(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """A tracked symlink under memory/ replaced by a regular file is a type change (`T`), which
+    `--diff-filter=ACMR` left out."""
+    repo = leaf_repo(make_repo)
+    link = repo / "memory/domains/general/shared.md"
+    link.parent.mkdir(parents=True)
+    link.symlink_to("../infrastructure/services.md")
+    git(repo, "add", "memory/domains/general/shared.md")
+    git(repo, "commit", "-qm", "a symlink")
+    link.unlink()
+    stage(repo, "memory/domains/general/shared.md", "## Shared\n" + STRIPE[1] + "\n")
+    status = git(repo, "diff", "--cached", "--name-status")
+    assert status.startswith("T\t"), status
+    for files in (["memory/domains/general/shared.md"], []):
+        code, out, _err = check(repo, monkeypatch, capsys, *files)
+        assert (code, out) == (1, f"memory/domains/general/shared.md:2: {ST}\n")
+
+
+def test_a_copied_and_a_renamed_file_are_scanned(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    repo = leaf_repo(make_repo)
+    git(repo, "mv", LEAF, "memory/domains/infrastructure/moved.md")
+    stage(repo, "memory/domains/infrastructure/moved.md",
+          (repo / "memory/domains/infrastructure/moved.md").read_text() + STRIPE[1] + "\n")
+    code, out, _err = check(repo, monkeypatch, capsys)
+    assert (code, out) == (1, f"memory/domains/infrastructure/moved.md:3: {ST}\n")
+
+
+def test_on_an_unborn_branch_every_staged_file_is_new(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    repo = tmp_path / "fresh"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    stage(repo, "MEMORY.md", "# Memory\n" + GITHUB[1] + "\n")
+    code, out, _err = check(repo, monkeypatch, capsys)
+    assert (code, out) == (1, f"MEMORY.md:2: {GH}\n")
+
+
+def test_the_framework_passes_a_newline_name_and_the_hook_reads_it(make_repo: MakeRepo,
+                                                                   hook_source: tuple[Path, str, Path]) -> None:
+    source, rev, home = hook_source
+    repo = leaf_repo(make_repo)
+    (repo / ".pre-commit-config.yaml").write_text(
+        f"repos:\n  - repo: {source}\n    rev: {rev}\n    hooks:\n      - id: bonsai-secrets\n")
+    git(repo, "add", ".pre-commit-config.yaml")
+    git(repo, "commit", "-qm", "hooks")
+    env = dict(os.environ, PRE_COMMIT_HOME=str(home), PRE_COMMIT_COLOR="never")
+    assert subprocess.run([str(PRE_COMMIT), "install"], cwd=repo, env=env, capture_output=True).returncode == 0
+    stage(repo, NEWLINE_NAMES[0], "## Notes\n" + GITHUB[1] + "\n")
+    proc = subprocess.run(["git", "commit", "-qm", "a key in an odd name"], cwd=repo, env=env, capture_output=True,
+                          text=True)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert f"memory/domains/general/notes\\nfrom the agent.md:2: {GH}" in proc.stdout + proc.stderr
+    assert GITHUB[0] not in proc.stdout + proc.stderr

@@ -12,6 +12,7 @@ from typing import Any
 from .boot import CLAUDE_CODE_MAX_BYTES, CLAUDE_CODE_MAX_LINES
 from .health import SCHEMA_VERSION, Candidate, Finding, StatusReport
 from .layout import TRUNK
+from .secretscan import mask_name
 from .lookup import LookupCost
 
 
@@ -153,7 +154,8 @@ def _domain_table(report: StatusReport) -> list[str]:
              f"  {'domain':<16}{'leaves':>7}{'tokens':>9}  largest leaf"]
     for d in report.domains:
         name = d.largest[0].rsplit("/", 1)[-1]
-        lines.append(f"  {_pad(d.name, 16)}{d.leaves:>7}{d.tokens:>9,}  {name} (~{d.largest[1]:,})")
+        # masked before padding, so the columns line up (the output layer would mask it anyway)
+        lines.append(f"  {_pad(mask_name(d.name), 16)}{d.leaves:>7}{d.tokens:>9,}  {name} (~{d.largest[1]:,})")
     stale = "not checked" if report.stale is None else (f"{len(report.stale)} stale" if report.stale else "fresh")
     lines.append(f"  indexes: {stale}")
     return lines

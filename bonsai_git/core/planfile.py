@@ -6,6 +6,8 @@ One `[[section]]` entry per `##` section of MEMORY.md, in document order: `headi
 or in `.bonsai.toml`), `leaf` (the file name without `.md`, after its sub-folder in the domain
 if it has one: `seo/keyword-research`, see plan.py), and, for the reader, `decided_by` and
 `score` (ignored when read back).  `[domains]` in the plan defines new domains: `name = "scope"`.
+A heading holding a secret-looking value is written masked (`secretscan.mask_output`, the rule
+for everything bonsai-git writes outside a leaf) and matches its section masked when read back.
 
 Written by hand, deterministically (same plan, same bytes; TOML basic strings escaped per the
 TOML 1.0 spec), read back with tomllib.  `read_plan` refuses (BadInput, exit 3), naming the first
@@ -22,6 +24,7 @@ from .config import FALLBACK_DOMAIN, MAX_DOMAIN_NAME, SINGLE_FILE_DOMAINS, Confi
 from .errors import BadInput
 from .plan import PINNED, PREAMBLE_LEAF, MigrationPlan, SectionChoice
 from .sections import Section
+from .secretscan import mask_output
 from .slugs import is_leaf_path_name, leaf_name, name_key
 
 PLAN_VERSION = 1
@@ -76,7 +79,7 @@ def render_plan(plan: MigrationPlan, config: Config, source: str = "MEMORY.md") 
     for p in plan.placed:
         lines += [
             "[[section]]",
-            f"heading = {toml_string(p.heading)}",
+            f"heading = {toml_string(mask_output(p.heading))}",
             f"line = {p.line}",
             f"domain = {toml_string(p.domain)}",
             f"leaf = {toml_string(p.leaf)}",
@@ -84,7 +87,7 @@ def render_plan(plan: MigrationPlan, config: Config, source: str = "MEMORY.md") 
             f"score = {p.score:.1f}",
             "",
         ]
-    return "\n".join(lines)
+    return mask_output("\n".join(lines))  # users save plans in the workspace and commit them (issue 25)
 
 
 def read_plan(text: str, sections: Sequence[Section], config: Config, source: str = "plan.toml") -> ReadPlan:
@@ -128,7 +131,7 @@ def _choice(entry: dict[str, object], section: Section, n: int, known: set[str],
     unknown = sorted(set(entry) - _ENTRY_KEYS)
     if unknown:
         raise BadInput(f"{where}: unknown key {unknown[0]!r}; keys: {', '.join(sorted(_ENTRY_KEYS))}")
-    if entry.get("heading") != section.heading or entry.get("line") != section.line:
+    if entry.get("heading") not in (section.heading, mask_output(section.heading)) or entry.get("line") != section.line:
         raise BadInput(f"{where}: no longer matches MEMORY.md (line {section.line} is {section.heading!r}); "
                        "write a fresh plan with bonsai-git migrate --dry-run --plan-out")
     domain = entry.get("domain")

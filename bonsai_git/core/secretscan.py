@@ -86,11 +86,17 @@ _PASSWORD_NAMES = (
     "密码", "密碼", "口令", "パスワード", "暗証番号", "비밀번호", "패스워드", "암호", "пароль", "Пароль", "ПАРОЛЬ",
     "парола", "Парола", "κωδικός", "Κωδικός", "ΚΩΔΙΚΟΣ", "κωδικος", "συνθηματικό", "Συνθηματικό",
     "كلمة المرور", "كلمة السر", "סיסמה", "סיסמא", "รหัสผ่าน", "पासवर्ड",
+    # more translations (issue 25): Serbian/Macedonian, Ukrainian, Kazakh, Mongolian, Persian, Urdu,
+    # Arabic, Hindi, Bengali, Tamil, Telugu, Georgian, Armenian, Amharic, Lao, Khmer, Burmese, Japanese
+    "лозинка", "Лозинка", "құпия сөз", "құпиясөз", "нууц үг", "رمز عبور", "گذرواژه", "پاس ورڈ", "رمز المرور",
+    "कूटशब्द", "পাসওয়ার্ড", "கடவுச்சொல்", "పాస్‌వర్డ్", "პაროლი", "գաղտնաբառ", "የይለፍ ቃል", "ລະຫັດຜ່ານ",
+    "ពាក្យសម្ងាត់", "စကားဝှက်", "合言葉", "暗码", "密碼", "口令",
 )
 _KEY_NAMES = (
     r"client[_ -]?secret", r"secret[_ -]?key", "secret", r"api[_ -]?key", "apikey", r"access[_ -]?key",
     r"access[_ -]?token", r"auth[_ -]?token", r"bot[_ -]?token", "token", r"private[_ -]?key", "credentials?",
     "密钥", "密鑰", "秘钥", "秘鑰", "令牌", "トークン", "シークレット", "토큰", "токен", "Токен",
+    "apiキー", "api 키", "api키", "api-ключ", "ключ api", "秘密鍵", "访问令牌", "アクセストークン",
 )
 _PASSWORD_NAME = _LazyPattern("|".join(_PASSWORD_NAMES))
 
@@ -120,14 +126,21 @@ def _by_first_char(alternatives: tuple[str, ...]) -> str:
 # names in a script without spaces (`数据库密码`); short ones end real words (`bypass`, `compass`,
 # Portuguese `resenha`) so they count only at a word's start or after a separator (`DB_PASS`).
 _GLUABLE = _LazyPattern(r"pass(?:word|wd|phrase|code|wort)|pwd|[^a-z].*")
-# A value is printable ASCII but "'`,;|<>()[]{} (and accented Latin letters): it ends where
-# other scripts start, since CJK or Thai prose touches a value with no space (`密码：Tr0ub4dor是…`,
-# `token_count: 150000个` is a count).  A password written in another script is not found.
-_VALUE = r"[!#-&*-+\--:=?-Z\\^-_a-z~\u00c0-\u024f]"
+# A value is printable ASCII but blanks and quotes "'` (and accented Latin letters), all of it:
+# `Winter2024)))` is not `Winter2024` (issue 25: a fingerprint names one value, so the value found
+# is the whole run, trailing punctuation included).  A value that starts in ASCII ends where
+# another script starts, since CJK or Thai prose touches a value with no space (`密码：Tr0ub4dor是…`,
+# `token_count: 150000个` is a count).  A value that starts in a script written with spaces
+# (Cyrillic, Greek, Armenian, Georgian, Hebrew, Arabic, the Indic scripts: `пароль: Медведь2024`)
+# runs on through that script's letters; a value in CJK, kana, Hangul or Thai is not found (their
+# prose touches the label with no space: `密码：见文档第3页` is a sentence, not a password).
+_VALUE = r"[!#-&(-_a-~\u00c0-\u024f]"
+_SPACED_SCRIPTS = "\u0370-\u03ff\u0400-\u052f\u0530-\u058f\u0590-\u05ff\u0600-\u06ff\u0750-\u077f\u0900-\u0dff\u10a0-\u10ff\u1f00-\u1fff"
+_OTHER_VALUE = rf"[{_SPACED_SCRIPTS}][!#-&(-_a-~\u00c0-\u024f{_SPACED_SCRIPTS}]{{3,}}"
 # Group 1 (empty) marks where the name ends.
 _ASSIGNMENT = (
     r"(?:{names})()(?P<suffix>[_.-][a-z0-9]+)?(?![a-z0-9])"
-    rf"[*_\"'`]*[ \t]*[:=：＝][ \t]*[*_]*[ \t]*[\"'`]?(?P<value>{_VALUE}{{6,200}})"
+    rf"[*_\"'`]*[ \t]*[:=：＝][ \t]*[*_]*[ \t]*[\"'`]?(?P<value>{_VALUE}{{6,}}|{_OTHER_VALUE})"
 )
 # What masking treats as a placeholder (unchanged since the first release: generated text stays
 # at least as masked as before); reports add pointers and more placeholders (`_exempt`).
@@ -152,6 +165,9 @@ DOCUMENTED_EXAMPLES = frozenset({
     "AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",  # AWS
     "AKIAI44QH8DHBEXAMPLE", "je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY",  # AWS
     "sk_test_4eC39HqLyjWDarjtT1zdp7dc", "pk_test_TYooMQauvdEDq54NiTphI7jx",  # Stripe's docs
+    # Azurite's well-known development account key (devstoreaccount1), published by Microsoft
+    "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==",
+    "QWxhZGRpbjpvcGVuIHNlc2FtZQ==",  # RFC 7617's Basic example, Aladdin:open sesame
     "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIy"
     "fQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",  # jwt.io
 })
@@ -223,11 +239,20 @@ _WORDLIKE_PREFIXES = ("sk-", "hf_")
 
 def _name_key_start(text: str, m: re.Match[str]) -> bool:
     """Where a key format may begin in masked text or a file name (see _WORDLIKE_PREFIXES)."""
-    value = m.group(0)
+    value = text[m.start() : m.end()]  # as written: `m` may have matched the lowercased text
     if not value[:3].lower().startswith(_WORDLIKE_PREFIXES) or _word_start(text, m):
         return True
     core = value[3:27]  # the key's own first 24 chars: a word glued after it must not dilute them
-    return _looks_random(core) or any(_looks_random_caseless(run) for run in _CASELESS_RUN.findall(core))
+    if _looks_random(core) or any(_looks_random_caseless(run) for run in _CASELESS_RUN.findall(core)):
+        return True
+    # a letters-only key of its documented length (issue 25), whose whole body looks random
+    key = _LETTERS_KEY.match(value)
+    return key is not None and _looks_random_letters(key.group(1) or key.group(2))
+
+
+def _query_start(text: str, m: re.Match[str]) -> bool:
+    """A query parameter: right after `?`, `&` or `;` (`…&sig=…`, not `config_sig=…`)."""
+    return m.start() > 0 and text[m.start() - 1] in "?&;"
 
 
 def _anywhere(_text: str, _m: re.Match[str]) -> bool:
@@ -240,6 +265,65 @@ def _always(_value: str, _m: re.Match[str]) -> bool:
 
 def _key_shaped(value: str, _m: re.Match[str]) -> bool:
     return _has_digit_and_letter(value)
+
+
+# Documented lengths of the letters-only bodies (issue 25): a key made of letters alone has no
+# digit for `_key_shaped` to see, so it counts by its vendor's length and alphabet instead.
+# Anthropic: `sk-ant-api03-` + 93 chars of [A-Za-z0-9_-] + `AA` (95 after the type); OpenAI
+# project keys: `sk-proj-` + 48 or more of [A-Za-z0-9_-] (the classic `sk-` key's 48).
+_LETTERS_KEY = re.compile(r"sk-ant-(?:[a-z]+[0-9]*-)?([A-Za-z0-9_-]{95,})|sk-proj-([A-Za-z0-9_-]{48,})")
+
+
+def _vendor_key(value: str, _m: re.Match[str]) -> bool:
+    """A key with a digit and a letter, or a letters-only `sk-ant-`/`sk-proj-` key of its documented
+    length that mixes cases the way random text does (never a hyphenated word run)."""
+    if _has_digit_and_letter(value):
+        return True
+    key = _LETTERS_KEY.fullmatch(value)
+    return key is not None and _looks_random_letters(key.group(1) or key.group(2))
+
+
+def _looks_random_letters(body: str, share: float = 0.3) -> bool:
+    """Upper and lower case, switching between them at `share` (30%) or more of positions (random
+    letters switch at ~50%; `Project-Roadmap-For-Q-Three` words far less)."""
+    letters = body.replace("-", "").replace("_", "")
+    return (any(c.isupper() for c in letters) and any(c.islower() for c in letters)
+            and _switches(letters) >= share * (len(letters) - 1))
+
+
+def _basic_credentials(value: str, _m: re.Match[str]) -> bool:
+    """`Basic` credentials: base64 of `user:password` (RFC 7617), the password concrete enough
+    (6+ chars, not a placeholder); any other word after `basic` is prose."""
+    import base64
+    import binascii
+
+    try:
+        decoded = base64.b64decode(value + "=" * (-len(value) % 4), validate=True).decode("utf-8")
+    except (binascii.Error, ValueError):
+        return False
+    user, colon, password = decoded.partition(":")
+    return (bool(colon) and decoded.isprintable() and len(password) >= 4
+            and not _PLACEHOLDER.search(password) and not _PLACEHOLDER.search(user or "x"))
+
+
+# `Authorization:` (any quotes, `=` too) right before a `bearer` match, in the lowercased text.
+_AUTH_HEADER = _LazyPattern(r"authorization[\"'`]?[ \t]*[:=][ \t]*[\"'`]?[ \t]*$")
+
+
+def _bearer(value: str, m: re.Match[str]) -> bool:
+    """A bearer token with a digit and a letter, or in an `Authorization:` header, one of 16+ chars
+    mixing cases (letters-only tokens are real there)."""
+    if len(value) >= 20 and _has_digit_and_letter(value):
+        return True
+    header = _AUTH_HEADER.search(m.string[max(0, m.start() - 24) : m.start()]) is not None
+    return header and len(value) >= 16 and not _PLACEHOLDER.search(value) and (
+        _has_digit_and_letter(value) or _looks_random_letters(value))
+
+
+def _azure(value: str, _m: re.Match[str]) -> bool:
+    """An Azure account key or SAS signature: base64 (or its URL-encoded form) of 20+ chars with a
+    digit and a letter (a real account key is 88 chars, a signature 43-46)."""
+    return len(value) >= 20 and _has_digit_and_letter(value)
 
 
 def _telegram(value: str, _m: re.Match[str]) -> bool:
@@ -281,9 +365,9 @@ def _rules() -> tuple[_Rule, ...]:
         _Rule("private key", re.compile(
             r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]{0,20000}?-----END [A-Z0-9 ]{0,40}"
             r"PRIVATE KEY(?: BLOCK)?-----)?"), 0, _always, start=_anywhere),
-        _Rule("anthropic key", re.compile(r"sk-ant-[A-Za-z0-9_-]{20,}"), 7),
+        _Rule("anthropic key", re.compile(r"sk-ant-[A-Za-z0-9_-]{20,}"), 7, _vendor_key),
         _Rule("stripe key", re.compile(r"sk_(?:live|test)_[A-Za-z0-9]{16,}|rk_(?:live|test)_[A-Za-z0-9]{16,}"), 8),
-        _Rule("openai key", re.compile(r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"), 3),
+        _Rule("openai key", re.compile(r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"), 3, _vendor_key),
         _Rule("github token", re.compile(r"(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})"), 4),
         _Rule("gitlab token", re.compile(r"glpat-[A-Za-z0-9_-]{20,}"), 6),
         _Rule("aws access key", re.compile(r"(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}" + _END), 4),
@@ -304,8 +388,16 @@ def _rules() -> tuple[_Rule, ...]:
         # The user part may be empty (`redis://:pw@host`).
         _Rule("password in url", re.compile(r"://[^\s:/@\"'<>]{0,64}:([^\s/@\"'<>]{3,128})@"), 0,
               lambda v, _m: not _PLACEHOLDER.search(v), _exempt, group=1, start=_anywhere, vendor=False),
-        _Rule("bearer token", re.compile(r"bearer\s+([a-z0-9._~+/=-]{20,})"), 0, group=1, lowered=True,
+        # HTTP authorization headers (issue 25): `Authorization: Bearer …`, and `Basic` + base64 of user:password.
+        _Rule("bearer token", re.compile(r"bearer\s+([a-z0-9._~+/=-]{16,})"), 0, _bearer, group=1, lowered=True,
               vendor=False),
+        _Rule("basic auth", re.compile(r"basic[ \t]+([a-z0-9+/]{6,}={0,2})(?![a-z0-9+/=])"), 0, _basic_credentials,
+              group=1, lowered=True, vendor=False),
+        # Azure storage connection strings (`AccountKey=…`) and shared access signatures (`…&sig=…`).
+        _Rule("azure storage key", re.compile(r"accountkey[ \t]*=[ \t]*([a-z0-9+/]{20,}={0,2})"), 0, _azure,
+              group=1, lowered=True, start=_anywhere, vendor=False),
+        _Rule("azure sas signature", re.compile(r"sig=((?:[a-z0-9+/]|%2b|%2f){20,}(?:%3d|=){0,2})"), 0,
+              _azure, _exempt, group=1, lowered=True, start=_query_start, vendor=False),
         *(_Rule("secret assignment", re.compile(_ASSIGNMENT.replace("{names}", _by_first_char(names))), 0, _assigned,
                 _exempt, group="value", lowered=True, start=_name_start, vendor=False)
           # Names starting in ASCII, then in other scripts: two patterns scan 5 MB 2x faster than one.
@@ -318,9 +410,23 @@ def _name_rules() -> tuple[_Rule, ...]:
     """The rules for file names: vendor formats in any case (slugs are lowercased: `akia…`)."""
     # In a name a fixed-length key may be glued to more text on both sides (`0000akia…0000`): a
     # slug has no other separator to show where it ends.
+    # A slug has lost the case Basic credentials need to be decoded: there any long value with a
+    # digit and a letter after `basic ` counts.
     return tuple(replace(r, pattern=re.compile(r.pattern.pattern.replace(_END, ""),
                                                r.pattern.flags | re.IGNORECASE)) if r.vendor
+                 else replace(r, check=_basic_in_name) if r.kind == "basic auth"
+                 else replace(r, check=_bearer_in_name) if r.kind == "bearer token"
                  else r for r in _rules())
+
+
+def _basic_in_name(value: str, _m: re.Match[str]) -> bool:
+    return len(value) >= 12 and _has_digit_and_letter(value)
+
+
+def _bearer_in_name(value: str, m: re.Match[str]) -> bool:
+    """`_bearer`, or (case lost) any 16+ char value after an `Authorization:` header's `bearer`."""
+    header = _AUTH_HEADER.search(m.string[max(0, m.start() - 24) : m.start()]) is not None
+    return _bearer(value, m) or (header and len(value) >= 16 and not _PLACEHOLDER.search(value))
 
 
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
@@ -348,7 +454,8 @@ _RAW_GATE = re.compile(
     r"-----BEGIN |:(?<=[0-9]{8}:)"
 )
 _LOWER_NEEDLES = (
-    "pass", "pw", "token", "secret", "api", "access", "private", "credential", "bearer", "kennwort", "wachtwoord",
+    "pass", "pw", "token", "secret", "api", "access", "private", "credential", "bearer", "basic", "accountkey",
+    "sig=", "kennwort", "wachtwoord",
     "senha", "contrase", "haslo", "losenord", "sifre", "parola", "sandi", "khau",
 )
 
@@ -463,18 +570,20 @@ def _allowed(text: str, hit: _Hit, allow: Collection[str]) -> bool:
 
 
 def fingerprint(value: str) -> str:
-    """`sha256:` and the first 16 hex digits of the SHA-256 of a value (str), NFC-normalised and
-    stripped of surrounding blanks and trailing punctuation.
+    """`sha256:` and the first 16 hex digits of the SHA-256 of a value (str) as found: its exact
+    chars, UTF-8 encoded, with no normalisation at all.
 
-    What `[secrets] allow` in `.bonsai.toml` holds, so the file never holds the value.  Meant for
-    values that are not secrets (a false alarm): 64 bits identify a value, and a hash of a short
-    real password could be guessed, so never allow a real secret: move it instead.
+    What `[secrets] allow` in `.bonsai.toml` holds, so the file never holds the value.  One
+    fingerprint names one value (issue 25): up to then surrounding blanks and trailing punctuation
+    were stripped (and the text NFC-normalised) first, so allowing `Winter2024` also allowed
+    `Winter2024!` and `Winter2024)))`.  An old fingerprint still matches exactly the value it
+    was made from when stripping changed nothing (the same bytes hash the same), and no other.
+    Meant for values that are not secrets (a false alarm): 64 bits identify a value, and a hash
+    of a short real password could be guessed, so never allow a real secret: move it instead.
     """
     import hashlib
-    import unicodedata
 
-    normal = unicodedata.normalize("NFC", value.strip()).rstrip(".,;:!?*)")
-    return "sha256:" + hashlib.sha256(normal.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return "sha256:" + hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 def finding_fingerprint(text: str, finding: SecretFinding) -> str:
@@ -550,6 +659,8 @@ def could_hold_secret(text: str) -> bool:
     lowered = _lower(text)
     if "-----begin" in lowered or "eyj" in lowered or "://" in lowered or "bearer" in lowered:
         return True
+    if "basic" in lowered or "sig=" in lowered:  # a short Basic value, a signature cut by %2B escapes
+        return True
     if _RUN in lowered.encode("utf-8", "surrogatepass").translate(_RUN_CLASS):
         return True
     # a secret name ends before some sign
@@ -607,6 +718,100 @@ def mask_name(name: str) -> str:
     return "/".join(_mask_hits(part, _name_hits(part)) for part in name.split("/"))
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\\]")
+_CONTROL_ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r", "\\": "\\\\"}
+
+
+def shown_path(path: str) -> str:
+    """A path (str, `/`-separated) as one printable line: `mask_name`, then control characters
+    and backslashes escaped the way git quotes a name (`memory/a\\nb.md` for a newline).
+
+    A name may hold any byte but `/` and NUL (an agent that kept a generated name's line break);
+    printed raw it would split a `path:line: kind` report in two.
+    """
+    masked = mask_name(path)
+    if not _CONTROL.search(masked):
+        return masked
+    return _CONTROL.sub(lambda m: _CONTROL_ESCAPES.get(m.group(0), f"\\x{ord(m.group(0)):02x}"), masked)
+
+
+# Git object ids (40 or 64 lowercase hex digits, a whole run): commit and blob ids in output and
+# trailers (`Bonsai-Source: MEMORY.md <blob>`) stay readable; a random caseless run that is all
+# lowercase hex has a 1 in ~10^7 chance of being a lowercased key of that exact length.
+_OBJECT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+
+
+def mask_output(text: str) -> str:
+    """Return `text` (anything bonsai-git prints or writes outside a leaf) with every secret-looking
+    value masked: the one rule for headings, paths, folder names, JSON, plan files, warnings,
+    errors, commit messages and trailers (issue 25).
+
+    What `mask_secrets` masks (the indexes' rule), and what `mask_name` adds for names wherever they
+    stand in the text: vendor key formats in any case (slugs are lowercased: `akia…`, `ghp_…`)
+    and random-looking caseless runs, but never a git object id.  A masked span never starts
+    inside or ends on a backslash escape, so JSON and TOML strings stay valid.  Idempotent; text
+    without findings is returned as is.  Leaves are never passed through it: they stay byte-exact.
+    """
+    hits: list[_Hit] = []
+    if could_hold_secret(text):
+        hits += [(f.start, f.end, f.kind) for f in find_secrets(text, aggressive=True)]
+    lowered = _lower(text)
+    if _VENDOR_PREFIX.search(lowered):
+        hits += _scan(text, _name_vendor_rules(), aggressive=True)
+    if _CASELESS_RUN_BYTES in lowered.encode("utf-8", "surrogatepass").translate(_ALNUM_CLASS):
+        hits += [(m.start(), m.end(), RANDOM_KIND) for m in _CASELESS_RUN.finditer(text)
+                 if _looks_random_caseless(m.group(0)) and not _OBJECT_ID.fullmatch(m.group(0))]
+    if not hits:
+        return text
+    return _mask_hits(text, _escape_safe(text, _resolve(hits, join=True)))
+
+
+# What mask_output adds costs one C pass each unless the text holds what it needs: a vendor
+# prefix in any case (every vendor rule's match starts with one of these, lowercased), or a run
+# of 20 ASCII letters and digits (a caseless random run; UTF-8 bytes >= 0x80 map to a space).
+_VENDOR_PREFIX = re.compile(r"-----begin|sk-|sk_|rk_|gh[pousr]_|github_pat_|glpat-|a(?:kia|sia|bia|cca|iza)|xox|"
+                            r"hooks\.slack|discord|hf_|npm_|sg\.|eyj|:(?<=[0-9]{8}:)")
+_ALNUM_CLASS = bytes(ord("a") if chr(b) in "abcdefghijklmnopqrstuvwxyz0123456789" else ord(" ") for b in range(256))
+_CASELESS_RUN_BYTES = b"a" * 20
+
+
+@cache
+def _name_vendor_rules() -> tuple[_Rule, ...]:
+    """The vendor formats of `_name_rules` (any case, glued on both sides), as lowercase patterns run
+    on the lowercased text: the same matches as IGNORECASE (tests/core/test_secret_output.py), 3-5x
+    faster (IGNORECASE loses re's literal-prefix skip).  The other rules ran in find_secrets."""
+    return tuple(replace(r, pattern=re.compile(_lowercase_pattern(r.pattern.pattern.replace(_END, ""))),
+                         lowered=True) for r in _rules() if r.vendor)
+
+
+def _lowercase_pattern(source: str) -> str:
+    """A regex source with every char lowercased but an escape's letter (`\\S` stays, `AKIA` is `akia`)."""
+    out, escaped = [], False
+    for ch in source:
+        out.append(ch if escaped else ch.lower())
+        escaped = not escaped and ch == "\\"
+    return "".join(out)
+
+
+def _escape_safe(text: str, hits: list[_Hit]) -> list[_Hit]:
+    """`hits` moved off backslash escapes: a span ending on a backslash drops the trailing ones; a
+    span starting on an escaped char (an odd run of backslashes before it) starts after the
+    escape (`\\n`, `\\uXXXX`) and keeps no prefix.  Empty spans are dropped."""
+    out: list[_Hit] = []
+    for start, end, kind in hits:
+        while end > start and text[end - 1] == "\\":
+            end -= 1
+        run = 0
+        while start - run > 0 and text[start - run - 1] == "\\":
+            run += 1
+        if run % 2:
+            start += 5 if text[start] == "u" else 1
+            kind = RANDOM_KIND  # keeps nothing: the prefix would be cut wrong
+        if start < end:
+            out.append((start, end, kind))
+    return out
+
+
 def name_secret_kinds(name: str) -> tuple[str, ...]:
     """The kinds of the secret-looking runs `mask_name` masks in `name`, in order (may repeat)."""
     if not _NAME_SUSPECT.search(name):
@@ -645,6 +850,8 @@ def _looks_random(token: str) -> bool:
     Git object ids and UUIDs (no upper case) never qualify.
     """
     core = token.strip("=_-")
+    if core.islower() or core.isupper():  # one case only (in C: paths and words are most matches)
+        return False
     if len(core) < 24 or not (any(c.isupper() for c in core) and any(c.islower() for c in core)
                               and any(c.isdigit() for c in core)):
         return False
