@@ -43,6 +43,7 @@ from pathlib import Path, PurePosixPath
 from .core.classify import Classification
 from .workspace import load_config
 from .core.config import FALLBACK_DOMAIN, MAX_DOMAIN_NAME, SINGLE_FILE_DOMAINS, Config, is_domain_name
+from .core.layout import CHOSEN_TRAILER
 from .core.errors import BadInput, Failed, NothingToDo, Refused
 from . import gitrun
 from .history import refuse_if_shallow
@@ -223,12 +224,13 @@ def moves_message(moves: Sequence[tuple[str, str]], domain: str) -> str:
 
 
 def regroup_moves(leaves: Sequence[Leaf], config: Config, *, all_leaves: bool = False,
-                  keep: Iterable[str] = ()) -> dict[str, tuple[str, Classification]]:
+                  keep: Iterable[str] = (), preamble: str = "") -> dict[str, tuple[str, Classification]]:
     """{old leaf path: (new path, why)} for the leaves the current rules place in another domain.
 
     Every leaf (single-file domains aside) is classified by its first `##` section's heading and
     body (and its sub-folder's name as the `#` group), with the whole tree as the document (its
-    dominant domain counts, as in a migration).
+    dominant domain counts, as in a migration) and `preamble` (the trunk's pinned text) naming the
+    owner and the agent.
     Candidates: leaves in `general` (or every leaf with `all_leaves`), minus the paths in `keep`
     (placed by a `move`).  A leaf stays when the rules give its own domain, `general` or a
     single-file domain, or only the tree's dominant domain (no word of its own points there).
@@ -247,7 +249,7 @@ def regroup_moves(leaves: Sequence[Leaf], config: Config, *, all_leaves: bool = 
         group = _folder_of(leaf.name).replace("/", " ").replace("-", " ")
         inputs.append(SectionInput(first.heading, body_of(first.text), group) if first else
                       SectionInput("", leaf.text, group))
-    decisions = classify_document(inputs, config)
+    decisions = classify_document(inputs, config, preamble)  # the trunk's preamble names the owner and the agent
     kept = set(keep)
     chosen: list[tuple[Leaf, Classification]] = []
     for leaf, decision in zip(movable, decisions):
@@ -401,7 +403,8 @@ def regroup_workspace(workspace: Path, *, all_leaves: bool = False, dry_run: boo
         if all_leaves:  # which leaves a `move` placed is in history
             refuse_if_shallow(ctx.workspace, "regroup --all's lookup of the leaves `bonsai-git move` placed")
         keep = _placed_by_move(ctx) if all_leaves else set()
-        found = regroup_moves(leaves, load_config(ctx.workspace), all_leaves=all_leaves, keep=keep)
+        found = regroup_moves(leaves, load_config(ctx.workspace), all_leaves=all_leaves, keep=keep,
+                              preamble=trunk.pinned)
         moves = {old: new for old, (new, _why) in found.items()}
         if not moves:
             return LifecycleResult(LifecyclePlan("regroup", (), (), (), ""), None, dry_run)
@@ -410,12 +413,19 @@ def regroup_workspace(workspace: Path, *, all_leaves: bool = False, dry_run: boo
 
 
 def _placed_by_move(ctx: RepoContext) -> set[str]:
-    """Workspace-relative leaf paths that a commit with the trailer `Bonsai-Op: move` added."""
+    """Workspace-relative leaf paths the user chose: added by a commit with the trailer `Bonsai-Op: move`,
+    or named by a migration's `Bonsai-Chosen` trailer (an edited plan's choice, issue 23)."""
     proc = gitrun.run(ctx.workspace, "log", "-z", "--relative", "--no-renames", "--format=", "--name-only",
                       "--diff-filter=A", f"--grep=^{TRAILER}: move$", "--", DOMAINS_DIR + "/")
     if proc.returncode != 0:
         return set()
-    return {p for p in proc.stdout.decode("utf-8", "surrogateescape").split("\0") if p.strip()}
+    out = {p for p in proc.stdout.decode("utf-8", "surrogateescape").split("\0") if p.strip()}
+    chosen = gitrun.run(ctx.workspace, "log", "-z", "--format=%B", f"--grep=^{CHOSEN_TRAILER}: ")
+    if chosen.returncode == 0:
+        prefix = CHOSEN_TRAILER + ": "
+        out |= {line[len(prefix):].strip() for line in chosen.stdout.decode("utf-8", "surrogateescape").splitlines()
+                if line.startswith(prefix)}
+    return out
 
 
 def archive_leaves(workspace: Path, refs: Sequence[str], reason: str | None = None, *, dry_run: bool = False,
@@ -546,6 +556,31 @@ def _read_or_none(path: Path) -> bytes | None:
         return path.read_bytes() if path.is_file() and not path.is_symlink() else None
     except OSError:
         return None
+
+
+def teaching_lines(workspace: Path, result: LifecycleResult, domain: str) -> list[str]:
+    """After a `move` to `domain`: per moved leaf, the `.bonsai.toml` line that would have placed it
+    there (core/teach.py), for the user to adopt; `.bonsai.toml` itself is never edited.  Reads each
+    leaf where it is now (its old path on --dry-run); a leaf the rules already place there says nothing."""
+    from .core.classify import body_of
+    from .core.sections import split_sections
+    from .core.teach import teaching_line
+
+    config = load_config(workspace)
+    lines = []
+    for old, new in result.plan.moves:
+        path = workspace / (old if result.dry_run else new)
+        try:
+            text = path.read_bytes().decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        sections = split_sections(text).sections
+        if not sections:
+            continue
+        line = teaching_line(sections[0].heading, body_of(sections[0].text), domain, config)
+        if line is not None:
+            lines.append(f"to place {new.rsplit('/', 1)[-1]} in {domain} next time, add to .bonsai.toml: {line}")
+    return lines
 
 
 def lifecycle_text(result: LifecycleResult) -> str:

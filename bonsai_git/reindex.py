@@ -406,7 +406,7 @@ def _plan_absorb(workspace: Path, parts: TrunkParts, config: Config, singles: di
             raise BadInput(f"{path}: is not a regular file (a folder); move it away, then absorb again") from None
         texts[path] = None if singles[path] is None else decode_utf8(singles[path] or b"", path)
     existing = {leaf.path: leaf.text for leaf in leaves}
-    plan = plan_absorb(parts.inbox, config, taken_leaf_names(workspace), texts, existing)
+    plan = plan_absorb(parts.inbox, config, taken_leaf_names(workspace), texts, existing, parts.pinned)
     singles.update((path, text.encode("utf-8")) for path, text in plan.bases)
     return plan
 

@@ -21,7 +21,7 @@ import hashlib
 import os
 import stat
 import sys
-from collections.abc import Callable, Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,11 +36,11 @@ from .journal import Journal, JournalEntry, crash_point
 from .preconditions import (
     CONVERTING, IDENTITY_ARGS, SUBMODULE_ARGS, check_identity, check_migration, check_planned_paths,
 )
-from .core.plan import MigrationPlan, SourceText, piece_at, plan_migration
+from .core.plan import PINNED, MigrationPlan, SectionChoice, SourceText, piece_at, plan_migration
 from .core.secretscan import has_secret, mask_output, secret_warnings
 from .core.sections import unclosed_comment_warning
 from .core.tokens import estimate_tokens
-from .core.layout import TRUNK, is_migrated
+from .core.layout import CHOSEN_TRAILER, TRUNK, is_migrated
 from .tree import CheckedWriter, Fingerprint, Reads, sync_barrier, write_durably
 
 
@@ -59,6 +59,7 @@ class MigrationResult:
     warnings: list[str] = field(default_factory=list)
     config: Config = field(default_factory=Config)
     text_warnings: list[str] = field(default_factory=list)
+    taught: tuple[tuple[str, str, str | None], ...] = ()  # (leaf path, heading, .bonsai.toml line) per plan choice
 
 
 def apply_changes(
@@ -232,12 +233,14 @@ def _migrate_locked(ctx: RepoContext, *, dry_run: bool, no_commit: bool, force: 
         )
     text_warnings = [w for w in [unclosed_comment_warning(ctx.repo_path(TRUNK), original)] if w]
     choices = None
+    chosen: tuple[tuple[int, str, str | None], ...] = ()
     if plan_text is not None:
         from .core.planfile import read_plan
         from .core.sections import split_sections
 
         edited = read_plan(plan_text, split_sections(original).sections, config, plan_source)
         config, choices = edited.config, edited.choices
+        chosen = _chosen(original, config, choices)
     # One scan of the original rules out the usual case (no secret anywhere), made before planning:
     # its lowercased copy of the whole memory (1x the input) then never sits on top of the plan's
     # memory, which was the migration's peak (issue 15).
@@ -253,13 +256,15 @@ def _migrate_locked(ctx: RepoContext, *, dry_run: bool, no_commit: bool, force: 
     handed = SourceText(original)
     del original
     plan = plan_migration(handed, config, choices)
-    message = commit_message(plan, config, source_blob)
+    paths = {placed.line: placed.path for placed in plan.placed}
+    taught = tuple((paths[line], heading, hint) for line, heading, hint in chosen)
+    message = commit_message(plan, config, source_blob, tuple(path for path, _h, _t in taught))
     warnings = _secret_warnings(ctx, plan, config.secret_allow) if suspect else []
     check_planned_paths(ctx, plan)  # a dry run refuses what the real run would refuse
     if dry_run:
         text_warnings += _link_warnings(plan)
         return MigrationResult(plan, dry_run=True, notes=notes, message=message, warnings=warnings, config=config,
-                               text_warnings=text_warnings)
+                               text_warnings=text_warnings, taught=taught)
     if not no_commit:  # --no-commit makes no commit, so needs no identity
         check_identity(ctx)
     sha = apply_changes(
@@ -267,7 +272,7 @@ def _migrate_locked(ctx: RepoContext, *, dry_run: bool, no_commit: bool, force: 
         verify=lambda: _verify_on_disk(ctx, source, plan), no_verify=no_verify,
     )
     return MigrationResult(plan, commit=sha, notes=notes, message=message, warnings=warnings, config=config,
-                           text_warnings=text_warnings)
+                           text_warnings=text_warnings, taught=taught)
 
 
 def _link_warnings(plan: MigrationPlan) -> list[str]:
@@ -279,8 +284,23 @@ def _link_warnings(plan: MigrationPlan) -> list[str]:
     return list(split_link_warnings(pieces, files))
 
 
-def commit_message(plan: MigrationPlan, config: Config, source_blob: str) -> str:
-    """The migration commit message: subject, one line per domain, then the Bonsai-* trailers."""
+def _chosen(original: str, config: Config, choices: Sequence[SectionChoice]) -> tuple[tuple[int, str, str | None], ...]:
+    """(heading line, heading, the `.bonsai.toml` line that would have placed it, or None) for every
+    section an edited plan places in another domain than the rules would (issue 23)."""
+    from .core.classify import body_of
+    from .core.sections import split_sections
+    from .core.teach import teaching_line
+
+    ruled = {placed.line: placed.domain for placed in plan_migration(original, config).placed}
+    sections = split_sections(original).sections
+    return tuple((s.line, s.heading, teaching_line(s.heading, body_of(s.text), c.domain, config))
+                 for s, c in zip(sections, choices) if c.domain not in (PINNED, ruled.get(s.line, PINNED)))
+
+
+def commit_message(plan: MigrationPlan, config: Config, source_blob: str, chosen: Sequence[str] = ()) -> str:
+    """The migration commit message: subject, one line per domain, then the Bonsai-* trailers; `chosen`
+    names the leaves an edited plan placed otherwise than the rules (`Bonsai-Chosen`: `regroup --all`
+    leaves them where they are, as it does a `move`)."""
     subject = config.subject.format(
         domains=len(plan.domains), before=f"{plan.boot_tokens_before:,}", after=f"{plan.boot_tokens_after:,}",
         sections=plan.sections,
@@ -294,6 +314,7 @@ def commit_message(plan: MigrationPlan, config: Config, source_blob: str) -> str
         f"Bonsai-Source: {TRUNK} {source_blob}",
         f"Bonsai-Sections: {plan.sections}",
         f"Bonsai-Boot-Tokens: {plan.boot_tokens_before} -> {plan.boot_tokens_after}",
+        *(f"{CHOSEN_TRAILER}: {path}" for path in chosen),
     ]
     return "\n".join([subject, "", *body, "", *trailers]) + "\n"
 

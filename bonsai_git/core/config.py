@@ -14,6 +14,8 @@ Every key has a default, so the file is never required.  Shape (DESIGN.md §2):
     [domains.research]           # the table shape also takes a one-line scope
     keywords = ["paper", "~study"]
     scope = "papers, studies and reading notes"
+    [domains.personal]           # `extend` adds words to a domain's lexicon words
+    extend = ["apiary", "~allotment"]
     [commit]
     subject = "bonsai: migrate MEMORY.md into {domains} domains ({before} -> {after} boot tokens)"
     [secrets]
@@ -52,117 +54,18 @@ MIN_BRANCH_TOKENS = 150
 # this many tokens (issue 24: it tells the agent who it is; 40 moved most of them out of boot).
 DEFAULT_PREAMBLE_TOKENS = 150
 
-# The default domains, in table order (ties between equal scores break by this order), with their
-# keywords (DESIGN.md §2; ../shared/corpus/LABELS.md draws the borders).  The seed's table is kept:
-# every seed keyword still names its seed domain, except `monitoring` (infrastructure, by sense) and
-# the ambiguous `network`, `voice` and `issues`, which are weak.  Keyword syntax (classify.py):
-# a word matches whole words, singular and plural both ways and -ing/-ed forms of long words; several
-# words match as a phrase; CJK keywords match as substrings; a leading `~` makes a keyword weak
-# (half a point, and the body is read before a weak match alone decides); a leading `^` makes it
-# count in headings only (`about`, `who`: common in any body).
-DEFAULT_DOMAINS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("identity", (
-        "identity", "personal", "family", "personality", "preferences", "professional network",
-        "about me", "about my human", "^owner", "profile", "biography", "background", "working style",
-        "writing style", "voice and style", "^~style", "^tone", "habits", "^values", "^about", "^~who", "career", "education", "work history", "^kids", "^children", "^parenting",
-        "~network", "~my human", "~user",
-        "身份", "个人", "個人", "家庭", "偏好", "用户", "用戶", "使用者", "喜好", "习惯", "習慣",
-        "プロフィール", "自己紹介", "好み", "家族", "신원", "프로필", "선호", "가족", "개인", "사용자",
-    )),
-    ("people", (
-        "people", "person", "team", "contacts", "contact list", "colleagues", "coworkers",
-        "stakeholders", "leadership", "committee", "supervisor", "staff", "employees", "who's who",
-        "relationships", "friends", "mentors", "mentees", "neighbors", "network contacts",
-        "人员", "人員", "联系人", "聯絡人", "联络人", "团队", "團隊", "同事", "人物", "人脉", "人脈",
-        "担当者", "連絡先", "チーム", "人間関係", "メンバー", "成员", "成員", "사람", "연락처", "팀", "동료",
-        "인맥", "멤버",
-    )),
-    ("business", (
-        "business", "revenue", "company", "seo", "events", "product", "brand", "pricing", "clients",
-        "customers", "sales", "marketing", "market", "competitors", "campaign", "audience",
-        "sponsors", "invoices", "vendors", "suppliers", "shop", "store", "orders", "hiring",
-        "fundraising", "investors", "metrics", "kpi", "finance", "budget", "keywords", "backlinks",
-        "listings", "marketplace", "newsletter", "podcast", "deals", "leads", "prospects", "strategy",
-        "operations", "logistics", "shipping", "content calendar", "^board", "~partners", "accounts", "okrs", "social media", "^launch",
-        "money", "conferences", "trade shows", "trading", "portfolio", "watchlist", "positions", "~pipeline", "~goals",
-        "业务", "公司", "营收", "客户", "产品", "品牌", "销售", "市场", "营销", "价格", "定价",
-        "供应商", "商品", "物流", "发货", "订单", "業務", "營收", "客戶", "產品", "銷售", "行銷",
-        "價格", "供應商", "訂單", "会社", "顧客", "売上", "事業", "製品", "価格", "営業", "取引先",
-        "비즈니스", "회사", "고객", "매출", "제품", "브랜드", "가격", "영업", "마케팅", "거래처",
-    )),
-    ("projects", (
-        "projects", "initiatives", "roadmap", "milestones", "project status", "investigations",
-        "experiments", "thesis", "dissertation", "programme", "~research", "~backlog",
-        "项目", "項目", "专案", "專案", "课题", "課題", "プロジェクト", "案件", "研究テーマ",
-        "프로젝트", "과제",
-    )),
-    ("infrastructure", (
-        "infrastructure", "services", "cron", "~voice", "api", "~issues", "quirks", "config",
-        "configuration", "tools", "servers", "hosts", "hosting", "environments", "deploys",
-        "deployment", "ports", "monitoring", "alerts", "on-call", "oncall", "escalation", "backups",
-        "restore", "runbooks", "secrets", "api keys", "credentials", "access", "incidents", "outages",
-        "dns", "database", "storage", "ci", "build", "commands", "shell", "snippets", "scripts",
-        "release process", "dependencies", "gotchas", "dev environment", "integrations", "platforms",
-        "router", "wifi", "vpn", "home assistant", "homelab", "repository", "repo", "git", "codebase",
-        "stack", "architecture", "certificates", "ssl", "equipment", "maintenance", "capacity",
-        "known issues", "issue tracker", "tracker", "scheduled jobs", "jobs", "software", "hardware",
-        "devices", "email setup", "accounts and access", "postmortems", "bugs", "tech debt", "technical debt",
-        "passwords", "permissions", "~system", "~systems", "~network", "~release",
-        "基础设施", "服务", "配置", "接口", "工具", "部署", "服务器", "伺服器", "系统", "系統",
-        "设置", "設定", "备份", "備份", "监控", "監控", "运维", "運維", "环境", "環境", "服務",
-        "サーバー", "インフラ", "ツール", "監視", "バックアップ", "デプロイ",
-        "서버", "인프라", "설정", "도구", "백업", "모니터링", "배포",
-    )),
-    ("agents", (
-        "agent", "task", "sub-agent", "assistant", "bot", "subagents", "rules", "workflow",
-        "templates", "format", "~conventions", "~recurring", "reminders", "briefing", "triage",
-        "task queue", "inbox", "heartbeat", "operating rules", "instructions", "guidelines", "must not",
-        "agent identity", "persona", "~boundaries",
-        # to-do lists belong to their items' domain (the body decides); the agent's list otherwise
-        "~todo", "~to-do", "~open loops", "~action items", "~priorities", "~待办", "~待辦", "~やること", "~할 일",
-        "智能体", "任务", "任務", "代理", "助手", "助理", "模板", "工作流", "提醒", "规则", "規則",
-        "エージェント", "アシスタント", "タスク", "ルール", "에이전트", "작업", "비서", "규칙", "템플릿",
-    )),
-    ("community", (
-        "community", "directory", "meetup", "group", "communities", "forum", "club", "volunteers",
-        "members", "discord", "social groups",
-        "社区", "社區", "社群", "コミュニティ", "커뮤니티", "모임", "동호회",
-    )),
-    ("legal", (
-        "legal", "non-compete", "contract", "compliance", "law", "lawyer", "attorney", "gdpr",
-        "privacy", "^terms", "license", "licensing", "nda", "public records", "records requests",
-        "safeguarding", "data retention", "retention", "regulations", "regulatory", "trademark",
-        "copyright", "litigation",
-        "法律", "合同", "合約", "合规", "合規", "隐私", "隱私", "法规", "法規", "契約", "法務",
-        "법률", "계약", "규정", "개인정보",
-    )),
-    ("personal", (
-        "health", "fitness", "workouts", "gym", "exercise", "diet", "nutrition", "sleep", "medical",
-        "doctor", "personal finance", "savings", "home", "house", "travel", "trips", "vacation",
-        "holidays", "hobbies", "hobby", "reading list", "books", "language study", "wedding",
-        "recipes", "cooking", "pets", "garden", "passport", "visa", "training plan", "^car", "vehicle",
-        "medications", "dentist", "injuries", "physiotherapy", "insurance", "taxes", "bills", "subscriptions", "mortgage", "rent",
-        "apartment", "^school", "language learning", "music", "photography", "gaming", "movies",
-        "shopping list", "groceries", "^routine",
-        "健康", "健身", "旅行", "旅游", "旅遊", "爱好", "愛好", "趣味", "勉強", "学习", "學習",
-        "运动", "運動", "家居", "婚礼", "婚禮", "読書", "건강", "운동", "여행", "취미", "공부", "결혼",
-    )),
-    ("log", (
-        "log", "journal", "diary", "changelog", "change log", "weekly review", "monthly review",
-        "reviews", "retrospective", "retro", "session log", "daily notes", "timeline",
-        "achievements", "^history", "~report", "~updates", "~weekly", "~monthly",
-        "日志", "日誌", "周报", "週報", "月报", "月報", "回顾", "回顧", "复盘", "復盤", "日記",
-        "振り返り", "変更履歴", "議事録", "会议记录", "會議記錄", "일지", "회고", "기록", "일기", "회의록",
-    )),
-    ("dates", (
-        "^dates", "^remember", "anniversary", "birthday", "^deadlines", "^due dates", "renewals",
-        "^important dates", "^key dates",
-        "日期", "生日", "纪念日", "紀念日", "截止", "期限", "誕生日", "記念日", "締切", "생일",
-        "기념일", "마감", "날짜",
-    )),
-    # LABELS.md: archive pointers and glossaries belong nowhere else.
-    ("general", ("archive", "glossary", "miscellaneous", "misc", "归档", "歸檔", "杂项", "雜項", "アーカイブ", "보관")),
+# The default domains, in table order (ties between equal scores break by this order).  Their words
+# are the lexicon's (bonsai_git/data/lexicon/<lang>.toml, lexicon.py; issue 23), so a default domain's
+# entry here holds no keywords: an empty tuple means "the lexicon's words".  `.bonsai.toml` may
+# replace them (`name = [...]`, `keywords = [...]`) or add to them (`extend = [...]`); the added
+# words are kept in this tuple.  Keyword syntax (classify.py): a word matches whole words in every
+# form its stemmer joins; several words match as a phrase; CJK keywords match as substrings; a
+# leading `~` makes a keyword weak, `^` counts it in headings only, `=` matches that form only.
+DEFAULT_DOMAIN_NAMES: tuple[str, ...] = (
+    "identity", "people", "business", "projects", "infrastructure", "agents", "community", "legal",
+    "personal", "log", "dates", "general",
 )
+DEFAULT_DOMAINS: tuple[tuple[str, tuple[str, ...]], ...] = tuple((name, ()) for name in DEFAULT_DOMAIN_NAMES)
 # One line per domain saying what it holds (issue 10; ../shared/corpus/LABELS.md draws the borders).
 # The trunk shows these, `explain` and the README list them; `.bonsai.toml` may set a domain's scope.
 DOMAIN_SCOPES: dict[str, str] = {  # short: the trunk loads one line per domain at every boot
@@ -321,10 +224,13 @@ def _domains(
                            f"(at most {MAX_DOMAIN_NAME}, not {FALLBACK_DOMAIN!r} or 'pinned')")
         where = f"domains.{name}"
         if isinstance(value, dict):
-            unknown = sorted(set(value) - {"keywords", "scope"})
+            unknown = sorted(set(value) - {"keywords", "extend", "scope"})
             if unknown:
                 raise BadInput(f"{source}: unknown key {where + '.' + unknown[0]!r}; known keys in "
-                               f"[{where}]: keywords, scope")
+                               f"[{where}]: keywords, extend, scope")
+            if "keywords" in value and "extend" in value:
+                raise BadInput(f"{source}: [{where}] takes keywords (replace the words) or extend (add to "
+                               "them), not both")
             scope = value.get("scope")
             if scope is not None:
                 if not isinstance(scope, str) or not scope.strip() or not is_one_line(scope):
@@ -334,6 +240,8 @@ def _domains(
             if "keywords" in value:
                 keywords = _strings(value["keywords"], f"{where}.keywords", source)
                 configured.append(name)
+            elif "extend" in value:  # the lexicon's words (a default domain) and these
+                keywords = _strings(value["extend"], f"{where}.extend", source)
             else:
                 keywords = defaults.get(name, ())
         else:

@@ -25,6 +25,9 @@ try:  # the sha1 module itself (git_blob_id): importing hashlib would load OpenS
 except ImportError:  # pragma: no cover - other Python implementations
     from hashlib import sha1 as _sha1
 
+# The migration trailer naming a leaf an edited plan placed otherwise than the rules (issue 23):
+# `regroup --all` leaves it where it is, as it leaves a `move`.
+CHOSEN_TRAILER = "Bonsai-Chosen"
 TRUNK = "MEMORY.md"
 MEMORY_DIR = "memory"
 DOMAINS_DIR = "memory/domains"

@@ -190,7 +190,7 @@ def plan_migration(original: str | SourceText, config: Config,
             order.append(("leaf", preamble_leaf))
             leaf_parts.append(_Part(FALLBACK_DOMAIN, "", doc.preamble, None))
             moved_tokens = estimate_tokens(doc.preamble, config.estimator)
-    decisions = _decide(doc.sections, config, choices)
+    decisions = _decide(doc.sections, config, choices, doc.preamble)
     section_slots: list[tuple[str, int]] = []
     for section, (domain, decision, name) in zip(doc.sections, decisions):
         if domain == PINNED:
@@ -238,13 +238,14 @@ def plan_migration(original: str | SourceText, config: Config,
 
 
 def _decide(
-    sections: Sequence[Section], config: Config, choices: Sequence[SectionChoice] | None,
+    sections: Sequence[Section], config: Config, choices: Sequence[SectionChoice] | None, preamble: str = "",
 ) -> list[tuple[str, Classification | None, str | None]]:
-    """Per section: (domain or PINNED, the classifier's record or None, fixed leaf name or None)."""
+    """Per section: (domain or PINNED, the classifier's record or None, fixed leaf name or None);
+    `preamble` (the text before the first `##`) names the owner and the agent (classify_document)."""
     if choices is not None:
         return [(c.domain, None, c.leaf if c.domain != PINNED else None) for c in choices]
     kept = [i for i, s in enumerate(sections) if not is_pinned(s.heading, config)]
-    found = classify_document(_ClassifierInputs(sections, kept), config)
+    found = classify_document(_ClassifierInputs(sections, kept), config, preamble)
     out: list[tuple[str, Classification | None, str | None]] = [(PINNED, None, None)] * len(sections)
     for i, decision in zip(kept, found):
         out[i] = (decision.domain, decision, None)

@@ -94,6 +94,10 @@ def migration_text(result: MigrationResult) -> str:
                      f"out of boot; to keep it in MEMORY.md, add this line to .bonsai.toml "
                      f"{'before migrating' if result.dry_run else '(then bonsai-git rollback and migrate again)'}: "
                      f"{moved['keep']}")
+    for path, heading, line in getattr(result, "taught", ()):
+        lines.append(f"You placed {heading!r} in {path} (the rules put it elsewhere); "
+                     + (f"to teach the rules, add to .bonsai.toml: {line}" if line else
+                        "no keyword would place it there (regroup --all leaves it where you put it)"))
     if result.dry_run:
         lines.append("Sections (heading -> leaf path (decided by)):")
         lines += [f"  {p.heading or '(empty heading)'} -> {p.path} ({p.decided_by})" for p in plan.placed]
