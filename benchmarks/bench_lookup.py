@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
-"""Lookup-cost benchmark (issue 11): prints figures against the targets; not a test.
+"""Lookup benchmark (issues 11 and 24): prints what a reader reads on the way to a leaf; not a test.
 
 Lookup cost = tokens of MEMORY.md + every index file read on the way to a leaf's entry
-(bonsai_git.core.lookup).  Measured on the planned migration (pure, no git) of:
-- every shared corpus file (../shared/corpus, or tests/corpus): median <= 700, max <= 1,000;
-- a generated memory of 1,000 sections: median <= 700, max <= 1,000;
-- a generated memory of 10,000 sections: max <= 1,500;
-and the quiet trunk: the generated block's tokens (< 400), the largest index file (<= branch_tokens),
-and the corpus's mean boot-token reduction over files of >= 1,000 tokens (>= 90%, chars/4 as
-check_corpus.py counts).
+(bonsai_git.core.lookup), with the files read per lookup (trunk, indexes, leaf) and the depth of
+the path.  Measured on the planned migration (pure, no git) of every shared corpus file
+(../shared/corpus, or tests/corpus) and of generated memories of 1,000 and 10,000 sections.
+The token figure is no target (issue 24 retired median <= 700 / max <= 1,000: they rewarded
+splitting small domains into tiny wordless indexes).  The targets kept: the depth (at most the
+domain index and two levels below it, at 10,000 sections too), the generated block (< 400
+tokens), the largest index file (<= branch_tokens), and the corpus's mean boot-token reduction
+over files of >= 1,000 tokens (>= 85%, chars/4 as check_corpus.py counts).
 
 The generated memory mixes what long-running agents write: `Person:` and `Project:` entries,
 dated incidents, weekly reviews and daily logs, and topical notes (deploys, clients, meetups,
@@ -51,7 +52,7 @@ TOPICS = (
     ("Home {t} maintenance", "The {t} needs a check every quarter; the last visit found nothing worth fixing."),
 )
 CITIES = ("Lisbon", "Oslo", "Nairobi", "Austin", "Seoul", "Porto", "Lyon", "Quito", "Perth", "Riga")
-TARGETS = {"median": 700, "max": 1000}
+MAX_DEPTH = 3  # index files on the way to a leaf's entry: the domain index and two levels below it
 # Issue 10 adds default domains for people, projects and dated logs; with today's defaults the
 # generated memory lands 76% in `general`.  This .bonsai.toml gives the same spread, so both are shown.
 SPREAD_TOML = """
@@ -61,7 +62,6 @@ projects = ["project"]
 log = ["log", "review", "weekly"]
 infrastructure = ["incident", "deploy", "service", "services", "tool", "dashboard"]
 """
-TARGET_10K_MAX = 1500
 # The `#` group each generated heading's first word falls under, in the grouped variant.
 GROUPS = {"Person": "People", "Project": "Projects", "Incident": "Operations", "Weekly": "Journal", "Log": "Journal",
           "Deploy": "Operations", "Client": "Clients", "Meetup": "Community", "Contract": "Clients",
@@ -110,12 +110,35 @@ def measure(text: str, config: Config) -> tuple[dict[str, int], float]:
     cost = lookup_cost(files, config.estimator)
     parts = parse_trunk(files["MEMORY.md"])
     assert parts is not None
-    figures = {"median": cost.median, "p95": cost.p95, "max": cost.max,
+    figures = {"median": cost.median, "p95": cost.p95, "max": cost.max, "depth": cost.depth, "reads": cost.reads,
+               "index_files": cost.index_files, "index_median": cost.index_median,
                "largest_index": cost.largest_index[1] if cost.largest_index else 0,
                "block": estimate_tokens(parts.block), "before": math.ceil(len(text) / 4),
                "after": math.ceil(len(files["MEMORY.md"]) / 4), "leaves": len(plan.leaves),
                "folders": len({leaf.path.rsplit("/", 1)[0] for leaf in plan.leaves if "/" in leaf.name})}
     return figures, seconds
+
+
+def entry_sizes(corpus: Path) -> str:
+    """The measurement behind the default `branch_tokens` (issue 24): the estimated tokens of each
+    folder leaf's entry in its domain index (name line, summary line, blank line), over the corpus
+    planned with the default config, and what 40 entries at p90 make with the index's title lines."""
+    from bonsai_git.core.indexes import domain_stats, render_branch_index
+
+    sizes: list[int] = []
+    for path in sorted(corpus.glob("*.md")):
+        if path.name == "README.md":
+            continue
+        plan = plan_migration(path.read_bytes().decode("utf-8"), Config())
+        for stats in domain_stats([leaf for leaf in plan.leaves if leaf.domain != "dates"], "script-aware"):
+            for leaf, _ in stats.leaves:
+                one = render_branch_index(type(stats)(stats.name, ((leaf, estimate_tokens(leaf.text)),)))
+                head = "\n".join(one.split("\n")[:2]) + "\n"
+                sizes.append(estimate_tokens(one) - estimate_tokens(head))
+    sizes.sort()
+    p50, p90 = sizes[len(sizes) // 2], sizes[len(sizes) * 9 // 10]
+    return (f"index entries over the corpus: {len(sizes)} leaves, {p50} tokens median, {p90} p90; 40 entries at "
+            f"p90 + title lines = ~{40 * p90 + 22:,} tokens (default branch_tokens {Config().branch_tokens:,})")
 
 
 def _verdict(ok: bool) -> str:
@@ -129,32 +152,34 @@ def main() -> None:
     args = parser.parse_args()
     config = Config()
     print(f"branch_tokens = {config.branch_tokens}; corpus: {args.corpus}\n")
-    print(f"{'memory':<36}{'leaves':>7}{'median':>8}{'p95':>6}{'max':>7}{'largest idx':>12}{'block':>7}  boot")
+    print(f"{'memory':<36}{'leaves':>7}{'median':>8}{'p95':>6}{'max':>7}{'reads':>6}{'depth':>6}{'indexes':>8}"
+          f"{'largest idx':>12}{'block':>7}  boot")
     missed = 0
     reductions = []
     for path in sorted(args.corpus.glob("*.md")):
         if path.name == "README.md":
             continue
         f, _ = measure(path.read_bytes().decode("utf-8"), config)
-        ok = f["median"] <= TARGETS["median"] and f["max"] <= TARGETS["max"] and f["block"] < 400
+        ok = f["depth"] <= MAX_DEPTH and f["block"] < 400 and f["largest_index"] <= config.branch_tokens
         missed += not ok
         if f["before"] >= 1000:
             reductions.append(1 - f["after"] / f["before"])
-        print(f"{path.name[:35]:<36}{f['leaves']:>7}{f['median']:>8}{f['p95']:>6}{f['max']:>7}{f['largest_index']:>12}"
-              f"{f['block']:>7}  {f['before']:,} -> {f['after']:,}  {_verdict(ok)}")
+        print(f"{path.name[:35]:<36}{f['leaves']:>7}{f['median']:>8}{f['p95']:>6}{f['max']:>7}{f['reads']:>6}"
+              f"{f['depth']:>6}{f['index_files']:>8}{f['largest_index']:>12}{f['block']:>7}  {f['before']:,} -> "
+              f"{f['after']:,}  {_verdict(ok)}")
+    print(entry_sizes(args.corpus))
     mean = 100 * sum(reductions) / len(reductions) if reductions else 0.0
     print(f"\ncorpus: {missed} file(s) miss a target; mean boot-token reduction {mean:.1f}% over {len(reductions)} "
-          f"files >= 1,000 tokens (target >= 90%) {_verdict(mean >= 90)}\n")
+          f"files >= 1,000 tokens (target >= 85%) {_verdict(mean >= 85)}\n")
     runs = (("default domains", config, False), ("domains as issue 10", parse_config(SPREAD_TOML), False),
             ("# groups, default domains", config, True))
     for (label, cfg, grouped), n in ((r, int(s)) for r in runs for s in args.sizes.split(",")):
         f, seconds = measure(generated_memory(n, groups=grouped), cfg)
-        limit = TARGET_10K_MAX if n >= 10_000 else TARGETS["max"]
-        ok = f["max"] <= limit and (n >= 10_000 or f["median"] <= TARGETS["median"])
-        print(f"generated {n:,} sections, {label}: median {f['median']}, p95 {f['p95']}, max {f['max']} (target "
-              f"{'' if n >= 10_000 else 'median <= 700, '}max <= {limit:,}); largest index {f['largest_index']} "
-              f"(bound {config.branch_tokens}); block {f['block']} tokens; {f['folders']} group folders; planned in "
-              f"{seconds:.2f} s  {_verdict(ok)}")
+        ok = f["depth"] <= MAX_DEPTH and f["block"] < 400 and f["largest_index"] <= config.branch_tokens
+        print(f"generated {n:,} sections, {label}: median {f['median']}, p95 {f['p95']}, max {f['max']} tokens; "
+              f"{f['reads']} reads median, depth {f['depth']} (target <= {MAX_DEPTH}); {f['index_files']} index files, "
+              f"~{f['index_median']} tokens median, largest {f['largest_index']} (bound {config.branch_tokens}); "
+              f"block {f['block']} tokens; {f['folders']} group folders; planned in {seconds:.2f} s  {_verdict(ok)}")
 
 
 if __name__ == "__main__":

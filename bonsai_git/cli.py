@@ -153,6 +153,17 @@ def reindex(workspace: Path, check: bool) -> None:
 
 @main.command()
 @WORKSPACE
+@click.option("--rev", default="HEAD", show_default=True, metavar="COMMIT",
+              help="The commit whose own tree is checked (not the work tree).")
+def check(workspace: Path, rev: str) -> None:
+    """Check that a commit's tree holds fresh indexes, as a clean clone of it would (exit 1: stale, named)."""
+    from .commands import check as command
+
+    _done(command.run(workspace, rev=rev))
+
+
+@main.command()
+@WORKSPACE
 @click.argument("commit", required=False)
 def rollback(workspace: Path, commit: str | None) -> None:
     """Revert the migration commit with git revert (exit 3: nothing to revert or it would conflict)."""
@@ -308,6 +319,33 @@ def flatten(workspace: Path, dry_run: bool, no_commit: bool, no_verify: bool, pr
 
     _done(command.run(workspace, dry_run=dry_run, no_commit=no_commit, no_verify=no_verify, profile=profile,
                       echo=click.echo))
+
+
+@main.command()
+@WORKSPACE
+@click.argument("runtime", type=click.Choice(["openclaw", "codex", "claude"]))
+@click.option("--undo", is_flag=True, help="Remove exactly what connect added (a file it created is deleted).")
+@click.option("--dry-run", is_flag=True, help="Print the change as a diff; write nothing.")
+@click.option("--mode", type=click.Choice(["auto", "block", "pointer"]), default="auto", show_default=True,
+              help="codex: the trunk block in AGENTS.md, or a pointer to MEMORY.md (auto: the block when it fits "
+                   "Codex's 32,768-byte chain budget).")
+@click.option("--auto-memory", is_flag=True,
+              help="claude: print the user-level autoMemoryDirectory setting instead of importing @MEMORY.md.")
+@click.option("--write-settings", is_flag=True,
+              help="With --auto-memory: write it into ~/.claude/settings.json (outside the repository).")
+def connect(workspace: Path, runtime: str, undo: bool, dry_run: bool, mode: str, auto_memory: bool,
+            write_settings: bool) -> None:
+    """Make RUNTIME load the trunk at boot: codex (AGENTS.md block), claude (@MEMORY.md in CLAUDE.md), openclaw (a check)."""
+    from .commands import connect as command
+
+    if (auto_memory or write_settings) and runtime != "claude":
+        raise click.UsageError("--auto-memory and --write-settings are for claude")
+    if write_settings and not auto_memory:
+        raise click.UsageError("--write-settings needs --auto-memory")
+    if mode != "auto" and runtime != "codex":
+        raise click.UsageError("--mode is for codex")
+    _done(command.run(workspace, runtime, undo=undo, dry_run=dry_run, mode=mode, auto_memory=auto_memory,
+                      write_settings=write_settings, echo=click.echo))
 
 
 @main.command("secrets-audit")

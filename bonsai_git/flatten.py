@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .core.branches import is_index_name
+from .core.branches import is_generated_index, is_index_name
 from .core.errors import BadInput, Failed, NothingToDo
 from .core.flatplan import PINNED, FlatPlan, Slot, original_slots, plan_flatten, strip_separator, verify_flat
 from . import gitrun
@@ -37,7 +37,7 @@ from .reindex import read_trunk
 from .rollback import files_at, find_migration_commit
 from .transaction import apply_changes
 from .core.layout import DOMAINS_DIR, MEMORY_DIR, ROOT_INDEX, TRUNK, decode_utf8, parse_trunk
-from .tree import read_leaves, remove_empty_folders, walk_leaf_paths
+from .tree import Reads, read_leaves, read_regular_or_none, remove_empty_folders, walk_files, walk_leaf_paths
 
 _SOURCE = re.compile(r"^Bonsai-Source:[ \t]*\S+[ \t]+([0-9a-f]{40,64})[ \t]*$", re.M)
 
@@ -65,17 +65,21 @@ def flatten(workspace: Path, *, dry_run: bool = False, no_commit: bool = False, 
     refuse_if_journaled(ctx.top)
     with workspace_lock(ctx):
         check_clean_for_commit(ctx, MEMORY_AREAS)
-        _trunk_bytes, parts = read_trunk(ctx.workspace)
+        reads = Reads(ctx.workspace)  # the one read the plan is made from and the swap checks against
+        _trunk_bytes, parts = read_trunk(ctx.workspace, reads)
         migration = _migration_commit(ctx)
         slots, pinned_then = _migration_slots(ctx, migration) if migration else ((), "")
         if migration and not slots:
             migration = None  # its files do not hold its original: order by domain instead (nothing is lost)
         original_pinned = "".join(s.text for s in slots if s.source == PINNED)
         pinned = strip_separator(parts.pinned, pinned_then, original_pinned)
-        leaves = read_leaves(ctx.workspace, walk_leaf_paths(ctx.workspace))
+        leaves = read_leaves(ctx.workspace, walk_leaf_paths(ctx.workspace), reads)
         renames = _renames(ctx, migration) if migration else {}
         plan = plan_flatten(slots, pinned, leaves, parts.inbox, renames, parts.newline)
-        deleted = tuple(sorted({leaf.path for leaf in leaves} | set(_generated_paths(ctx))))
+        generated = _generated_paths(ctx)
+        for path in generated:
+            reads.read_or_none(path)  # deleted only while it holds what was seen here
+        deleted = tuple(sorted({leaf.path for leaf in leaves} | set(generated)))
         kept = tuple(p for p in _files_under(ctx, DOMAINS_DIR) if p not in deleted)
         if dry_run:
             return FlattenResult(plan, deleted, migration, None, True, kept)
@@ -84,7 +88,7 @@ def flatten(workspace: Path, *, dry_run: bool = False, no_commit: bool = False, 
         changes: dict[str, bytes | None] = {TRUNK: plan.text.encode("utf-8")}
         changes.update({path: None for path in deleted})
         message = flatten_message(plan, deleted, migration)
-        sha = apply_changes(ctx, changes, None if no_commit else message,
+        sha = apply_changes(ctx, changes, None if no_commit else message, reads,
                             verify=lambda: _verify(ctx, plan, deleted), no_verify=no_verify)
         for path in sorted(deleted, key=lambda p: -p.count("/")):
             remove_empty_folders(ctx.abs_path(path).parent, ctx.workspace)  # memory/ too, when nothing is left
@@ -136,19 +140,19 @@ def _migration_commit(ctx: RepoContext) -> str | None:
 def _migration_slots(ctx: RepoContext, migration: str) -> tuple[tuple[Slot, ...], str]:
     """The original's slots (flatplan.original_slots) and the trunk's pinned text in the migration commit.
 
-    The original is the blob its `Bonsai-Source` trailer names; the migrated files are read at
-    the commit.  Raises BadInput when the trailer or the blob is missing; no slots when the
+    The original is the blob its `Bonsai-Source` trailer names (without one: the trunk of its
+    parent); the migrated files are read at the commit.  Raises BadInput when the blob is missing; no slots when the
     commit's files do not hold the original (a hand-edited migration commit).
     """
     message = gitrun.run(ctx.top, "log", "-1", "--format=%B", migration, check=True).stdout.decode("utf-8", "replace")
     m = _SOURCE.search(message)
-    if m is None:
-        raise BadInput(f"{migration[:12]}: the migration commit has no Bonsai-Source trailer; flatten cannot find "
-                       f"the original {TRUNK}")
-    blob = gitrun.run(ctx.top, "cat-file", "blob", m.group(1))
+    # No Bonsai-Source trailer (a commit-msg hook dropped it; the commit was found by its content):
+    # the original is the flat trunk of the migration's parent, which migrate requires unmodified.
+    source = m.group(1) if m is not None else f"{migration}^1:{ctx.repo_path(TRUNK)}"
+    blob = gitrun.run(ctx.top, "cat-file", "blob", source)
     if blob.returncode != 0:
-        refuse_if_shallow(ctx.top, f"flatten's read of the original {TRUNK} (the blob {m.group(1)[:12]})")
-        raise BadInput(f"{migration[:12]}: the original {TRUNK} blob {m.group(1)[:12]} is missing from the repository")
+        refuse_if_shallow(ctx.top, f"flatten's read of the original {TRUNK} (the blob {source[:12]})")
+        raise BadInput(f"{migration[:12]}: the original {TRUNK} blob {source[:12]} is missing from the repository")
     original = decode_utf8(blob.stdout, f"{TRUNK} at {migration[:12]}^")
     migrated = files_at(ctx, migration)
     parts = parse_trunk(migrated.get(TRUNK, ""))
@@ -177,20 +181,21 @@ def _renames(ctx: RepoContext, migration: str) -> dict[str, str]:
 
 
 def _files_under(ctx: RepoContext, folder: str) -> list[str]:
-    root = ctx.abs_path(folder)
-    if not root.is_dir():
-        return []
-    return sorted(p.relative_to(ctx.workspace).as_posix() for p in root.rglob("*") if p.is_file() or p.is_symlink())
+    return walk_files(ctx.workspace, folder)  # never into a submodule, nested repository or workspace
 
 
 def _generated_paths(ctx: RepoContext) -> list[str]:
-    """The index files on disk: every `_index.md` and sub-branch `_index.<key>.md` under memory/domains/
-    (branches.is_index_name) and the root index."""
-    found = [ROOT_INDEX] if ctx.abs_path(ROOT_INDEX).is_file() else []
-    root = ctx.abs_path(DOMAINS_DIR)
-    if root.is_dir():
-        found += [p.relative_to(ctx.workspace).as_posix() for p in root.rglob("_index*.md")
-                  if is_index_name(p.name) and p.is_file() and not p.is_symlink()]
+    """The index files on disk that bonsai-git wrote: every `_index.md` and sub-branch `_index.<key>.md`
+    under memory/domains/ (branches.is_index_name) whose bytes open with the generated head
+    (branches.is_generated_index), and the root index (opening with its title).  A note an agent
+    named like an index is kept (listed with the other kept files)."""
+    root = read_regular_or_none(ctx.abs_path(ROOT_INDEX))
+    found = [ROOT_INDEX] if root is not None and root.startswith(b"# Memory Index") else []
+    for path in walk_files(ctx.workspace, DOMAINS_DIR, symlinks=False):
+        if is_index_name(path.rpartition("/")[2]):
+            data = read_regular_or_none(ctx.abs_path(path))
+            if data is not None and is_generated_index(data):
+                found.append(path)
     return found
 
 

@@ -121,19 +121,26 @@ def settings_digest(root: Path, settings: Iterable[Path] = ()) -> str | None:
 
 
 def _hash_settings(h: "blake2b", root: Path, settings: Iterable[Path]) -> bool:
+    from .core.errors import BadInput
+    from .tree import SETTINGS_LIMIT, NotRegularFile, read_bounded
+
     h.update(_code_version().encode())
+    # Regular files of bounded size only: a FIFO or a symlink to /dev/zero as `.bonsai.toml` made the
+    # hook block or read without end (issue 21 §5).  Such a file is no verdict here: load_config refuses it.
     try:
-        h.update(b"config\0" + (root / CONFIG_NAME).read_bytes() + b"\0")
+        h.update(b"config\0" + read_bounded(root / CONFIG_NAME, CONFIG_NAME, SETTINGS_LIMIT) + b"\0")
     except FileNotFoundError:
         h.update(b"no config\0")
-    except OSError:
+    except (OSError, BadInput):
         return False
     for number, setting in enumerate(settings):  # by position: the same file may be named by another path
         try:
-            h.update(b"%d\0%s\0" % (number, setting.read_bytes()))
+            h.update(b"%d\0%s\0" % (number, read_bounded(setting, str(setting), SETTINGS_LIMIT)))
         except FileNotFoundError:
             h.update(b"%d\0absent\0" % number)
-        except OSError:
+        except NotRegularFile:  # GIT_CONFIG_GLOBAL=/dev/null, say: git reads nothing there, nor do we
+            h.update(b"%d\0not a file\0" % number)
+        except (OSError, BadInput):
             return False
     return True
 

@@ -203,6 +203,50 @@ def check_attributes(top: Path, prefix: str, targets: Iterable[str]) -> None:
         raise Refused(problem)
 
 
+# --- .gitignore -----------------------------------------------------------------------------------
+
+def ignore_problem(cwd: Path, paths: Iterable[str]) -> str | None:
+    """The one-line refusal when a .gitignore rule (or an exclude file) hides one of `paths` (relative
+    to `cwd`, the workspace: paths bonsai-git would write under its `memory/`), else None.
+
+    A template `.gitignore` with `log/`, `tmp/` or `build/` hides a domain folder: memory
+    written there would never be committed, and `git add` refuses it (issue 21 §10).  The
+    message names the rule's file, line and pattern, and the negation that brings the tree back.
+    One `git check-ignore --no-index -v` (a rule hides a new file even beside tracked ones).
+    """
+    wanted = list(dict.fromkeys(paths))
+    if not wanted:
+        return None
+    folder = "memory/"  # asked too: a rule hiding the folder itself needs its own negation (git re-includes
+    proc = run(cwd, "check-ignore", "--no-index", "-v", "-z", "--stdin",  # nothing inside an excluded folder)
+               input="\0".join([folder, *wanted]).encode("utf-8", "surrogateescape"))
+    fields = proc.stdout.decode("utf-8", "surrogateescape").split("\0")
+    hits = [(source, line, pattern, path) for source, line, pattern, path
+            in zip(fields[0::4], fields[1::4], fields[2::4], fields[3::4])
+            if not pattern.startswith("!")]  # -v lists a path a negation includes again: not ignored
+    files = [hit for hit in hits if hit[3] != folder]
+    if not files:
+        return None
+    source, line, pattern, path = files[0]
+    where = run(cwd, "rev-parse", "--show-prefix").stdout.decode("utf-8", "surrogateescape").strip()
+    shown = os.path.relpath(source, cwd) if os.path.isabs(source) else source  # a .gitignore: from the top
+    rel = _relative_to_rule(source, where)
+    lines = f"`!/{rel}memory/` and `!{rel}memory/**`" if len(hits) > len(files) else f"`!{rel}memory/**`"
+    return (f"{path}: ignored by {shown}:{line} (`{pattern}`), so memory written there would never be committed; "
+            f"add {'the lines' if len(hits) > len(files) else 'the line'} {lines} after it in {shown}, commit it, "
+            "and run again")
+
+
+def _relative_to_rule(source: str, prefix: str) -> str:
+    """`prefix` (the workspace's folder from the top, "" or "a/b/") as the rule file `source` reads
+    patterns: relative to its folder for a `.gitignore` (git names it from the top), to the top
+    for an exclude file."""
+    folder = os.path.dirname(source)
+    if os.path.basename(source) != ".gitignore" or os.path.isabs(source) or not folder:
+        return prefix
+    return prefix[len(folder) + 1:] if prefix.startswith(folder + "/") else prefix
+
+
 def memory_probe_paths(prefix: str, tracked: Iterable[str]) -> list[str]:
     """Repo paths that stand for what bonsai-git writes under `<prefix>memory/`: the tracked ones
     (workspace-relative in `tracked`), the root index, the single-file domain, and a new leaf and
@@ -275,13 +319,84 @@ def find_workspace(start: Path) -> Path:
 def memory_listing(workspace: Path) -> tuple[list[str], list[str]]:
     """(tracked, untracked-not-ignored) workspace-relative paths under `<workspace>/memory/`, sorted.
 
-    Tracked means in git's index (committed or staged), as the hook sees it.
+    Tracked means in git's index (committed or staged), as the hook sees it.  Refused (exit 3)
+    when a sparse checkout leaves out part of the memory tree (sparse_problem).
     """
     proc = run(workspace, "ls-files", "-z", "-t", "--cached", "--others", "--exclude-standard", "--", "memory")
     entries = [e for e in proc.stdout.decode("utf-8", "surrogateescape").split("\0") if len(e) > 2]
+    inner = nested_workspaces(workspace, (e[2:] for e in entries))
+    if inner:  # their files are theirs alone: never the outer workspace's leaves (issue 21 §5)
+        entries = [e for e in entries if not e[2:].startswith(inner)]
+    problem = sparse_problem(e[2:] for e in entries if e[0] == "S")
+    if problem is not None:
+        raise Refused(problem)
     tracked = sorted({e[2:] for e in entries if e[0] != "?"})
     untracked = sorted({e[2:] for e in entries if e[0] == "?"})
     return tracked, untracked
+
+
+def unstaged_domain_problem(root: Path, tracked: Iterable[str], untracked: Iterable[str], prefix: str = "") -> str | None:
+    """The refusal when indexing only what git tracks would drop a domain whose leaves are on disk,
+    not staged, else None.
+
+    After `migrate --no-commit`, staging only MEMORY.md and committing made the hook "fix" the
+    trunk to match the commit: every domain whose leaves were not staged left the block and lost
+    its index (issue 21 §3).  A domain folder holding a generated `_index.md`, untracked leaves
+    and no tracked leaf is such a domain.  The message gives the command that stages all of it.
+    Paths are workspace-relative; `prefix` is the workspace's folder from the repository's top.
+    """
+    from .core.layout import DOMAINS_DIR, INDEX_NAME, TRUNK, leaf_location
+
+    loose = [(p, loc[0]) for p in untracked if p.startswith(DOMAINS_DIR + "/") and (loc := leaf_location(p))]
+    if not loose:  # the usual case: decided without looking at the tracked paths
+        return None
+    have = {loc[0] for p in tracked if (loc := leaf_location(p)) is not None}
+    stray = sorted(p for p, domain in loose if domain not in have
+                   and os.path.isfile(os.path.join(os.fspath(root), DOMAINS_DIR, domain, INDEX_NAME)))
+    if not stray:
+        return None
+    from .core.secretscan import mask_name  # only on this rare path: names are shown masked, as everywhere
+
+    more = f" (and {len(stray) - 1} more)" if len(stray) > 1 else ""
+    return (f"{mask_name(prefix + stray[0])}{more}: not staged, so this commit would drop its domain from {prefix}{TRUNK} and "
+            f"the indexes (a migration staged in part?); stage all of it: git add -A -- {prefix}{TRUNK} "
+            f"{prefix}memory")
+
+
+def sparse_problem(skipped: Iterable[str], prefix: str = "") -> str | None:
+    """The refusal when `skipped` (workspace-relative paths git tracks but a sparse checkout leaves
+    off disk: `ls-files -t` tag `S`) holds part of the memory tree, else None.
+
+    Indexing a half-visible tree would drop the missing domains from MEMORY.md's block and the
+    root index although their leaves are tracked (issue 21 §4): refused, never rewritten.
+    """
+    from .core.layout import TRUNK, leaf_location
+
+    missing = sorted(p for p in set(skipped) if p == TRUNK or leaf_location(p) is not None
+                     or (p.startswith("memory/") and p.endswith("/_index.md")))
+    if not missing:
+        return None
+    first = missing[0]
+    folder = prefix + (first.rpartition("/")[0] or ".")
+    more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
+    return (f"{prefix}{first}{more}: tracked but outside the sparse checkout, so indexing this work tree would drop "
+            f"its domain from MEMORY.md and the indexes; add it (git sparse-checkout add {folder}) or run "
+            "bonsai-git in a full checkout")
+
+
+def nested_workspaces(workspace: Path, paths: Iterable[str]) -> tuple[str, ...]:
+    """The folders (workspace-relative, with a trailing `/`) among `paths`' that hold a migrated
+    MEMORY.md of their own: workspaces nested in this one's memory tree (a helper agent's)."""
+    from .core.layout import is_migrated
+    from .tree import read_regular_or_none
+
+    found = []
+    for path in paths:
+        if path.endswith("/MEMORY.md"):
+            data = read_regular_or_none(workspace / path)
+            if data is not None and is_migrated(data.decode("utf-8", "replace")):
+                found.append(path[: -len("MEMORY.md")])
+    return tuple(sorted(set(found)))
 
 
 def indexed_leaf_paths(root: Path, tracked: Iterable[str], untracked: Iterable[str] = (),
@@ -293,11 +408,21 @@ def indexed_leaf_paths(root: Path, tracked: Iterable[str], untracked: Iterable[s
     `memory/domains/` (`git add` it: the hook indexes only what a commit can hold, so
     indexing it elsewhere would be undone at the next commit), a tracked leaf deleted from disk
     (`git rm` it), one that is not a regular file (a symlink is never followed out of the tree).
+    Refused (exit 3): a tracked leaf in a one-file domain's folder (`memory/domains/dates/x.md`),
+    which no index the lookup path reads would list (issue 21 §4).
     Paths are relative to `root` (the workspace), sorted.  `sizes`, when given, receives each
     indexed leaf's size in bytes from the same lstat (the hook's facts cache checks it).
     """
+    from .core.config import SINGLE_FILE_DOMAINS
     from .core.layout import DOMAINS_DIR, leaf_location  # light; not at import time (layout imports config)
 
+    single_folders = tuple(f"{DOMAINS_DIR}/{d}/" for d in SINGLE_FILE_DOMAINS)
+    stray = sorted(p for p in tracked if p.startswith(single_folders) and leaf_location(p) is not None)
+    if stray:  # one C-level test per path; a leaf there is indexed nowhere the lookup path reads
+        domain = stray[0].split("/")[2]
+        raise Refused(f"{stray[0]}: a leaf in a folder of {domain}, a one-file domain ({SINGLE_FILE_DOMAINS[domain]}), "
+                      f"is indexed nowhere; append its text to {SINGLE_FILE_DOMAINS[domain]} or move it to another "
+                      "domain (git mv), then commit again")
     leaves: list[str] = []
     warnings: list[str] = []
     base = os.path.join(os.fspath(root), "")  # with its separator: one concatenation per leaf, not a join

@@ -14,15 +14,19 @@ What a run does, for the repository that holds the current folder:
    out (a warning says `git rm`).  pre-commit never passes deleted files to a hook and only
    notices changes to tracked files, so the hook reads the whole tree instead of its arguments.
    The same rule serves `reindex`, `absorb` and `status` (gitsettings.indexed_leaf_paths).
-   Inside a commit (GIT_INDEX_FILE set), a leaf whose work tree differs from git's index is
-   refused (exit 3): the commit would carry indexes of text it does not hold.  MEMORY.md's git
-   attributes must reach memory/ too (gitsettings.check_attributes, exit 3).
+   Inside a commit under the plain git hook (GIT_INDEX_FILE set, PRE_COMMIT not), a workspace
+   whose leaves, indexes or MEMORY.md differ between the work tree and git's index is reindexed
+   from git's index instead (commitstage.py): a partial or pathspec commit gets indexes of
+   exactly what it commits.  MEMORY.md's git attributes must reach memory/ too
+   (gitsettings.check_attributes, exit 3).
 3. With `absorb = true` (the default), `##` sections appended after the trunk's end marker are
    moved into new leaves first (core/absorb.py).  Then every stale generated file is rewritten.
    Writing runs hold `bonsai.lock` (as `absorb` and `reindex` do), and every file is replaced
    through tree.CheckedWriter, so an agent's write meanwhile is never overwritten.
 4. Exit 0 when nothing changed; 1 when it wrote anything (a new untracked `_index.md` or
-   leaf included), naming each file and the `git add` to run; under `--check` it writes
+   leaf included), naming each file and the `git add` to run (the pre-commit framework's
+   convention).  Under the plain git hook it stages what it wrote instead, prints one line and
+   exits 0: the commit goes through with fresh indexes (issue 22).  Under `--check` it writes
    nothing and exits 1 when anything is stale.  Errors: one line on stderr and the
    BonsaiError's exit code (3 for a leaf with merge-conflict markers, naming file and line).
 """
@@ -77,11 +81,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("files", nargs="*", help="Ignored: the whole tree is checked (pre-commit passes staged files).")
     parser.add_argument("--check", action="store_true", help="Write nothing; exit 1 when anything is stale.")
+    parser.add_argument("--pre-push", action="store_true",
+                        help="git's pre-push hook: check each pushed commit's tree (refs read from stdin).")
     parser.add_argument("-C", dest="directory", type=Path, default=Path("."), help="Run in this folder.")
     parser.add_argument("--version", action="version", version=f"bonsai-git {__version__}")
     # What it prints, usage errors included, passes the one masking rule (redaction.py).
     with MaskedOutput():
         args = parser.parse_args(argv)
+        if args.pre_push:  # git runs `pre-push <remote> <url>` and writes the refs on stdin
+            from .pushcheck import check_push
+
+            remote = args.files[0] if args.files else None
+            return run_entry("bonsai-git", lambda: check_push(args.directory, remote, sys.stdin.read().splitlines()))
         with CyclicGcOff():  # the collector's passes over the renderer's import-time objects: a few ms of a run that writes
             return run_entry("bonsai-git", lambda: run_hook(args.directory, check=args.check))
 
@@ -108,6 +119,16 @@ def run_hook(directory: Path, *, check: bool = False) -> int:
     1 when files were written (or, under `check`, are stale).  Raises NotARepository outside
     a git work tree, BadInput for an unreadable leaf or a merge-conflict marker.
     """
+    if check and os.environ.get("PRE_COMMIT_TO_REF"):  # the framework's pre-push stage: check what is pushed
+        from .pushcheck import check_framework_push
+
+        pushed = check_framework_push(directory)
+        if pushed is not None:
+            return pushed
+    if os.environ.get("GIT_INDEX_FILE"):  # inside a commit: the index git commits, whatever folder a git command runs in
+        from .commitstage import absolute_index_file
+
+        absolute_index_file()
     top, common_dir, journal = _locate(directory)
     if (journal / "journal.json").is_file():  # an interrupted migration: only `migrate --recover` may run
         from .journal import refuse_if_journaled
@@ -129,6 +150,7 @@ def run_hook(directory: Path, *, check: bool = False) -> int:
             pending.append((ws, digest))
     if not pending:
         return 0
+    _refuse_half_visible(top, listing, [ws for ws, _digest in pending])
     if check:
         return _run_workspaces(top, common_dir, pending, check, memo, len(pending) == len(workspaces))
     with _holding_lock(journal):  # the lock `absorb` and every writing command take: one writer at a time
@@ -142,15 +164,26 @@ def _run_workspaces(top: Path, common_dir: Path, pending: list[tuple[Workspace, 
     def open_facts() -> FactsCache:
         return _facts_cache(caches, common_dir)
 
+    # Inside a commit under the plain git hook: index what the commit holds and stage what was
+    # regenerated (commitstage.py).  Under the pre-commit framework (PRE_COMMIT=1) what differs from
+    # git's index was written by an earlier hook (a formatter) and is re-added with ours (issue 22).
+    from . import commitstage  # only when a workspace is read: off the no-op path
+
+    plain = commitstage.in_plain_commit(check)
     if not check and os.environ.get("GIT_INDEX_FILE"):  # inside a commit (git sets it for its hooks)
         for ws, _digest in pending:  # before any workspace is written: all or nothing
-            if ws.unstaged:  # nothing unstaged: nothing to refuse
-                _refuse_unstaged(top, ws, open_facts)
+            _refuse_unstaged_projection(top, ws, open_facts)
     changed: list[str] = []
     touched: list[Workspace] = []
     for ws, digest in pending:
         warned = _WARNINGS[0]
-        written = _run_workspace(top, ws, check, open_facts, common_dir)
+        if plain and commitstage.needs_staged_view(ws.unstaged):
+            written = commitstage.reindex_staged(top, ws.prefix, ws.tracked, ws.unstaged,
+                                                 {ws.prefix + p: v for p, v in ws.stage.items()})
+        else:
+            written = _run_workspace(top, ws, check, open_facts, common_dir, quiet=plain)
+            if plain and written:
+                commitstage.stage_from_work_tree(top, written, {ws.prefix + p: v for p, v in ws.stage.items()})
         changed += written
         touched += [ws] if written else []
         if not written and _WARNINGS[0] == warned:
@@ -162,6 +195,12 @@ def _run_workspaces(top: Path, common_dir: Path, pending: list[tuple[Workspace, 
         _warn_provenance(top, [ws for ws in touched if f"{ws.prefix}{TRUNK}" in changed])
     if not changed:
         return 0
+    if plain:  # one line; the commit goes through with them
+        from .core.secretscan import mask_name
+
+        print(f"bonsai-git: regenerated {len(changed)} file(s) from what this commit holds and staged them: "
+              f"{' '.join(mask_name(p) for p in sorted(changed))}")
+        return 0
     if check:
         print(f"bonsai-git: {len(changed)} generated file(s) stale; run bonsai-git reindex (and bonsai-git absorb), "
               "then commit", file=sys.stderr)
@@ -171,6 +210,34 @@ def _run_workspaces(top: Path, common_dir: Path, pending: list[tuple[Workspace, 
         print(f"bonsai-git: rewrote {len(changed)} file(s); stage them and commit again: git add -A -- "
               f"{_addable(changed)}", file=sys.stderr)
     return 1
+
+
+def _refuse_half_visible(top: Path, listing: Sequence[tuple[str, str]], workspaces: Sequence[Workspace]) -> None:
+    """Refuse (exit 3) when indexing what git tracks would drop part of a workspace's tree: a domain
+    whose leaves are on disk but not staged (gitsettings.unstaged_domain_problem: a migration
+    staged in part), or tracked files a sparse checkout leaves out.
+
+    `git ls-files -t` tags them `S` (skip-worktree): tracked, absent from disk.  Indexing the
+    work tree would drop their domains from MEMORY.md's block and the root index (issue 21 §4),
+    so the run refuses before anything is read or written.  Asked only of runs the freshness memo
+    did not settle (a skip-worktree entry never makes a workspace known fresh).
+    """
+    from .gitsettings import sparse_problem
+
+    from .gitsettings import unstaged_domain_problem
+
+    for ws in workspaces:
+        if ws.untracked:
+            problem = unstaged_domain_problem(top / ws.prefix, ws.tracked, ws.untracked, ws.prefix)
+            if problem is not None:
+                raise Refused(problem)
+    skipped = [path for tag, path in listing if tag == "S"]
+    if not skipped:
+        return
+    for ws in sorted(workspaces, key=lambda w: w.prefix):
+        problem = sparse_problem([p[len(ws.prefix):] for p in skipped if p.startswith(ws.prefix)], ws.prefix)
+        if problem is not None:
+            raise Refused(problem)
 
 
 def _facts_cache(caches: list[FactsCache], common_dir: Path) -> FactsCache:
@@ -215,49 +282,38 @@ def _addable(paths: Sequence[str]) -> str:
     return " ".join(shlex.quote(p) for p in out)
 
 
-def _refuse_unstaged(top: Path, ws: Workspace, cache: Callable[[], FactsCache]) -> None:
-    """Refuse (exit 3) when the run would index or rewrite text this commit does not hold.
+def _refuse_unstaged_projection(top: Path, ws: Workspace, cache: Callable[[], FactsCache]) -> None:
+    """Refuse (exit 3), as for MEMORY.md, when the run would rewrite the Codex block in an AGENTS
+    file (projection.py) that has changes git's index does not hold: staging the rewrite would
+    stage those too.  Two failed opens for a workspace that is not connected; one `git diff` for
+    one that is; a check run only when that file has unstaged changes."""
+    from .projection import connected_codex_file
 
-    A leaf whose work-tree bytes differ from git's index (partly staged, unstaged only, or
-    deleted but not staged) would be indexed as it is on disk, so the commit would carry
-    indexes of text it does not hold, stale in every clean clone.  MEMORY.md with unstaged
-    changes counts when the run would rewrite it (absorb, or a new block): staging the rewrite
-    would stage those changes too.  A generated `_index.md` with unstaged changes (an earlier
-    run rewrote it and it was not staged) would leave a stale index in the commit.  The
-    pre-commit framework sets unstaged changes aside before its hooks run, so this refuses only
-    under the plain git hook.  Called inside a
-    commit only (git sets GIT_INDEX_FILE for its hooks): run by hand, nothing is committed, and
-    the hook indexes the work tree as `reindex` does.
-    """
-    leaves = sorted(p for p in set(ws.unstaged) if leaf_location(p) is not None)
-    if not leaves and TRUNK in ws.unstaged and _would_rewrite_trunk(top, ws, cache):
-        leaves = [TRUNK]
-    indexes = sorted(p for p in set(ws.unstaged) if p.startswith(MEMORY_DIR + "/") and p.endswith("/_index.md"))
-    from .core.secretscan import mask_name  # names are shown masked, as everywhere (issue 13)
-
-    if not leaves and indexes:  # rewritten by an earlier run and not staged: the commit would hold the old one
-        more = f" (and {len(indexes) - 1} more)" if len(indexes) > 1 else ""
-        raise Refused(f"{mask_name(ws.prefix + indexes[0])}{more}: a generated index with changes that are not "
-                      f"staged, so this commit would hold a stale one; stage it: git add -A -- "
-                      f"{_addable([ws.prefix + p for p in indexes])}")
-    if leaves:
-        more = f" (and {len(leaves) - 1} more)" if len(leaves) > 1 else ""
-        raise Refused(f"{mask_name(ws.prefix + leaves[0])}{more}: has changes that are not staged, so the indexes "
-                      f"would describe text this commit does not hold; stage them (git add -- "
-                      f"{_addable([ws.prefix + leaves[0]])}) or set them aside (git stash push --keep-index), then "
-                      "commit again")
+    try:
+        found = connected_codex_file(top / ws.prefix)
+    except BonsaiError:
+        return  # the run itself refuses, naming the file
+    if found is None:
+        return
+    name = ws.prefix + found[0]
+    if run(top, "diff", "--quiet", "--", name).returncode != 1:
+        return  # as staged (or untracked: the hook names it to add)
+    if found[0] not in _would_rewrite(top, ws, cache):
+        return
+    raise Refused(f"{name}: has changes that are not staged, and this commit rewrites its bonsai-git Codex block; "
+                  f"stage them (git add -- {name}) or set them aside (git stash push --keep-index), then commit again")
 
 
-def _would_rewrite_trunk(top: Path, ws: Workspace, cache: Callable[[], FactsCache]) -> bool:
+def _would_rewrite(top: Path, ws: Workspace, cache: Callable[[], FactsCache]) -> tuple[str, ...]:
+    """The files a run over `ws` would write (a check run: nothing is written)."""
     from .workspace import load_config
     from .reindex import reindex_workspace
 
     root = top / ws.prefix
     config = load_config(root)
     leaves, _warnings = indexed_leaf_paths(root, ws.tracked, ws.untracked)
-    result = reindex_workspace(root, check=True, leaf_paths=leaves, config=config, absorb=config.absorb,
-                               facts=cache().facts_of(config.estimator))
-    return TRUNK in result.changed
+    return reindex_workspace(root, check=True, leaf_paths=leaves, config=config, absorb=config.absorb,
+                             facts=cache().facts_of(config.estimator)).changed
 
 
 class _holding_lock:
@@ -325,7 +381,9 @@ def find_workspaces(top: Path, listing: Sequence[tuple[str, str]]) -> list[Works
     """The migrated workspaces among `(tag, repo-relative path)` entries of `git ls-files -t`, by prefix.
 
     A workspace is a tracked `MEMORY.md` whose text on disk has bonsai markers.  Each gets the
-    tracked and untracked paths under its folder, relative to it.  A tracked `MEMORY.md` without
+    tracked and untracked paths under its folder, relative to it, except those under a workspace
+    nested in it (`memory/domains/agents/helper/MEMORY.md`): they are the inner one's alone, never
+    the outer one's leaves, which once made the two rewrite each other's indexes (issue 21 §5).  A tracked `MEMORY.md` without
     a valid marker pair beside a tracked `memory/domains/` (a marker deleted or retyped, the trunk
     rewritten by an agent) raises BadInput (exit 3), the message `reindex --check` gives: indexing
     nothing there would commit stale indexes.
@@ -353,24 +411,26 @@ def find_workspaces(top: Path, listing: Sequence[tuple[str, str]]) -> list[Works
         return workspaces
     by_prefix = {ws.prefix: ws for ws in workspaces}
     deepest = max(map(len, by_prefix), default=0)  # no workspace folder ends past this: stop looking there
-    for tag, path in listing:  # one pass: each path goes to every workspace folder above it (~depth lookups)
-        end = 0
+    for tag, path in listing:  # one pass: each path goes to the nearest workspace folder above it (~depth lookups)
+        end, owner, at = 0, None, 0
         while True:
             ws = by_prefix.get(path[:end])
             if ws is not None:
-                rel = path[end:]
-                (ws.untracked if tag == "?" else ws.unstaged if tag == "C" else ws.tracked).append(rel)
+                owner, at = ws, end
             end = path.find("/", end) + 1
             if not end or end > deepest:
                 break
+        if owner is not None:
+            rel = path[at:]
+            (owner.untracked if tag == "?" else owner.unstaged if tag == "C" else owner.tracked).append(rel)
     return workspaces
 
 
 def _split_stage(workspaces: Sequence[Workspace], stage_info: dict[str, str]) -> None:
     """Give each workspace its part of `stage_info` ({repo path: "mode blob-id"}), keyed by paths
     relative to it: one pass over the index however many workspaces the repository holds (a fleet
-    of 100 workspaces once scanned the whole index 100 times), each path to every workspace folder
-    above it, as `find_workspaces` hands out the listing."""
+    of 100 workspaces once scanned the whole index 100 times), each path to the nearest workspace
+    folder above it, as `find_workspaces` hands out the listing."""
     if len(workspaces) == 1 and not workspaces[0].prefix:
         workspaces[0].stage = stage_info
         return
@@ -379,14 +439,16 @@ def _split_stage(workspaces: Sequence[Workspace], stage_info: dict[str, str]) ->
     for ws in workspaces:
         ws.stage = {}
     for path, value in stage_info.items():
-        end = 0
+        end, owner, at = 0, None, 0
         while True:
             holder = by_prefix.get(path[:end])
             if holder is not None:
-                holder.stage[path[end:]] = value
+                owner, at = holder, end
             end = path.find("/", end) + 1
             if not end or end > deepest:
                 break
+        if owner is not None:
+            owner.stage[path[at:]] = value
 
 
 def _has_domains(tracked: set[str], prefix: str) -> bool:
@@ -396,7 +458,9 @@ def _has_domains(tracked: set[str], prefix: str) -> bool:
 
 
 def _run_workspace(top: Path, ws: Workspace, check: bool, cache_of: Callable[[], FactsCache],
-                   common_dir: Path) -> list[str]:
+                   common_dir: Path, quiet: bool = False) -> list[str]:
+    """Reindex one workspace (incrementally when its snapshot allows, else in full); the repository
+    paths written.  `quiet`: do not name each file (the plain hook's one line does)."""
     from .incremental import load_snapshot, run_incremental, save_snapshot, snapshot_path
     from .freshness import settings_digest
 
@@ -418,13 +482,14 @@ def _run_workspace(top: Path, ws: Workspace, check: bool, cache_of: Callable[[],
             changed, after = outcome
             if after is not None:
                 save_snapshot(snap_path, after)
-            _report(ws, root, changed, check)
+            if not quiet:
+                _report(ws, root, changed, check)
             return [ws.prefix + p for p in changed]
-    return _run_workspace_in_full(top, ws, check, cache_of(), settings, snap_path)
+    return _run_workspace_in_full(top, ws, check, cache_of(), settings, snap_path, quiet)
 
 
 def _run_workspace_in_full(top: Path, ws: Workspace, check: bool, cache: FactsCache, settings: str | None,
-                           snap_path: Path | None) -> list[str]:
+                           snap_path: Path | None, quiet: bool = False) -> list[str]:
     from .workspace import load_config
     from .reindex import reindex_workspace
 
@@ -470,7 +535,8 @@ def _run_workspace_in_full(top: Path, ws: Workspace, check: bool, cache: FactsCa
             verb = "would absorb" if check else "absorbed"
             extends = " (same topic: extends that leaf)" if s.extends and s.path.startswith(DOMAINS_DIR + "/") else ""
             print(f"bonsai-git: {verb} {mask_secrets(s.heading)!r} from {ws.prefix}{TRUNK} into {ws.prefix}{s.path}{extends}")
-    _report(ws, root, result.changed, check)
+    if not quiet:
+        _report(ws, root, result.changed, check)
     if result.inbox_sections:
         _warn(f"{ws.prefix}{TRUNK}: {result.inbox_sections} new section(s) after the end marker are not absorbed "
               "(absorb = false); run bonsai-git absorb")
@@ -501,8 +567,9 @@ def _keep_snapshot(root: Path, ws: Workspace, leaves: Sequence[str], cache: Fact
     if rows is None or settings is None:
         drop_snapshot(snap_path)
         return
+    written = [p for p in result.changed if p in rendered]  # the Codex projection (AGENTS.md) is not the snapshot's
     snapshot = snapshot_after_full_run(settings, ws.stage, ws.unstaged, ws.untracked, root, rows, rendered,
-                                       result.changed, snap_path)
+                                       written, snap_path)
     snapshot.layouts = {domain: layout for domain, layout in layouts.items() if domain in snapshot.roots}
     save_snapshot(snap_path, snapshot)
 

@@ -10,8 +10,8 @@ writes into a folder the manager regenerates:
 
 | manager | found by | install-hook |
 |---|---|---|
-| husky | core.hooksPath is `.husky/_` (9) or `.husky` (5-8) | appends `bonsai-git-hook` to `.husky/pre-commit` (created if missing) |
-| lefthook | `lefthook.yml` (`.lefthook.yml`, `.yaml`, `.config/lefthook.yml`) or its hook script | appends a `pre-commit` command `bonsai-reindex` when the file has no `pre-commit:` yet; else refuses with the lines to add under it |
+| husky | core.hooksPath is `.husky/_` (9) or `.husky` (5-8) | appends `bonsai-git-hook` to `.husky/pre-commit` (created if missing); refuses when its last command is `exit`/`exec` |
+| lefthook | `lefthook.yml` (`.lefthook.yml`, `.yaml`, `.config/lefthook.yml`, `.toml`, `.json`, `.jsonc`) or its hook script | YAML: appends a `pre-commit` command `bonsai-reindex` when the file has no `pre-commit:` yet; else (and for TOML/JSON) refuses with the lines to add |
 | simple-git-hooks | its `package.json` key or config file, or its hook script | refuses with the `package.json` line to set, then `npx simple-git-hooks` |
 | pre-commit | `.pre-commit-config.yaml` or its hook script | refuses with the `.pre-commit-config.yaml` snippet (githook.PRE_COMMIT_SNIPPET) |
 
@@ -34,6 +34,13 @@ from .gitrun import run
 HOOK_COMMAND = "bonsai-git-hook"  # what the plain hook script runs (bonsai_git/data/pre-commit)
 LEFTHOOK_FILES = ("lefthook.yml", ".lefthook.yml", "lefthook.yaml", ".lefthook.yaml", ".config/lefthook.yml",
                   ".config/lefthook.yaml")
+# lefthook also reads TOML and JSON(C) configs (lefthook.dev/configuration, "Config file name"), and
+# with more than one config file "only one will be used, and you'll never know which": beside one of
+# these, install-hook refuses with the lines to add instead of writing a lefthook.yml
+LEFTHOOK_OTHER_FILES = tuple(f"{d}{dot}lefthook.{ext}" for ext in ("toml", "json", "jsonc")
+                             for d, dot in (("", ""), ("", "."), (".config/", "")))
+_LEFTHOOK_SNIPPETS = {"toml": '[pre-commit.commands.bonsai-reindex]\nrun = "bonsai-git-hook"\n',
+                      "json": '"pre-commit": {"commands": {"bonsai-reindex": {"run": "bonsai-git-hook"}}}\n'}
 SIMPLE_FILES = (".simple-git-hooks.json", "simple-git-hooks.json", ".simple-git-hooks.cjs", ".simple-git-hooks.js",
                 ".simple-git-hooks.mjs", "simple-git-hooks.cjs", "simple-git-hooks.js", "simple-git-hooks.mjs")
 LEFTHOOK_COMMAND = ("  commands:\n"
@@ -72,7 +79,7 @@ def detect_manager(top: Path, hooks_folder: Path, hook_text: bytes | None) -> Ma
     if husky is not None:
         return Manager("husky", (husky / "pre-commit").relative_to(top).as_posix())
     text = hook_text or b""
-    lefthook = next((f for f in LEFTHOOK_FILES if (top / f).is_file()), None)
+    lefthook = next((f for f in LEFTHOOK_FILES + LEFTHOOK_OTHER_FILES if (top / f).is_file()), None)
     if lefthook is not None or b"call_lefthook" in text or b"LEFTHOOK" in text:
         return Manager("lefthook", lefthook or LEFTHOOK_FILES[0])
     simple = _simple_config(top)
@@ -144,6 +151,10 @@ def _install_husky(path: Path, top: Path) -> ManagerChange:
     text = _read_text(path)
     if text is not None and _has_line(text, HOOK_COMMAND):
         return ManagerChange(f"already installed ({shown} runs {HOOK_COMMAND})", path)
+    last = _last_command(text or "")
+    if last.startswith(("exit", "exec ")) and last.split()[0] in ("exit", "exec"):
+        raise HookManagerFound(f"{shown}: its last command `{last}` ends the hook, so a line appended after it would "
+                               f"never run; add the line above before it, then commit {shown}", HOOK_COMMAND + "\n")
     if text is None:
         # husky 9 runs `.husky/pre-commit` with `sh -e` (no shebang needed); husky 5-8 runs it directly
         text = "" if (path.parent / "_" / "h").is_file() or not (path.parent / "_" / "husky.sh").is_file() else _HUSKY8_HEADER
@@ -157,11 +168,23 @@ def _install_husky(path: Path, top: Path) -> ManagerChange:
                          f"commit {shown} (git add {shown})")
 
 
+def _last_command(text: str) -> str:
+    """The last line of a shell script that is neither blank nor a comment, stripped ("" none)."""
+    lines = [line.strip() for line in text.splitlines()]
+    return next((line for line in reversed(lines) if line and not line.startswith("#")), "")
+
+
 def _install_lefthook(path: Path) -> ManagerChange:
     name = path.name if path.parent.name != ".config" else f".config/{path.name}"
     text = _read_text(path)
     if text is not None and HOOK_COMMAND in text:
         return ManagerChange(f"already installed ({name} runs {HOOK_COMMAND})", path)
+    ext = path.suffix.lstrip(".")
+    if ext in ("toml", "json", "jsonc"):
+        raise HookManagerFound(
+            f"{name}: lefthook reads its config from {name} and nothing is written there or beside it (a second "
+            f"config file could replace it); add the lines above to it, then run: lefthook install",
+            f"# {name}\n" + _LEFTHOOK_SNIPPETS["toml" if ext == "toml" else "json"])
     if text is not None and (_TOP_KEY.search(text) or text.lstrip().startswith("{")):
         raise HookManagerFound(
             f"{name}: already has a pre-commit section (lefthook regenerates .git/hooks, so nothing is written "

@@ -61,7 +61,7 @@ if TYPE_CHECKING:
     from .core.indexes import DomainStats, FactsOf, LeafFacts, RootEntry
 
 SNAPSHOT_DIR = "bonsai-git/snapshots"
-FORMAT = 3
+FORMAT = 4
 _REGULAR = ("100644 ", "100755 ")
 MANY = 64  # more changed leaves than this: a full run (the facts cache knows most of them by blob id)
 
@@ -283,8 +283,8 @@ def _run(root: Path, snap: Snapshot, config: Config, stage: Mapping[str, str], t
             if now == "" or (path not in dirty and now is not None and not stage[path].startswith(_REGULAR)):
                 raise _Decline  # deleted but not staged, or not a regular file: the full run warns
             domain, name = location
-            if domain not in snap.roots:
-                raise _Decline  # a new domain: the trunk's domains change, names are checked in full
+            if domain not in snap.roots or (domain in SINGLE_FILE_DOMAINS and path != SINGLE_FILE_DOMAINS[domain]):
+                raise _Decline  # a new domain, or a leaf in a one-file domain's folder: the full run checks (refuses)
             if domain not in leaves:
                 leaves[domain] = dict(snap.rows(domain))
             if now is None:
@@ -355,12 +355,18 @@ def _run(root: Path, snap: Snapshot, config: Config, stage: Mapping[str, str], t
         for path in existing_index_paths(root, [domain]):
             rendered.setdefault(path, None)
     rendered[ROOT_INDEX] = assemble_root_index([roots[d] for d in sorted(roots)])
-    rendered[TRUNK] = render_trunk(parts_, sorted(roots), config_scopes(config))
+    rendered[TRUNK] = render_trunk(parts_, sorted(roots), config_scopes(config), {d: roots[d][3] for d in roots})
     clean = {path: stage[path][7:] for path in rendered
              if path not in dirty and path in stage and stage[path].startswith(_REGULAR)}
-    changed = sync_rendered(root, rendered, trunk_bytes, check, None, clean)
+    from .projection import add_codex_projection
+
+    generated = set(rendered)
+    known: dict[str, bytes] = {}
+    add_codex_projection(root, rendered, known)
+    changed = sync_rendered(root, rendered, trunk_bytes, check, known, clean)
     if check:
         return changed, None
+    changed_all, changed = changed, tuple(p for p in changed if p in generated)  # AGENTS.md: not the snapshot's
     for path in changed:
         text = rendered[path]
         if text is not None:
@@ -371,7 +377,7 @@ def _run(root: Path, snap: Snapshot, config: Config, stage: Mapping[str, str], t
     after -= {p for p in changed if rendered[p] is None}
     new = Snapshot(snap.settings, now_name, disk, tuple(sorted(after)), roots, snap.files, snap.folder, leaves, now_text)
     new.layouts = layouts
-    return changed, new
+    return changed_all, new
 
 
 def _content(stage: Mapping[str, str], disk: Mapping[str, str], path: str) -> str | None:

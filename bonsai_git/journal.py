@@ -1,11 +1,12 @@
 """The crash journal: what a killed run needs so `bonsai-git migrate --recover` can undo or finish it.
 
-A tree-changing run (transaction.apply_changes) records, before its first write, a journal at
-`$(git rev-parse --git-path bonsai)/` (`.git/bonsai/` in a plain clone):
+A tree-changing run (transaction.apply_changes, and absorb: reindex.py) records, before its first
+write, a journal at `$(git rev-parse --git-path bonsai)/` (`.git/bonsai/` in a plain clone):
 
 - `prior/<path>`: the bytes every listed path held before the run (so the original MEMORY.md
   is always among them when a migration rewrites it);
-- `journal.json`: HEAD, the workspace folder, the commit subject, and per path whether it
+- `journal.json`: HEAD, the workspace folder, the commit subject and trailers, whether the run
+  stages (absorb does not: its restore leaves git's index alone), and per path whether it
   existed, its index entry (`mode sha stage`) and the blob id of the bytes the run will write
   (none for a deletion), plus the folders the run will create.
 
@@ -36,7 +37,7 @@ import shutil
 import signal
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -85,6 +86,8 @@ class Journal:
     object_format: str
     entries: tuple[JournalEntry, ...]
     created_dirs: tuple[str, ...]
+    trailers: tuple[str, ...] = ()  # the commit's trailer lines: a commit without them is not the run's whole
+    staged: bool = True  # False: the run never touches git's index (absorb), so a restore leaves it alone
 
     def repo_path(self, path: str) -> str:
         """A workspace-relative path as a path from the work tree root."""
@@ -216,7 +219,7 @@ def read_journal(folder: Path) -> Journal | None:
         return None
     entries = tuple(JournalEntry(e["path"], e["existed"], e["index"], e["planned"]) for e in raw["entries"])
     return Journal(raw["head"], raw["prefix"], raw["subject"], raw["object_format"], entries,
-                   tuple(raw["created_dirs"]))
+                   tuple(raw["created_dirs"]), tuple(raw.get("trailers", ())), bool(raw.get("staged", True)))
 
 
 def read_prior(folder: Path, path: str) -> bytes:
@@ -275,6 +278,8 @@ def _encoded_chunks(journal: Journal) -> Iterator[bytes]:
         "subject": journal.subject,
         "object_format": journal.object_format,
         "created_dirs": list(journal.created_dirs),
+        "trailers": list(journal.trailers),
+        "staged": journal.staged,
         "recover": RECOVER_COMMAND,
     }
     yield json.dumps(head, indent=1, ensure_ascii=False)[: -len("\n}")].encode("utf-8") + b',\n "entries": [\n'
@@ -315,7 +320,8 @@ def blob_id(data: bytes, object_format: str = "sha1") -> str:
 def restore(top: Path, journal: Journal, prior: Callable[[str], bytes], *,
             planned: Callable[[str], bytes | None] = lambda path: None,
             undo_commit: str | None = None, keep_foreign: bool = True,
-            rescue_dir: Path | None = None, rescued: list[str] | None = None) -> list[str]:
+            rescue_dir: Path | None = None, rescued: list[str] | None = None,
+            unwritten: Collection[str] = ()) -> list[str]:
     """Put HEAD, the index entries and the bytes of exactly the journaled paths back as they were.
 
     The result is a whole state: the pre-run bytes of every path, plus what another process
@@ -330,11 +336,14 @@ def restore(top: Path, journal: Journal, prior: Callable[[str], bytes], *,
       kept in place, since no hook of ours could have made it.  Otherwise (a fixer hook may
       have rewritten our bytes): the prior bytes are put back and the bytes found are copied
       to `rescue_dir/<path>` (named in a warning), so nothing is lost either way.  A file the
-      run created that holds other bytes than ours is copied there too, then deleted.
+      run created that holds other bytes than ours is copied there too, then deleted, unless
+      the run never wrote it (`unwritten`: another process created it), then it is kept.
 
     `rescued`: when given, the copies' paths (relative to `rescue_dir`) are appended to it instead
     of printed.  `undo_commit`: the run's own commit, to be undone by moving HEAD back to the journal's HEAD
-    (only if HEAD still points to it).  Idempotent: running it twice (a crash during a restore)
+    (only if HEAD still points to it); when git refuses to move HEAD (a stale lock), nothing else is
+    put back, so HEAD and the index never disagree (recovery then settles on the commit).  A journal
+    whose run never staged (`staged` False: absorb) leaves git's index alone.  Idempotent: running it twice (a crash during a restore)
     gives the same result.  Returns what could not be put back (empty when all was restored);
     never raises for one path's failure.
     """
@@ -345,8 +354,13 @@ def restore(top: Path, journal: Journal, prior: Callable[[str], bytes], *,
         proc = gitrun.run(top, "update-ref", "-m", "bonsai-git: undo the interrupted run", "HEAD", journal.head,
                           undo_commit)
         if proc.returncode != 0:
-            errors.append(f"HEAD: {gitrun.first_line(proc.stderr)}")
-    errors += _restore_index(top, journal)
+            # HEAD still holds the run's commit (a crash inside `git commit` can leave a stale
+            # HEAD.lock): putting the index and the files back now would leave HEAD at the new tree
+            # and the index at the old one.  Leave the whole new state; recovery settles it.
+            return [f"HEAD: could not be moved back ({gitrun.first_line(proc.stderr)}); the run's commit and "
+                    "its files were left as they are"]
+    if journal.staged:
+        errors += _restore_index(top, journal)
     workspace = top / journal.prefix if journal.prefix else top
     writer = CheckedWriter(workspace)
     try:
@@ -354,7 +368,7 @@ def restore(top: Path, journal: Journal, prior: Callable[[str], bytes], *,
             shown = journal.repo_path(entry.path)
             try:
                 _restore_entry(workspace, writer, entry, shown, prior, planned, journal.object_format, keep_foreign,
-                               rescue_dir or top, rescued)
+                               rescue_dir or top, rescued, unwritten)
             except (OSError, ConcurrentWrite) as exc:
                 errors.append(f"{shown}: {exc.strerror or exc}" if isinstance(exc, OSError) else exc.message)
             if n == 1:
@@ -380,14 +394,15 @@ def restore(top: Path, journal: Journal, prior: Callable[[str], bytes], *,
 
 def _restore_entry(workspace: Path, writer: CheckedWriter, entry: JournalEntry, shown: str,
                    prior: Callable[[str], bytes], planned: Callable[[str], bytes | None], object_format: str,
-                   keep_foreign: bool, rescue_dir: Path, rescued: list[str]) -> None:
+                   keep_foreign: bool, rescue_dir: Path, rescued: list[str], unwritten: Collection[str] = ()) -> None:
     """Restore one path (see `restore`), replacing it only while it holds the bytes just judged:
     an agent appending meanwhile makes it judge again (up to 100 times), so the append is kept too."""
     target = workspace / safe_relative(entry.path)
     old = prior(entry.path) if entry.existed else None
     for _attempt in range(100):
         current = current_bytes(target)
-        wanted = _restored_bytes(current, entry, old, planned(entry.path), object_format, keep_foreign)
+        wanted = _restored_bytes(current, entry, old, planned(entry.path), object_format, keep_foreign,
+                                 entry.path in unwritten)
         if isinstance(wanted, _Keep):
             print(f"bonsai-git: warning: {shown} changed while bonsai-git was running; {wanted.why}", file=sys.stderr)
             return
@@ -430,7 +445,7 @@ class _Rescue:
 
 
 def _restored_bytes(current: bytes | None, entry: JournalEntry, old: bytes | None, new: bytes | None,
-                    object_format: str, keep_foreign: bool) -> bytes | None | _Keep | _Rescue:
+                    object_format: str, keep_foreign: bool, unwritten: bool = False) -> bytes | None | _Keep | _Rescue:
     """What a path holding `current` must hold after the restore (None: absent), or keep it, or rescue its bytes first."""
     if current is None or current == old or blob_id(current, object_format) == entry.planned:
         return old
@@ -443,6 +458,8 @@ def _restored_bytes(current: bytes | None, entry: JournalEntry, old: bytes | Non
         return _Keep("kept as it is now: the original with text appended")
     if keep_foreign and old is not None:
         return _Keep("kept as it is now (its earlier bytes are in git's HEAD)")
+    if unwritten:  # the run never wrote this path: another process created it
+        return _Keep("kept as it is now: another process created it")
     return _Rescue(current)
 
 

@@ -43,19 +43,20 @@ from pathlib import Path, PurePosixPath
 from .core.classify import Classification
 from .workspace import load_config
 from .core.config import FALLBACK_DOMAIN, MAX_DOMAIN_NAME, SINGLE_FILE_DOMAINS, Config, is_domain_name
+from .core.layout import CHOSEN_TRAILER
 from .core.errors import BadInput, Failed, NothingToDo, Refused
 from . import gitrun
 from .history import refuse_if_shallow
 from .gitrepo import RepoContext, open_workspace, workspace_lock
 from .preconditions import check_clean_for_commit, check_committable, check_identity
 from .core.indexes import domain_fits_one_index, domain_stats, render_tree
-from .reindex import existing_index_paths, read_trunk, reindex_workspace
+from .reindex import existing_index_paths, generated_index_paths, read_trunk, reindex_workspace
 from .core.health import age_days, is_due_for_purge
 from .survey import ARCHIVE_DIR, archive_dates, now_from_env, tracked_paths
 from .transaction import apply_changes
 from .core.layout import DOMAINS_DIR, MEMORY_DIR, ROOT_INDEX, TRUNK, Leaf, TrunkParts, leaf_location
 from .core.slugs import name_key
-from .tree import read_leaves, remove_empty_folders, walk_leaf_paths
+from .tree import Reads, read_leaves, remove_empty_folders, walk_files, walk_leaf_paths
 
 TRAILER = "Bonsai-Op"
 MEMORY_AREAS = (TRUNK, DOMAINS_DIR, ROOT_INDEX, *SINGLE_FILE_DOMAINS.values(), ARCHIVE_DIR)
@@ -223,12 +224,13 @@ def moves_message(moves: Sequence[tuple[str, str]], domain: str) -> str:
 
 
 def regroup_moves(leaves: Sequence[Leaf], config: Config, *, all_leaves: bool = False,
-                  keep: Iterable[str] = ()) -> dict[str, tuple[str, Classification]]:
+                  keep: Iterable[str] = (), preamble: str = "") -> dict[str, tuple[str, Classification]]:
     """{old leaf path: (new path, why)} for the leaves the current rules place in another domain.
 
     Every leaf (single-file domains aside) is classified by its first `##` section's heading and
     body (and its sub-folder's name as the `#` group), with the whole tree as the document (its
-    dominant domain counts, as in a migration).
+    dominant domain counts, as in a migration) and `preamble` (the trunk's pinned text) naming the
+    owner and the agent.
     Candidates: leaves in `general` (or every leaf with `all_leaves`), minus the paths in `keep`
     (placed by a `move`).  A leaf stays when the rules give its own domain, `general` or a
     single-file domain, or only the tree's dominant domain (no word of its own points there).
@@ -247,7 +249,7 @@ def regroup_moves(leaves: Sequence[Leaf], config: Config, *, all_leaves: bool = 
         group = _folder_of(leaf.name).replace("/", " ").replace("-", " ")
         inputs.append(SectionInput(first.heading, body_of(first.text), group) if first else
                       SectionInput("", leaf.text, group))
-    decisions = classify_document(inputs, config)
+    decisions = classify_document(inputs, config, preamble)  # the trunk's preamble names the owner and the agent
     kept = set(keep)
     chosen: list[tuple[Leaf, Classification]] = []
     for leaf, decision in zip(movable, decisions):
@@ -371,7 +373,8 @@ def _relocate_leaves(workspace: Path, refs: Sequence[str], op: str, *,
     ctx = open_workspace(workspace)
     with workspace_lock(ctx):
         check_clean_for_commit(ctx, MEMORY_AREAS)
-        _trunk_bytes, trunk = read_trunk(ctx.workspace)  # the checks reindex makes (text typed in the block, ...)
+        reads = Reads(ctx.workspace)  # the one read the plan is made from and the swap checks against
+        _trunk_bytes, trunk = read_trunk(ctx.workspace, reads)  # the checks reindex makes (text typed in the block, ...)
         paths = walk_leaf_paths(ctx.workspace)
         olds = list(dict.fromkeys(resolve_leaf(_workspace_ref(ctx, r), paths) for r in refs))
         in_use = taken(ctx, paths)
@@ -379,8 +382,8 @@ def _relocate_leaves(workspace: Path, refs: Sequence[str], op: str, *,
         for old in olds:
             moves[old] = target(old, in_use)
             in_use.append(moves[old])
-        plan = _relocation_plan(ctx, trunk, moves, op, message(moves))
-        return _apply(ctx, plan, dry_run=dry_run, no_commit=no_commit, no_verify=no_verify)
+        plan = _relocation_plan(ctx, reads, paths, trunk, moves, op, message(moves))
+        return _apply(ctx, plan, reads, dry_run=dry_run, no_commit=no_commit, no_verify=no_verify)
 
 
 def regroup_workspace(workspace: Path, *, all_leaves: bool = False, dry_run: bool = False, no_commit: bool = False,
@@ -393,26 +396,36 @@ def regroup_workspace(workspace: Path, *, all_leaves: bool = False, dry_run: boo
     ctx = open_workspace(workspace)
     with workspace_lock(ctx):
         check_clean_for_commit(ctx, MEMORY_AREAS)
-        _trunk_bytes, trunk = read_trunk(ctx.workspace)
-        leaves = read_leaves(ctx.workspace, walk_leaf_paths(ctx.workspace))
+        reads = Reads(ctx.workspace)
+        _trunk_bytes, trunk = read_trunk(ctx.workspace, reads)
+        paths = walk_leaf_paths(ctx.workspace)
+        leaves = read_leaves(ctx.workspace, paths, reads)
         if all_leaves:  # which leaves a `move` placed is in history
             refuse_if_shallow(ctx.workspace, "regroup --all's lookup of the leaves `bonsai-git move` placed")
         keep = _placed_by_move(ctx) if all_leaves else set()
-        found = regroup_moves(leaves, load_config(ctx.workspace), all_leaves=all_leaves, keep=keep)
+        found = regroup_moves(leaves, load_config(ctx.workspace), all_leaves=all_leaves, keep=keep,
+                              preamble=trunk.pinned)
         moves = {old: new for old, (new, _why) in found.items()}
         if not moves:
             return LifecycleResult(LifecyclePlan("regroup", (), (), (), ""), None, dry_run)
-        plan = _relocation_plan(ctx, trunk, moves, "regroup", regroup_message(found, all_leaves))
-        return _apply(ctx, plan, dry_run=dry_run, no_commit=no_commit, no_verify=no_verify)
+        plan = _relocation_plan(ctx, reads, paths, trunk, moves, "regroup", regroup_message(found, all_leaves))
+        return _apply(ctx, plan, reads, dry_run=dry_run, no_commit=no_commit, no_verify=no_verify)
 
 
 def _placed_by_move(ctx: RepoContext) -> set[str]:
-    """Workspace-relative leaf paths that a commit with the trailer `Bonsai-Op: move` added."""
+    """Workspace-relative leaf paths the user chose: added by a commit with the trailer `Bonsai-Op: move`,
+    or named by a migration's `Bonsai-Chosen` trailer (an edited plan's choice, issue 23)."""
     proc = gitrun.run(ctx.workspace, "log", "-z", "--relative", "--no-renames", "--format=", "--name-only",
                       "--diff-filter=A", f"--grep=^{TRAILER}: move$", "--", DOMAINS_DIR + "/")
     if proc.returncode != 0:
         return set()
-    return {p for p in proc.stdout.decode("utf-8", "surrogateescape").split("\0") if p.strip()}
+    out = {p for p in proc.stdout.decode("utf-8", "surrogateescape").split("\0") if p.strip()}
+    chosen = gitrun.run(ctx.workspace, "log", "-z", "--format=%B", f"--grep=^{CHOSEN_TRAILER}: ")
+    if chosen.returncode == 0:
+        prefix = CHOSEN_TRAILER + ": "
+        out |= {line[len(prefix):].strip() for line in chosen.stdout.decode("utf-8", "surrogateescape").splitlines()
+                if line.startswith(prefix)}
+    return out
 
 
 def archive_leaves(workspace: Path, refs: Sequence[str], reason: str | None = None, *, dry_run: bool = False,
@@ -440,9 +453,12 @@ def purge_archive(workspace: Path, grace_days: int = 180, *, dry_run: bool = Fal
         now = now_from_env() if now is None else now
         due = due_for_purge(archive_dates(ctx.workspace), tracked_paths(ctx.workspace, ARCHIVE_DIR), now, grace_days)
         plan = LifecyclePlan("purge", tuple((p, None) for p, _ in due), (), due, purge_message(due, grace_days))
+        reads = Reads(ctx.workspace)
+        for path, _days in due:  # read before the check that they are committed: a write after it is caught at the delete
+            reads.read_or_none(path)
         if due:
             check_clean_for_commit(ctx, [p for p, _ in due])
-        return _apply(ctx, plan, dry_run=dry_run, no_commit=no_commit, no_verify=no_verify)
+        return _apply(ctx, plan, reads, dry_run=dry_run, no_commit=no_commit, no_verify=no_verify)
 
 
 def _workspace_ref(ctx: RepoContext, ref: str) -> str:
@@ -455,36 +471,63 @@ def _workspace_ref(ctx: RepoContext, ref: str) -> str:
 
 
 def _files_under(ctx: RepoContext, folder: str) -> Iterable[str]:
-    root = ctx.abs_path(folder)
-    if root.is_dir():
-        yield from (p.relative_to(ctx.workspace).as_posix() for p in root.rglob("*") if p.is_file() or p.is_symlink())
+    yield from walk_files(ctx.workspace, folder)  # never into a submodule, nested repository or workspace
 
 
-def _relocation_plan(ctx: RepoContext, trunk: TrunkParts, moves: dict[str, str], op: str,
-                     message: str) -> LifecyclePlan:
+def _relocation_plan(ctx: RepoContext, reads: Reads, paths: Sequence[str], trunk: TrunkParts, moves: dict[str, str],
+                     op: str, message: str) -> LifecyclePlan:
+    """The relocation's changes, planned from `reads` (the run's one read: `trunk` came from it,
+    and every leaf, target and generated file is read through it, once)."""
     check_committable(ctx, [ctx.repo_path(p) for p in moves.values()], "change")  # no plain-text copy, not ignored
-    paths = walk_leaf_paths(ctx.workspace)
-    leaves = read_leaves(ctx.workspace, paths)
-    leaf_bytes = {old: ctx.abs_path(old).read_bytes() for old in moves}
-    indexes = existing_index_paths(ctx.workspace)
+    leaves = read_leaves(ctx.workspace, paths, reads)
+    leaf_bytes = {old: reads.read(old, old) for old in moves}  # the bytes just read for `leaves`
+    for new in moves.values():
+        reads.read_or_none(new)  # absent (the target was checked free): created only while it still is
+    indexes = generated_index_paths(ctx.workspace, existing_index_paths(ctx.workspace))
     rendered_paths = {*indexes, ROOT_INDEX, TRUNK, *(f"{DOMAINS_DIR}/{d}/_index.md" for d in _domains(moves))}
-    current = {p: _read_or_none(ctx.abs_path(p)) for p in rendered_paths}
+    current = {p: reads.read_or_none(p) for p in rendered_paths}
     changes = relocation_changes(leaves, leaf_bytes, moves, trunk, load_config(ctx.workspace), indexes, current)
-    return LifecyclePlan(op, tuple(changes.items()), tuple(sorted(moves.items())), (), message)
+    changes.update(_projection_change(ctx, reads, changes.get(TRUNK, current[TRUNK])))
+    for path in changes:
+        reads.note(path, None)  # a new domain's index: planned as absent (compared with nothing), created only so
+    return LifecyclePlan(op, tuple(sorted(changes.items())), tuple(sorted(moves.items())), (), message)
+
+
+def _projection_change(ctx: RepoContext, reads: Reads, trunk: bytes | None) -> dict[str, bytes]:
+    """The Codex projection's new bytes ({AGENTS file: bytes}) when the new trunk block changes it
+    (projection.py): a new or emptied domain is in the same commit as the trunk block it copies.  The
+    bytes the projection was made from are noted in `reads`, the run's one read."""
+    from .projection import add_codex_projection
+
+    if trunk is None:
+        return {}
+    rendered: dict[str, str | None] = {TRUNK: trunk.decode("utf-8")}
+    known: dict[str, bytes] = {}
+    add_codex_projection(ctx.workspace, rendered, known)  # BadInput for text typed into its block: nothing written
+    out: dict[str, bytes] = {}
+    for path, text in rendered.items():
+        if path == TRUNK or text is None:
+            continue
+        prior = known.get(str(ctx.abs_path(path)))
+        reads.note(path, prior)
+        if prior != text.encode("utf-8"):
+            out[path] = text.encode("utf-8")
+    return out
 
 
 def _domains(moves: Mapping[str, str]) -> set[str]:
     return {loc[0] for p in moves.values() if (loc := leaf_location(p)) is not None}
 
 
-def _apply(ctx: RepoContext, plan: LifecyclePlan, *, dry_run: bool, no_commit: bool, no_verify: bool) -> LifecycleResult:
+def _apply(ctx: RepoContext, plan: LifecyclePlan, reads: Reads, *, dry_run: bool, no_commit: bool,
+           no_verify: bool) -> LifecycleResult:
     if dry_run or not plan.changes:
         return LifecycleResult(plan, None, dry_run)
     if not no_commit:
         check_identity(ctx)
     changes = dict(plan.changes)
     sources = {old: changes[new] for old, new in plan.moves}
-    sha = apply_changes(ctx, changes, None if no_commit else plan.message,
+    sha = apply_changes(ctx, changes, None if no_commit else plan.message, reads,
                         verify=lambda: _verify(ctx, plan, sources), no_verify=no_verify)
     for path in sorted((p for p, data in plan.changes if data is None), key=lambda p: -p.count("/")):
         remove_empty_folders(ctx.abs_path(path).parent, ctx.abs_path(MEMORY_DIR))  # up to, not incl., memory/
@@ -502,7 +545,10 @@ def _verify(ctx: RepoContext, plan: LifecyclePlan, sources: Mapping[str, bytes |
     if plan.moves:
         stale = reindex_workspace(ctx.workspace, check=True).changed
         if stale:
-            raise Failed(f"{ctx.repo_path(stale[0])}: still stale after reindexing (a bug); the tree was restored")
+            # An agent's leaf (or a file it re-created) landing after the writes makes the fresh indexes stale.
+            raise Failed(f"{ctx.repo_path(stale[0])}: stale right after this run reindexed it: a file was changed by "
+                         f"another process while bonsai-git was running (or this is a bug); the tree was restored. "
+                         f"Run the command again")
 
 
 def _read_or_none(path: Path) -> bytes | None:
@@ -510,6 +556,31 @@ def _read_or_none(path: Path) -> bytes | None:
         return path.read_bytes() if path.is_file() and not path.is_symlink() else None
     except OSError:
         return None
+
+
+def teaching_lines(workspace: Path, result: LifecycleResult, domain: str) -> list[str]:
+    """After a `move` to `domain`: per moved leaf, the `.bonsai.toml` line that would have placed it
+    there (core/teach.py), for the user to adopt; `.bonsai.toml` itself is never edited.  Reads each
+    leaf where it is now (its old path on --dry-run); a leaf the rules already place there says nothing."""
+    from .core.classify import body_of
+    from .core.sections import split_sections
+    from .core.teach import teaching_line
+
+    config = load_config(workspace)
+    lines = []
+    for old, new in result.plan.moves:
+        path = workspace / (old if result.dry_run else new)
+        try:
+            text = path.read_bytes().decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        sections = split_sections(text).sections
+        if not sections:
+            continue
+        line = teaching_line(sections[0].heading, body_of(sections[0].text), domain, config)
+        if line is not None:
+            lines.append(f"to place {new.rsplit('/', 1)[-1]} in {domain} next time, add to .bonsai.toml: {line}")
+    return lines
 
 
 def lifecycle_text(result: LifecycleResult) -> str:

@@ -15,7 +15,8 @@ from the merged leaves:
 
 - the merged tree is what `git merge-tree --write-tree HEAD <theirs>` gives (theirs: the
   commit `git merge` names in `GITHEAD_<sha>`), with this driver switched off inside it; a leaf
-  that conflicts there counts with our side's text (the hook regenerates once it is resolved);
+  that conflicts there counts with our side's text, or not at all when our side deleted it (the
+  hook regenerates once it is resolved);
 - a branch index or `memory/_index.md`: the file `render_tree` renders for those leaves and the
   merged `.bonsai.toml`, so an index never conflicts;
 - MEMORY.md: the pinned text (before the begin marker) and the inbox (after the end marker)
@@ -23,9 +24,12 @@ from the merged leaves:
   the pinned text or the inbox is the user's to resolve: marked as git marks it, exit 1;
 - any other path (or a MEMORY.md without markers on a side): a plain `git merge-file`.
 
-Without a `GITHEAD_` variable (a rebase, a cherry-pick, an octopus merge) the other side's commit
-is unknown: an index keeps our side's version and a MEMORY.md its block, one line on stderr says
-to run `bonsai-git reindex` afterwards, and the merge goes on (exit 0).
+A rebase sets no `GITHEAD_`, and commits each pick without the pre-commit hook, so the commit it
+is picking is read from `rebase-merge/done` and the leaves are merged path by path on its parent
+(a stale index there would be committed into every rewritten commit).  Where the other side is
+unknown (a cherry-pick or revert, an octopus merge) an index keeps our side's version and a
+MEMORY.md its block, one line on stderr says to run `bonsai-git reindex` afterwards, and the
+merge goes on (exit 0).
 """
 
 from __future__ import annotations
@@ -75,7 +79,7 @@ def merge_driver(top: Path, ancestor: Path, ours: Path, theirs: Path, repo_path:
     if path == TRUNK:
         return _merge_trunk(ours, ancestor, theirs, base, mine, other, merged, repo_path)
     if merged is None:
-        _note(f"{repo_path}: the other side's commit is unknown here (a rebase or cherry-pick?), so our side's "
+        _note(f"{repo_path}: the other side's commit is unknown here (a cherry-pick or a revert?), so our side's "
               "version was kept; run `bonsai-git reindex` when it is done, and commit")
         return 0
     leaves, config = merged
@@ -101,7 +105,7 @@ def _merge_trunk(ours: Path, ancestor: Path, theirs: Path, base: bytes, mine: by
     pinned, pinned_conflicts = _merge_text(o.pinned, a.pinned, b.pinned)
     inbox, inbox_conflicts = _merge_text(o.inbox, a.inbox, b.inbox)
     if merged is None:
-        _note(f"{repo_path}: the other side's commit is unknown here (a rebase or cherry-pick?), so our side's "
+        _note(f"{repo_path}: the other side's commit is unknown here (a cherry-pick or a revert?), so our side's "
               "block was kept; run `bonsai-git reindex` when it is done, and commit")
         text = pinned + a.block + inbox
     else:
@@ -114,19 +118,19 @@ def _merge_trunk(ours: Path, ancestor: Path, theirs: Path, base: bytes, mine: by
 
 
 def _merged_tree(top: Path, prefix: str) -> tuple[tuple[Leaf, ...], Config] | None:
-    """The leaves and `.bonsai.toml` of the workspace at `prefix` in the merge of HEAD and the commit
-    `git merge` is merging (GITHEAD_<sha>); None when that commit is unknown."""
+    """The leaves and `.bonsai.toml` of the workspace at `prefix` in the merge git is making: of HEAD
+    and the commit `git merge` is merging (GITHEAD_<sha>), or of HEAD and the commit a rebase is
+    picking (the last line of `rebase-merge/done`, on its parent); None when neither is known."""
+    specs = [f"{prefix}memory", f"{prefix}{CONFIG_FILE}"]
     heads = [name[len("GITHEAD_"):] for name in os.environ if name.startswith("GITHEAD_")]
-    if len(heads) != 1:
+    if len(heads) == 1:
+        files = _merge_tree_files(top, heads[0], specs)
+    elif not heads and (picked := _picked_commit(top)) is not None:
+        files = _picked_files(top, picked, specs)
+    else:
         return None
-    proc = gitrun.run(top, *_OFF, "merge-tree", "--write-tree", "--no-messages", "--name-only", "-z", "HEAD", heads[0])
-    fields = proc.stdout.decode("utf-8", "surrogateescape").split("\0")
-    if proc.returncode not in (0, 1) or not fields[0]:
+    if files is None:
         return None
-    tree, conflicted = fields[0], {f for f in fields[1:] if f}
-    files = _tree_files(top, tree, [f"{prefix}memory", f"{prefix}{CONFIG_FILE}"])
-    for path in sorted(conflicted & set(files)):  # our side's text until the user resolves it
-        files[path] = _tree_files(top, "HEAD", [path]).get(path, b"")
     texts = [(p[len(prefix):], data) for p, data in sorted(files.items()) if leaf_location(p[len(prefix):]) is not None]
     try:
         leaves = leaves_from_bytes(texts)
@@ -136,6 +140,69 @@ def _merged_tree(top: Path, prefix: str) -> tuple[tuple[Leaf, ...], Config] | No
         _note(f"{getattr(exc, 'message', exc)}; the merged tree cannot be indexed, so our side's version was kept")
         return None
     return leaves, config
+
+
+def _merge_tree_files(top: Path, theirs: str, specs: list[str]) -> dict[str, bytes] | None:
+    """{repo path: bytes} under `specs` in `git merge-tree HEAD <theirs>`; a conflicted path has our
+    side's version, or is absent when our side deleted it; None when merge-tree fails."""
+    proc = gitrun.run(top, *_OFF, "merge-tree", "--write-tree", "--no-messages", "--name-only", "-z", "HEAD", theirs)
+    fields = proc.stdout.decode("utf-8", "surrogateescape").split("\0")
+    if proc.returncode not in (0, 1) or not fields[0]:
+        return None
+    tree, conflicted = fields[0], {f for f in fields[1:] if f}
+    files = _tree_files(top, tree, specs)
+    for path in sorted(conflicted & set(files)):  # our side's version until the user resolves it
+        ours = _tree_files(top, "HEAD", [path]).get(path)
+        if ours is None:  # modify/delete or a rename on our side: absent here, not an empty leaf
+            del files[path]
+        else:
+            files[path] = ours
+    return files
+
+
+_PICKS = frozenset({"pick", "p", "reword", "r", "edit", "e", "squash", "s", "fixup", "f"})
+
+
+def _picked_commit(top: Path) -> str | None:
+    """The commit a rebase is applying now: the last command of `rebase-merge/done` (git writes it before
+    the pick, see sequencer.c save_todo) when that is a pick, reword, edit, squash or fixup; else None."""
+    where = gitrun.run(top, "rev-parse", "--git-path", "rebase-merge/done").stdout.decode("utf-8", "replace").strip()
+    try:
+        lines = (Path(top) / where).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None
+    words = next((line.split() for line in reversed(lines) if line.strip() and not line.lstrip().startswith("#")), [])
+    if not words or words[0] not in _PICKS:
+        return None
+    rest = [w for w in words[1:] if not w.startswith("-")]  # fixup -C / -c <commit>
+    return rest[0] if rest else None
+
+
+def _picked_files(top: Path, picked: str, specs: list[str]) -> dict[str, bytes] | None:
+    """{repo path: bytes} under `specs` after applying `picked` onto HEAD, path by path as a pick does
+    (base: its parent): a side that left a file alone takes the other's; both changed, `git merge-file`,
+    and our side's version where that conflicts (the user resolves it; the hook regenerates then)."""
+    if gitrun.run(top, "rev-parse", "-q", "--verify", f"{picked}^{{commit}}").returncode != 0:
+        return None
+    base, ours, theirs = (_tree_files(top, rev, specs) for rev in (f"{picked}^", "HEAD", picked))
+    files: dict[str, bytes] = {}
+    for path in sorted(set(base) | set(ours) | set(theirs)):
+        o, a, b = base.get(path), ours.get(path), theirs.get(path)
+        if b == o or a == b:
+            result = a
+        elif a == o:
+            result = b
+        elif a is None or b is None:
+            result = a  # modify/delete: our side's until resolved
+        else:
+            try:
+                text, conflicts = _merge_text((o or b"").decode("utf-8"), a.decode("utf-8"), b.decode("utf-8"))
+            except UnicodeDecodeError:
+                conflicts, text = 1, ""
+            result = a if conflicts else text.encode("utf-8", "surrogateescape")
+        if result is not None:
+            files[path] = result
+    return files
 
 
 def _tree_files(top: Path, treeish: str, specs: list[str]) -> dict[str, bytes]:

@@ -86,7 +86,12 @@ def check_committable(ctx: RepoContext, repo_paths: Sequence[str], what: str) ->
     if problem is not None:
         raise Refused(problem)
     if ignored:
-        raise Refused(f"{ignored[0]}: ignored by .gitignore; un-ignore {MEMORY_DIR}/ so the {what} can be committed")
+        from .gitsettings import ignore_problem
+
+        first = ignored[0].removeprefix(ctx.prefix) if ignored[0].startswith(ctx.prefix) else ignored[0]
+        problem = ignore_problem(ctx.workspace, [first])  # the rule's file and line, and the negation to add
+        raise Refused(problem or f"{ignored[0]}: ignored by .gitignore; un-ignore {MEMORY_DIR}/ so the {what} can be "
+                      "committed")
 
 
 # The attributes that make git store other bytes than a file holds (transaction._git_converts).
@@ -209,8 +214,9 @@ def check_planned_paths(ctx: RepoContext, plan: MigrationPlan) -> None:
     for area in PLANNED_AREAS:
         target = ctx.abs_path(area)
         if target.is_symlink() or target.is_file() or (target.is_dir() and any(target.iterdir())):
-            hint = (" (if this is an earlier migration whose MEMORY.md lost its bonsai markers, put them back: "
-                    f"git checkout -- {ctx.repo_path(TRUNK)})") if area == DOMAINS_DIR else ""
+            hint = (" (if this is an earlier migration whose MEMORY.md lost its bonsai markers, put the two marker "
+                    f"lines back around the generated block: git log -p -- {ctx.repo_path(TRUNK)} shows them)") \
+                if area == DOMAINS_DIR else ""
             raise Refused(f"{ctx.repo_path(area)}: already exists; bonsai-git writes there. Move it away first{hint}")
     for parent in ("memory", DOMAINS_DIR):
         target = ctx.abs_path(parent)

@@ -5,8 +5,11 @@ write.  Recovery compares the journal's HEAD with today's: HEAD unmoved means th
 committed, so journal.restore puts every journaled path and index entry back; HEAD at a child
 whose tree holds exactly the planned bytes means the run's commit was made whole, so it is kept
 and `finish_tree` makes the working tree match it; HEAD at a child with the run's subject but
-other bytes (a commit hook rewrote them) is undone.  Anything else: someone committed since the
-crash, and recovery refuses rather than guess.
+other bytes (a commit hook rewrote them), or without the run's trailers, is undone.  Whichever
+HEAD it settles on, the journaled paths' index entries are made to agree with it: a kill inside
+`git commit` after it moved the branch must never leave HEAD at the new tree and the index at the
+old one (issue 21).  A journal of a run that never stages (absorb) is always restored.  Anything
+else: someone committed since the crash, and recovery refuses rather than guess.
 """
 
 from __future__ import annotations
@@ -53,7 +56,8 @@ def recover_workspace(workspace: Path) -> RecoveryResult:
         outcome, undo = _recovery_outcome(ctx, record, head)
         if outcome == "completed":
             errors = finish_tree(ctx.top, record, lambda path: journal.read_prior(folder, path),
-                                         folder.with_name(journal.RESCUE_DIR))
+                                 folder.with_name(journal.RESCUE_DIR))
+            errors += index_to_commit(ctx.top, record, head or "")
             if errors:
                 raise Failed(f"{ctx.shown(folder)}: could not finish {'; '.join(errors)}; fix that and run "
                              f"`{journal.RECOVER_COMMAND}` again (the journal is kept)")
@@ -71,14 +75,19 @@ def recover_workspace(workspace: Path) -> RecoveryResult:
 
 
 def _recovery_outcome(ctx: RepoContext, record: Journal, head: str | None) -> tuple[str, str | None]:
-    """("restored" | "completed" | "undone", the commit to undo) for the journal and today's HEAD."""
-    if head == record.head:
+    """("restored" | "completed" | "undone", the commit to undo) for the journal and today's HEAD.
+
+    A run that never stages nor commits (absorb: `staged` False) is always restored, whatever HEAD
+    holds: its journal names every file it wrote, and git's index is not its to put back."""
+    if head == record.head or not record.staged:
         return "restored", None
     if head is not None and record.head is not None:
         parents, subject = gitrun.commit_parents_and_subject(ctx.top, head)
         if parents == (record.head,):
             if committed_as_planned(ctx.top, record, head):
-                return "completed", None
+                if _carries_trailers(ctx.top, record, head):
+                    return "completed", None
+                return "undone", head  # our bytes, but a message hook dropped our trailers: not our commit whole
             if record.subject is not None and subject == record.subject:
                 return "undone", head
     raise RecoveryRefused(
@@ -87,6 +96,50 @@ def _recovery_outcome(ctx: RepoContext, record: Journal, head: str | None) -> tu
         f"original bytes are under {ctx.shown(git_path(ctx, journal.JOURNAL_DIR) / journal.PRIOR_DIR)}. Check the tree, "
         f"then delete that journal folder"
     )
+
+
+def index_to_commit(top: Path, record: Journal, commit: str) -> list[str]:
+    """Make git's index entries of the journaled paths those of `commit` (recovery's "completed" case).
+
+    A crash inside `git commit` after it moved the branch, or an undo that reset the index but
+    could not move HEAD back (issue 21), leaves HEAD at the run's commit and the index elsewhere:
+    the index is put at HEAD's tree for exactly these paths (a path the commit lacks leaves the
+    index), so HEAD and the index agree.  Returns what could not be done.
+    """
+    repo_paths = {record.repo_path(e.path) for e in record.entries}
+    args = gitrun.committed_blobs_args(commit, repo_paths)
+    if args is None:
+        return []
+    listing = gitrun.run(top, *args)
+    if listing.returncode != 0:
+        return [f"the index: {gitrun.first_line(listing.stderr)}"]
+    committed: dict[str, str] = {}
+    for entry in filter(None, listing.stdout.decode("utf-8", "surrogateescape").split("\0")):
+        meta, path = entry.split("\t", 1)
+        if path in repo_paths:
+            mode, _type, sha = meta.split()
+            committed[path] = f"{mode} {sha}"
+    current = gitrun.index_entries(top, repo_paths)
+    zero = "0" * (64 if record.object_format == "sha256" else 40)
+    lines = [f"{committed[p]}\t{p}" if p in committed else f"0 {zero}\t{p}" for p in sorted(repo_paths)
+             if current.get(p) != (f"{committed[p]} 0" if p in committed else None)]
+    if not lines:
+        return []
+    proc = gitrun.run_retrying(top, "update-index", "-z", "--index-info", input="\0".join(lines).encode() + b"\0")
+    if proc.returncode != 0:
+        return [f"the index: {gitrun.first_line(proc.stderr)}"]
+    gitrun.run_retrying(top, "update-index", "-q", "--refresh")
+    return []
+
+
+def _carries_trailers(top: Path, record: Journal, commit: str) -> bool:
+    """True when `commit`'s message holds every trailer line the journaled run wrote (none recorded: True)."""
+    if not record.trailers:
+        return True
+    from .migration_commit import missing_trailers
+
+    message = gitrun.run(top, "log", "-1", "--format=%B", commit, check=True).stdout.decode("utf-8", "replace")
+    return not missing_trailers(message, record.trailers)
 
 
 def committed_as_planned(top: Path, record: Journal, commit: str) -> bool:

@@ -27,10 +27,10 @@ from pathlib import Path
 
 from .workspace import load_config
 from .core.config import SINGLE_FILE_DOMAINS, Config
-from .core.errors import BadInput, ConcurrentWrite
-from .core.branches import is_index_name
+from .core.errors import BadInput, ConcurrentWrite, Refused
+from .core.branches import is_generated_index, is_index_name
 from .gitsettings import stored_alike
-from .core.indexes import BranchesOf, FactsOf, foreign_block_line, render_tree
+from .core.indexes import BranchesOf, FactsOf, foreign_block_line, formatted_alike, render_tree
 from .core.layout import (
     DOMAINS_DIR,
     END,
@@ -46,13 +46,17 @@ from .core.layout import (
     parse_trunk,
     git_blob_id,
     unread_leaves,
+    widen_to_block_conflict,
 )
 from .tree import (
     CheckedWriter,
+    Reads,
     has_symlink_between,
+    is_foreign_folder,
     _read_bytes,
     read_leaves,
     read_regular,
+    read_regular_or_none,
     remove_empty_folders,
     walk_leaf_paths,
     write_durably,
@@ -122,16 +126,24 @@ def reindex_workspace(
         rendered = render_tree(leaves, parts, config, existing_index_paths(workspace), facts, branches)
         if rendered_out is not None:
             rendered_out.update(rendered)
+        known = _with_projection(workspace, rendered, known)
         return ReindexResult(sync_rendered(workspace, rendered, trunk_bytes, check, known, clean), (), pending)
     planned = dict(plan.files)
+    _refuse_ignored(workspace, planned)
     leaves = tuple(leaf for leaf in leaves if leaf.path not in planned) + _planned_leaves(planned)
     new_parts = TrunkParts(parts.pinned, parts.block, plan.inbox, parts.newline)
     rendered = render_tree(leaves, new_parts, config, existing_index_paths(workspace), facts, branches)
+    known = _with_projection(workspace, rendered, known)
     if check:
         stale = _sync(workspace, rendered, trunk_bytes, None)
         return ReindexResult(tuple(sorted({*planned, *stale})), plan.sections)
     new_trunk = rendered[TRUNK]
     assert new_trunk is not None
+    from . import journal
+
+    generated = {p: t for p, t in rendered.items() if p != TRUNK}
+    seen = _generated_now(workspace, generated, known)  # the one read the index writes are checked against
+    folder = _journal_absorb(workspace, plan, singles, trunk_bytes, new_trunk.encode("utf-8"), generated, seen)
     writer = CheckedWriter(workspace)
     try:
         written = _write_absorbed(workspace, writer, plan, parts.inbox, singles)
@@ -141,12 +153,122 @@ def reindex_workspace(
             if not _file_is(workspace / TRUNK, new_trunk.encode("utf-8")):  # the sections are still in MEMORY.md
                 _undo(workspace, written, singles)
             raise
-        changed += _sync(workspace, {p: t for p, t in rendered.items() if p != TRUNK}, trunk_bytes, writer)
+        journal.crash_point("trunk")
+        changed += _sync(workspace, generated, trunk_bytes, writer, seen)
         writer.finish()
+        journal.crash_point("written")
     except BaseException:
         writer.drain()  # late appends to what was replaced are carried, never left behind
+        # Handled here: the sections are in MEMORY.md (the leaves undone) or in their leaves (the new
+        # trunk written; a stale index is rewritten by the next run): never in both, so no journal is left.
+        if folder is not None:
+            journal.remove_journal(folder)
         raise
+    if folder is not None:
+        journal.remove_journal(folder)
     return ReindexResult(tuple(sorted({*written, *changed})), plan.sections)
+
+
+def _with_projection(workspace: Path, rendered: dict[str, str | None],
+                     known: Mapping[str, bytes] | None) -> Mapping[str, bytes] | None:
+    """Add the Codex projection (projection.py) to `rendered` when the workspace is connected; return
+    `known` with the bytes the projection was made from (what its write must find on disk)."""
+    from .projection import add_codex_projection
+
+    extra: dict[str, bytes] = {}
+    add_codex_projection(workspace, rendered, extra)
+    if not extra:
+        return known
+    return {**(known or {}), **extra}
+
+
+def _generated_now(workspace: Path, generated: Mapping[str, str | None],
+                   known: Mapping[str, bytes] | None) -> dict[str, bytes]:
+    """{absolute path: bytes} of the generated files on disk that `generated` would change (`_sync`'s
+    `known`): read once, for the crash journal and for the writer to check against."""
+    base = os.fspath(workspace)
+    out: dict[str, bytes] = {}
+    for path, text in generated.items():
+        if isinstance(text, OnDisk):
+            continue
+        full = os.path.join(base, path)
+        data = None if known is None else known.get(full)
+        if data is None:
+            try:
+                data = _read_bytes(full)
+            except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+                continue
+        out[full] = data
+    return out
+
+
+def _journal_absorb(workspace: Path, plan: AbsorbPlan, singles: Mapping[str, bytes | None], trunk_bytes: bytes,
+                    new_trunk: bytes, generated: Mapping[str, str | None], seen: Mapping[str, bytes]) -> Path | None:
+    """Record the crash journal (journal.py) of an absorb run before its first write: every file it
+    writes (new leaves, a single-file domain or same-topic leaf, MEMORY.md, the generated files that
+    change) with the bytes the plan read there.  A kill -9 between the leaves and MEMORY.md used to
+    leave each section in both places, filed twice by the next absorb (issue 21); now every command
+    refuses until `migrate --recover` puts the whole old state back.  The run never stages
+    (`staged` False: recovery leaves git's index alone).  Returns the journal folder; None outside
+    a repository, or inside bonsai-git's own commit (that run's journal is the one in place).
+    Raises Failed (nothing written) when the journal cannot be recorded.
+    """
+    from . import gitrun, journal
+    from .core.errors import Failed
+
+    folder = journal.journal_dir(workspace)
+    if folder is None or os.environ.get(journal.OWN_COMMIT_ENV) == str(folder.resolve()):
+        return None
+    top = gitrun.run(workspace, "rev-parse", "--show-toplevel")
+    if top.returncode != 0:
+        return None
+    rel = os.path.relpath(os.path.realpath(workspace), os.path.realpath(top.stdout.decode("utf-8", "surrogateescape").strip()))
+    prefix = "" if rel == "." else rel.replace(os.sep, "/") + "/"
+    base = os.fspath(workspace)
+    prior: dict[str, bytes] = {TRUNK: trunk_bytes}
+    planned: dict[str, bytes | None] = {TRUNK: new_trunk}
+    for path, leaf in plan.files:
+        planned[path] = leaf.encode("utf-8")
+        if singles.get(path) is not None:
+            prior[path] = singles[path] or b""
+    for path, text in generated.items():
+        if isinstance(text, OnDisk):
+            continue
+        wanted = None if text is None else text.encode("utf-8")
+        current = seen.get(os.path.join(base, path))
+        if current == wanted:
+            continue
+        planned[path] = wanted
+        if current is not None:
+            prior[path] = current
+    entries = tuple(journal.JournalEntry(p, p in prior, None, None if d is None else journal.blob_id(d))
+                    for p, d in sorted(planned.items()))
+    created: set[str] = set()
+    for path in planned:
+        parent = path.rpartition("/")[0]
+        while parent and parent not in created and not os.path.exists(os.path.join(base, parent)):
+            created.add(parent)
+            parent = parent.rpartition("/")[0]
+    record = journal.Journal(None, prefix, None, "sha1", entries,
+                             tuple(sorted(created, key=lambda d: (d.count("/"), d))), staged=False)
+    try:
+        journal.write_journal(folder, record, prior, {p: d for p, d in planned.items() if p in prior and d is not None})
+    except OSError as exc:
+        raise Failed(f"{folder.name}: could not record the crash journal ({exc.strerror or exc}); nothing was "
+                     "written") from None
+    journal.crash_point("journal")
+    return folder
+
+
+def _refuse_ignored(workspace: Path, planned: Mapping[str, str]) -> None:
+    """Refused (exit 3, before anything is written) when a .gitignore rule hides a file absorbing
+    would write or its folder's index: new memory is never written into an ignored file (issue 21 §10)."""
+    from .gitsettings import ignore_problem
+
+    indexes = {f"{p.rpartition('/')[0]}/{INDEX_NAME}" for p in planned if p.startswith(DOMAINS_DIR + "/")}
+    problem = ignore_problem(workspace, [*sorted(planned), *sorted(indexes)])  # a leaf is named first
+    if problem is not None:
+        raise Refused(problem)
 
 
 def sync_rendered(workspace: Path, rendered: Mapping[str, str | None], trunk_bytes: bytes, check: bool,
@@ -169,16 +291,24 @@ def sync_rendered(workspace: Path, rendered: Mapping[str, str | None], trunk_byt
     return changed
 
 
-def read_trunk(workspace: Path) -> tuple[bytes, TrunkParts]:
-    """MEMORY.md's bytes and its parts; BadInput when missing, not UTF-8, unmigrated or conflicted."""
-    try:
-        data = read_regular(workspace / TRUNK, TRUNK)  # a FIFO or a device is refused, never read
+def read_trunk(workspace: Path, reads: Reads | None = None) -> tuple[bytes, TrunkParts]:
+    """MEMORY.md's bytes and its parts; BadInput when missing, not UTF-8, unmigrated or conflicted.
+
+    `reads`: the run's one read of the truth (tree.Reads), which records the bytes (the ones a
+    later swap of MEMORY.md is checked against)."""
+    try:  # a FIFO or a device is refused, never read
+        data = read_regular(workspace / TRUNK, TRUNK) if reads is None else reads.read(TRUNK, TRUNK)
     except (FileNotFoundError, NotADirectoryError):
         raise BadInput(f"{TRUNK}: not found; run bonsai-git migrate first") from None
     except IsADirectoryError:
         raise BadInput(f"{TRUNK}: is not a regular file (a folder); bonsai-git reads regular files only") from None
     text = decode_utf8(data, TRUNK)
+    if "\0" in text:  # as migrate refuses it: flatten would hand migrate a file it refuses (issue 21 §8)
+        raise BadInput(f"{TRUNK}: holds a NUL byte at byte offset {data.find(bytes(1))} (binary data, not Markdown); "
+                       "remove it and retry")
     parts = parse_trunk(text)
+    if parts is not None:
+        parts = widen_to_block_conflict(parts)
     if parts is None:
         if (workspace / DOMAINS_DIR).is_dir():
             raise markers_missing(text)
@@ -220,10 +350,31 @@ def _walk_indexes(folder: str, relative: str, found: list[str]) -> None:
         for entry in entries:
             name = entry.name
             if entry.is_dir(follow_symlinks=False):
-                if not name.startswith(("_", ".")):
+                if not name.startswith(("_", ".")) and not is_foreign_folder(entry.path):
                     _walk_indexes(entry.path, f"{relative}/{name}", found)
             elif is_index_name(name) and entry.is_file(follow_symlinks=False):
                 found.append(f"{relative}/{name}")
+
+
+def generated_index_paths(workspace: Path, paths: Iterable[str]) -> tuple[str, ...]:
+    """Those of `paths` (index-named files, workspace-relative) that bonsai-git generated
+    (branches.is_generated_index on their bytes); each other one is named in a warning and kept."""
+    kept = []
+    for path in paths:
+        data = read_regular_or_none(workspace / path)
+        if data is not None and is_generated_index(data):
+            kept.append(path)
+        else:
+            warn_foreign_index(path)
+    return tuple(kept)
+
+
+def warn_foreign_index(path: str) -> None:
+    """Warn (stderr) that `path`, named like a generated index, was not written by bonsai-git and is kept."""
+    from .hook import _warn  # the hook's counter: a run that warned is not remembered as fresh
+
+    _warn(f"{path}: named like a generated index but not written by bonsai-git, so kept (never deleted as "
+          "stale); rename it without the leading `_` to make it a leaf")
 
 
 def taken_leaf_names(workspace: Path) -> dict[str, tuple[str, ...]]:
@@ -255,7 +406,7 @@ def _plan_absorb(workspace: Path, parts: TrunkParts, config: Config, singles: di
             raise BadInput(f"{path}: is not a regular file (a folder); move it away, then absorb again") from None
         texts[path] = None if singles[path] is None else decode_utf8(singles[path] or b"", path)
     existing = {leaf.path: leaf.text for leaf in leaves}
-    plan = plan_absorb(parts.inbox, config, taken_leaf_names(workspace), texts, existing)
+    plan = plan_absorb(parts.inbox, config, taken_leaf_names(workspace), texts, existing, parts.pinned)
     singles.update((path, text.encode("utf-8")) for path, text in plan.bases)
     return plan
 
@@ -284,6 +435,7 @@ def _write_absorbed(workspace: Path, writer: CheckedWriter, plan: AbsorbPlan, ol
     failure the files written are put back (only where they still hold our bytes) and the error re-raised.
     """
     from .core.absorb import verify_absorbed
+    from .journal import crash_point
 
     written: dict[str, bytes] = {}
     try:
@@ -296,6 +448,7 @@ def _write_absorbed(workspace: Path, writer: CheckedWriter, plan: AbsorbPlan, ol
             data = text.encode("utf-8")
             writer.write(path, data, singles.get(path), sync=True)
             written[path] = data
+            crash_point(f"write:{len(written)}")
         read_back = {path: decode_utf8((workspace / path).read_bytes(), path) for path, _ in plan.files}
         verify_absorbed(old_inbox, plan, read_back)
     except BaseException:
@@ -340,6 +493,9 @@ def _sync(workspace: Path, rendered: Mapping[str, str | None], trunk_bytes: byte
     is the rendered text's is equal as git stores it, and is not read (~300 files per 1,000 leaves).
     """
     changed = []
+    # Test only (journal.crash_point), asked once: no journal here, since every file this writes
+    # is generated (a crash leaves some stale, and the next run rewrites them from the leaves).
+    crashing = writer is not None and "BONSAI_TEST_CRASH_AT" in os.environ
     base = os.fspath(workspace)
     folders: dict[str, str | None] = {}  # folder -> the symlink on its way, checked once per folder
     made: set[str] = set()
@@ -359,8 +515,12 @@ def _sync(workspace: Path, rendered: Mapping[str, str | None], trunk_bytes: byte
                 current = None
         wanted = None if text is None else text.encode("utf-8")
         if current == wanted or (current is not None and wanted is not None
-                                 and stored_alike(workspace, path, current, wanted)):
-            continue  # equal, or equal as git stores them (a CRLF checkout under core.autocrlf)
+                                 and (stored_alike(workspace, path, current, wanted)
+                                      or formatted_alike(path, current, wanted))):
+            continue  # equal, as git stores them (a CRLF checkout under core.autocrlf) or but for a formatter's changes
+        if wanted is None and current is not None and not is_generated_index(current):
+            warn_foreign_index(path)  # named like an index, written by someone else: never deleted (issue 21 §3)
+            continue
         changed.append(path)
         if writer is None:
             continue
@@ -380,6 +540,10 @@ def _sync(workspace: Path, rendered: Mapping[str, str | None], trunk_bytes: byte
             # fsync only the trunk (it holds the user's text); an index is regenerated from the
             # leaves at any time, and an fsync per index cost more than the rest of a hook run.
             writer.write(path, wanted, expected, sync=path == TRUNK)
+        if crashing:
+            from .journal import crash_point
+
+            crash_point(f"write:{len(changed)}")
     return tuple(sorted(changed))
 
 

@@ -1,7 +1,8 @@
 """Roll a migration back: `git revert` of the migration commit, only when it applies cleanly.
 
 The migration commit is the newest commit with a `Bonsai-Migration` trailer that touched this
-workspace's MEMORY.md (or the commit the user names).  When it is already reverted (a later
+workspace's MEMORY.md, or that turned it from flat to migrated (migration_commit.py), or the
+commit the user names.  When it is already reverted (a later
 commit says `This reverts commit <sha>` and was not itself reverted, or HEAD's tree holds the
 migration's paths exactly as before it), nothing is done: exit 3.  Before reverting, the reverse
 patch is checked against HEAD in a throwaway index (no work tree or index change); if it would
@@ -27,10 +28,11 @@ from .core.migrationcheck import describe_surplus, migration_surplus
 from . import gitrun
 from .history import refuse_if_shallow
 from .gitrepo import RepoContext, open_workspace, staged_paths, status_paths, workspace_lock
+from .migration_commit import MIGRATION_TRAILER, find_migration, is_migration_commit
 from .preconditions import check_identity, refuse_dirty, refuse_operation_in_progress, refuse_staged
 from .core.layout import TRUNK
 
-TRAILER = "Bonsai-Migration"
+TRAILER = MIGRATION_TRAILER
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,23 +47,26 @@ class RollbackResult:
 def find_migration_commit(ctx: RepoContext, commit: str | None = None) -> str:
     """The sha of `commit` (checked to be a migration) or of the newest migration of this workspace.
 
+    A migration is known by its `Bonsai-Migration` trailer or by its content (a flat trunk made
+    migrated: migration_commit.py), so one whose trailers a commit-msg hook dropped is found too.
     Raises NothingToDo when there is none.
     """
+    trunk = ctx.repo_path(TRUNK)
     if commit is not None:
         proc = gitrun.run(ctx.top, "rev-parse", "--verify", "--quiet", f"{commit}^{{commit}}")
         if proc.returncode != 0:
             raise NothingToDo(f"{commit}: no such commit")
         sha = proc.stdout.decode().strip()
-        body = gitrun.run(ctx.top, "log", "-1", "--format=%B", sha, check=True).stdout.decode()
-        if f"\n{TRAILER}:" not in "\n" + body:
-            raise NothingToDo(f"{sha[:12]}: not a bonsai-git migration commit (no {TRAILER} trailer)")
+        if not is_migration_commit(ctx.top, sha, trunk):
+            raise NothingToDo(f"{sha[:12]}: not a bonsai-git migration commit (no {TRAILER} trailer, and it does "
+                              f"not turn a flat {trunk} into a migrated one)")
         return sha
-    out = gitrun.run(ctx.top, "log", "-1", "--format=%H", "-E", f"--grep=^{TRAILER}:", "HEAD", "--",
-                     ctx.repo_path(TRUNK)).stdout.decode().strip()
-    if not out:
+    found = find_migration(ctx.top, trunk)
+    if found is None:
         refuse_if_shallow(ctx.top, "finding the migration commit")
-        raise NothingToDo(f"{ctx.repo_path(TRUNK)}: no migration commit to revert (no {TRAILER} trailer in history)")
-    return out
+        raise NothingToDo(f"{trunk}: no migration commit to revert (no {TRAILER} trailer in history, and no commit "
+                          f"that turned it into a migrated trunk)")
+    return found
 
 
 def rollback(workspace: Path, commit: str | None = None) -> RollbackResult:

@@ -26,23 +26,24 @@ from collections.abc import Collection, Sequence
 from pathlib import Path
 
 from .core.boot import CODEX_FILES, PROFILES
-from .core.branches import is_index_name
+from .runtimes import runtime_facts
+from .core.branches import is_generated_index, is_index_name
 from .workspace import load_config
 from .core.config import Config
 from .core.errors import BadInput, BonsaiError, NotARepository
 from .gitrun import run
 from .history import is_shallow
 from .gitsettings import (
-    check_repository_env, indexed_leaf_paths, stored_alike, workspace_attribute_problem,
+    check_repository_env, indexed_leaf_paths, nested_workspaces, stored_alike, workspace_attribute_problem,
 )
 from .reindex import existing_index_paths, read_trunk
 from .core.health import FileFacts, Survey
-from .core.indexes import FactsOf
+from .core.indexes import FactsOf, formatted_alike
 from .provenance import provenance_warning, read_provenance
 from .core.layout import (
     DOMAINS_DIR, MEMORY_DIR, TRUNK, Leaf, is_migrated, leaf_location, leaves_from_bytes, markers_missing,
 )
-from .tree import _read_bytes, read_regular_or_none
+from .tree import _read_bytes, is_foreign_folder, read_regular_or_none
 
 ARCHIVE_DIR = "memory/archive"
 NOW_ENV = "BONSAI_NOW"
@@ -88,6 +89,9 @@ def survey_workspace(workspace: Path, now: int | None = None, fresh: FreshPrefix
     config = load_config(workspace)
     now = now_from_env() if now is None else now
     tracked = set(tracked_paths(workspace, TRUNK, MEMORY_DIR, *BOOT_FILE_NAMES))
+    inner = nested_workspaces(workspace, tracked)
+    if inner:  # a workspace nested in the memory tree is its own: none of its files is a leaf here
+        tracked = {p for p in tracked if not p.startswith(inner)}
     shallow = is_shallow(workspace)  # ages would all read as the cut's commit date: not judged there
     last_touch, added = ({}, {}) if shallow else history_dates(workspace)
     disk = _MemoryFiles(workspace)  # one walk of memory/, each file read at most once
@@ -106,7 +110,8 @@ def survey_workspace(workspace: Path, now: int | None = None, fresh: FreshPrefix
     return Survey(config, now, _boot_files(workspace), leaves, archived, indexes, stale, stale_error,
                   _scanned(workspace, disk), provenance, workspace_attribute_problem(workspace, tracked),
                   chain_files=_chain_files(workspace), provenance_warning=provenance_warning(provenance),
-                  shallow=shallow, links=broken_links(workspace, leaves, disk.text(TRUNK)))
+                  runtime=runtime_facts(workspace), shallow=shallow,
+                  links=broken_links(workspace, leaves, disk.text(TRUNK)))
 
 
 class _MemoryFiles:
@@ -132,7 +137,8 @@ class _MemoryFiles:
             return
         for entry in entries:
             if entry.is_dir(follow_symlinks=False):
-                self._walk(entry.path, f"{relative}/{entry.name}")
+                if not is_foreign_folder(entry.path):  # a submodule, nested repository or workspace: not ours
+                    self._walk(entry.path, f"{relative}/{entry.name}")
             elif entry.is_file(follow_symlinks=False):
                 self.paths.append(f"{relative}/{entry.name}")
 
@@ -461,8 +467,11 @@ def _stale(workspace: Path, config: Config, disk: _MemoryFiles, common_dir: Path
         current = trunk_bytes if path == TRUNK else disk.data(path) if disk.has(path) else _read_bytes_if_file(
             workspace / path)
         wanted = None if text is None else text.encode("utf-8")
+        if wanted is None and current is not None and not is_generated_index(current):
+            continue  # named like an index, not ours: reindex keeps it (and warns), so it is not stale
         if current != wanted and not (current is not None and wanted is not None
-                                      and stored_alike(workspace, path, current, wanted)):
+                                      and (stored_alike(workspace, path, current, wanted)
+                                           or formatted_alike(path, current, wanted))):
             stale.append(path)  # as reindex --check: equal as git stores them (core.autocrlf) is fresh
     return tuple(sorted(stale)), None
 

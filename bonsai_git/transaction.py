@@ -21,7 +21,7 @@ import hashlib
 import os
 import stat
 import sys
-from collections.abc import Callable, Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,12 +36,12 @@ from .journal import Journal, JournalEntry, crash_point
 from .preconditions import (
     CONVERTING, IDENTITY_ARGS, SUBMODULE_ARGS, check_identity, check_migration, check_planned_paths,
 )
-from .core.plan import MigrationPlan, SourceText, piece_at, plan_migration
+from .core.plan import PINNED, MigrationPlan, SectionChoice, SourceText, piece_at, plan_migration
 from .core.secretscan import has_secret, mask_output, secret_warnings
 from .core.sections import unclosed_comment_warning
 from .core.tokens import estimate_tokens
-from .core.layout import TRUNK, is_migrated
-from .tree import CheckedWriter, Fingerprint, sync_barrier, write_durably
+from .core.layout import CHOSEN_TRAILER, TRUNK, is_migrated
+from .tree import CheckedWriter, Fingerprint, Reads, sync_barrier, write_durably
 
 
 @dataclass
@@ -59,12 +59,14 @@ class MigrationResult:
     warnings: list[str] = field(default_factory=list)
     config: Config = field(default_factory=Config)
     text_warnings: list[str] = field(default_factory=list)
+    taught: tuple[tuple[str, str, str | None], ...] = ()  # (leaf path, heading, .bonsai.toml line) per plan choice
 
 
 def apply_changes(
     ctx: RepoContext,
     changes: Mapping[str, bytes | None],
     message: str | None,
+    reads: Reads,
     *,
     verify: Callable[[], None] = lambda: None,
     no_verify: bool = False,
@@ -72,10 +74,14 @@ def apply_changes(
     """Write (bytes) or delete (None) workspace-relative paths, verify, stage them, and commit.
 
     `changes` maps workspace-relative posix paths to their new bytes.  `message` None means
-    write and stage nothing more: the changes stay in the work tree (`--no-commit`).  Returns
+    write and stage nothing more: the changes stay in the work tree (`--no-commit`).  `reads`:
+    the run's one read of the truth (tree.Reads), the bytes the plan was made from: each path
+    is replaced or deleted only while it still holds exactly those (a write since is caught,
+    never overwritten), and the journal records them as the prior bytes.  Returns
     the new commit sha (or None).  Before the first write a crash journal is recorded
     (journal.py) and removed after the last step.  Refuses, writing nothing: IndexLocked (git's
-    index.lock held for ~2 s), JournalPresent, Refused (a symlink or folder at a path).  On any
+    index.lock held for ~2 s), JournalPresent, Refused (a symlink or folder at a path),
+    ConcurrentWrite (a large file changed since the plan read it).  On any
     failure after that, Ctrl-C included, HEAD, every path and its index entry are restored
     exactly and the error re-raised as a BonsaiError (Failed, exit 1; Interrupted, exit 130).
     The message is committed through `secretscan.mask_output`, as everything bonsai-git prints.
@@ -86,28 +92,36 @@ def apply_changes(
         message = mask_output(message)
     folder = _journal_folder(ctx)
     _wait_for_index_lock(ctx)
-    found = _prior_bytes(ctx, changes)
-    record = _journal_record(ctx, changes, found, message)
+    before = _prior_bytes(ctx, changes, reads)
+    record = _journal_record(ctx, changes, before, message)
     try:
         copied = journal.write_journal(
-            folder, record, {p: d for p, d in found.items() if d is not None},
-            {p: d for p in changes if found[p] is not None and (d := changes[p]) is not None})
+            folder, record, {p: ctx.abs_path(p) if isinstance(d, Fingerprint) else d
+                             for p, d in before.items() if d is not None},
+            {p: d for p in changes if before[p] is not None and (d := changes[p]) is not None})
     except OSError as exc:
         raise Failed(f"{ctx.shown(folder)}: could not record the crash journal ({exc.strerror or exc}); "
                      f"nothing was written") from None
-    # A large file's old bytes are known by the Fingerprint of the journal's copy from here on
-    # (the writer checks it; a restore reads the copy back), not held in memory.
-    before: dict[str, bytes | Fingerprint | None] = {p: copied[p] if isinstance(d, Path) else d for p, d in found.items()}
-    del found, copied
+    # A large file is known by its Fingerprint (not held in memory); the journal's copy of it must
+    # be the bytes the plan read, or the file changed in between: stop before the first write.
+    changed = sorted(p for p, found in copied.items() if found != before[p])
+    del copied
+    if changed:
+        journal.remove_journal(folder)
+        raise ConcurrentWrite(f"{ctx.repo_path(changed[0])}: changed by another process while bonsai-git was "
+                              f"running; that write was kept and nothing was written. Run the command again")
     crash_point("journal")
     commit: str | None = None
     hooks_ran = False
     writer = CheckedWriter(ctx.top)
+    order = _write_order(changes)
+    n = 0  # files written so far: order[n:] were never written (a file found there is another process's)
     try:
         made: set[Path] = set()
         crashing = journal.crash_points_armed()  # test only: never in real use
-        for n, path in enumerate(_write_order(changes), 1):
+        for path in order:
             _apply_one(ctx, writer, path, changes[path], before[path], folders=made)
+            n += 1
             if crashing:
                 crash_point(f"write:{n}")
         verify()
@@ -120,15 +134,17 @@ def apply_changes(
             _stage(ctx, changes, record.entries)
             crash_point("staged")
             durable.wait()  # every written file is on stable storage before HEAD can move
-            commit, listing = _commit(ctx, message, no_verify, folder, changes)
+            commit, committed_message, listing = _commit(ctx, message, no_verify, folder, changes, record.head)
             crash_point("committed")
             _verify_committed(ctx, changes, record.entries, listing)
+            _verify_trailers(ctx, committed_message, message)
         else:
             durable.wait()  # before the journal goes
         writer.finish()  # a write that landed in a file we replaced, late: carried or refused
     except BaseException as exc:
         writer.drain()  # a late append to a file we replaced lands on ours, so the restore keeps it
-        rescued = _restore(ctx, folder, record, before, changes, commit, keep_foreign=not hooks_ran)
+        rescued = _restore(ctx, folder, record, before, changes, commit, keep_foreign=not hooks_ran,
+                           unwritten=set(order[n:]))
         error = _reported(exc)
         if rescued and isinstance(error, BonsaiError):
             error.message += (f"; {len(rescued)} file(s) a commit hook or another writer changed were restored, a "
@@ -217,12 +233,14 @@ def _migrate_locked(ctx: RepoContext, *, dry_run: bool, no_commit: bool, force: 
         )
     text_warnings = [w for w in [unclosed_comment_warning(ctx.repo_path(TRUNK), original)] if w]
     choices = None
+    chosen: tuple[tuple[int, str, str | None], ...] = ()
     if plan_text is not None:
         from .core.planfile import read_plan
         from .core.sections import split_sections
 
         edited = read_plan(plan_text, split_sections(original).sections, config, plan_source)
         config, choices = edited.config, edited.choices
+        chosen = _chosen(original, config, choices)
     # One scan of the original rules out the usual case (no secret anywhere), made before planning:
     # its lowercased copy of the whole memory (1x the input) then never sits on top of the plan's
     # memory, which was the migration's peak (issue 15).
@@ -231,24 +249,30 @@ def _migrate_locked(ctx: RepoContext, *, dry_run: bool, no_commit: bool, force: 
     # into sections (their texts are a copy), the old MEMORY.md bytes are the crash journal's copy,
     # and holding the text besides was 1x the input on top of planning's peak (issue 15).
     source = _Source.of(original)
+    # The one read of MEMORY.md (issue 21): the plan is made from it, and the swap compares the file
+    # with it (its bytes, or a large file's Fingerprint); every other planned path was proved absent.
+    reads = Reads(ctx.workspace, others_absent=True)
+    reads.note(TRUNK, source.fingerprint if source.fingerprint.length >= LARGE_PRIOR else original.encode("utf-8"))
     handed = SourceText(original)
     del original
     plan = plan_migration(handed, config, choices)
-    message = commit_message(plan, config, source_blob)
+    paths = {placed.line: placed.path for placed in plan.placed}
+    taught = tuple((paths[line], heading, hint) for line, heading, hint in chosen)
+    message = commit_message(plan, config, source_blob, tuple(path for path, _h, _t in taught))
     warnings = _secret_warnings(ctx, plan, config.secret_allow) if suspect else []
     check_planned_paths(ctx, plan)  # a dry run refuses what the real run would refuse
     if dry_run:
         text_warnings += _link_warnings(plan)
         return MigrationResult(plan, dry_run=True, notes=notes, message=message, warnings=warnings, config=config,
-                               text_warnings=text_warnings)
+                               text_warnings=text_warnings, taught=taught)
     if not no_commit:  # --no-commit makes no commit, so needs no identity
         check_identity(ctx)
     sha = apply_changes(
-        ctx, _EncodedFiles(plan.files), None if no_commit else message,
+        ctx, _EncodedFiles(plan.files), None if no_commit else message, reads,
         verify=lambda: _verify_on_disk(ctx, source, plan), no_verify=no_verify,
     )
     return MigrationResult(plan, commit=sha, notes=notes, message=message, warnings=warnings, config=config,
-                           text_warnings=text_warnings)
+                           text_warnings=text_warnings, taught=taught)
 
 
 def _link_warnings(plan: MigrationPlan) -> list[str]:
@@ -260,8 +284,23 @@ def _link_warnings(plan: MigrationPlan) -> list[str]:
     return list(split_link_warnings(pieces, files))
 
 
-def commit_message(plan: MigrationPlan, config: Config, source_blob: str) -> str:
-    """The migration commit message: subject, one line per domain, then the Bonsai-* trailers."""
+def _chosen(original: str, config: Config, choices: Sequence[SectionChoice]) -> tuple[tuple[int, str, str | None], ...]:
+    """(heading line, heading, the `.bonsai.toml` line that would have placed it, or None) for every
+    section an edited plan places in another domain than the rules would (issue 23)."""
+    from .core.classify import body_of
+    from .core.sections import split_sections
+    from .core.teach import teaching_line
+
+    ruled = {placed.line: placed.domain for placed in plan_migration(original, config).placed}
+    sections = split_sections(original).sections
+    return tuple((s.line, s.heading, teaching_line(s.heading, body_of(s.text), c.domain, config))
+                 for s, c in zip(sections, choices) if c.domain not in (PINNED, ruled.get(s.line, PINNED)))
+
+
+def commit_message(plan: MigrationPlan, config: Config, source_blob: str, chosen: Sequence[str] = ()) -> str:
+    """The migration commit message: subject, one line per domain, then the Bonsai-* trailers; `chosen`
+    names the leaves an edited plan placed otherwise than the rules (`Bonsai-Chosen`: `regroup --all`
+    leaves them where they are, as it does a `move`)."""
     subject = config.subject.format(
         domains=len(plan.domains), before=f"{plan.boot_tokens_before:,}", after=f"{plan.boot_tokens_after:,}",
         sections=plan.sections,
@@ -275,6 +314,7 @@ def commit_message(plan: MigrationPlan, config: Config, source_blob: str) -> str
         f"Bonsai-Source: {TRUNK} {source_blob}",
         f"Bonsai-Sections: {plan.sections}",
         f"Bonsai-Boot-Tokens: {plan.boot_tokens_before} -> {plan.boot_tokens_after}",
+        *(f"{CHOSEN_TRAILER}: {path}" for path in chosen),
     ]
     return "\n".join([subject, "", *body, "", *trailers]) + "\n"
 
@@ -333,17 +373,21 @@ class _FileTexts(Mapping[str, str]):
 
 @dataclass(frozen=True, slots=True)
 class _Source:
-    """The original MEMORY.md text known by its length (chars) and SHA-256 (of its UTF-8 bytes)."""
+    """The original MEMORY.md text known by its length (chars) and SHA-256 (of its UTF-8 bytes), and
+    those bytes' Fingerprint (strict UTF-8 decodes and encodes back to the very bytes read)."""
 
     length: int
     digest: bytes
+    fingerprint: Fingerprint
 
     @classmethod
     def of(cls, text: str) -> _Source:
-        digest = hashlib.sha256()
+        digest, size = hashlib.sha256(), 0
         for start in range(0, len(text), 1 << 20):  # a slice at a time: no second copy of the whole text
-            digest.update(text[start : start + (1 << 20)].encode("utf-8"))
-        return cls(len(text), digest.digest())
+            chunk = text[start : start + (1 << 20)].encode("utf-8")
+            digest.update(chunk)
+            size += len(chunk)
+        return cls(len(text), digest.digest(), Fingerprint(size, digest.digest()))
 
 
 def _verify_on_disk(ctx: RepoContext, source: _Source, plan: MigrationPlan) -> None:
@@ -405,6 +449,33 @@ def _verify_committed(ctx: RepoContext, changes: Mapping[str, bytes | None], ent
             raise Failed(f"{repo_path}: a commit hook changed it; the commit was undone and the tree restored")
 
 
+def _verify_trailers(ctx: RepoContext, committed: str, message: str) -> None:
+    """The commit's message (`committed`) must still carry our trailers (the last paragraph of
+    `message`), each on a line of its own: rollback, flatten and regroup find our commits by them.  A commit-msg
+    (or prepare-commit-msg) hook that normalises messages may drop them: Failed (exit 1) naming
+    that hook, and the caller undoes the commit like any other rejection (issue 21)."""
+    from .migration_commit import missing_trailers, trailer_lines
+
+    lost = missing_trailers(committed, trailer_lines(message))
+    if lost:
+        raise Failed(f"git commit dropped the trailer {lost[0].split(':', 1)[0]}: (a message hook rewrote the "
+                     f"message: {_message_hooks(ctx)}); the commit was undone and the tree restored. Make that hook "
+                     f"keep lines that start with `Bonsai-`, then run the command again")
+
+
+def _message_hooks(ctx: RepoContext) -> str:
+    """The hooks that can rewrite a commit message, as paths shown from the workspace (or a hint when none is found)."""
+    from .githook import hooks_dir
+
+    try:
+        folder = hooks_dir(ctx.top, shared_ok=True)
+    except BonsaiError:
+        return "the commit-msg or prepare-commit-msg hook"
+    found = [ctx.shown(folder / name) for name in ("prepare-commit-msg", "commit-msg")
+             if os.access(folder / name, os.X_OK) and (folder / name).is_file()]
+    return " or ".join(found) if found else "the commit-msg or prepare-commit-msg hook"
+
+
 def _filtered_blob_id(ctx: RepoContext, repo_path: str, data: bytes) -> str:
     """The blob id git makes of `data` at `repo_path` after its filters (core.autocrlf, eol attributes)."""
     return gitrun.output(ctx.top, "hash-object", f"--path={repo_path}", "--stdin", input=data).strip()
@@ -426,25 +497,26 @@ def _wait_for_index_lock(ctx: RepoContext) -> None:
         )
 
 
-# Files this large are not read into memory before they are replaced: the journal copies them and
-# the run keeps their Fingerprint (a 50 MB MEMORY.md was 1x the input on top of the plan, issue 15).
+# Files this large are not held in memory before they are replaced: the plan keeps their Fingerprint
+# (tree.Reads.note) and the journal copies them (a 50 MB MEMORY.md was 1x the input on top of the plan, issue 15).
 LARGE_PRIOR = 1 << 20
 
 
-def _prior_bytes(ctx: RepoContext, changes: Mapping[str, bytes | None]) -> dict[str, bytes | Path | None]:
-    """{path: bytes before the run, its absolute Path when it holds LARGE_PRIOR bytes or more (the
-    journal copies it), or None when absent}; refuses a symlink or folder at a path."""
-    before: dict[str, bytes | Path | None] = {}
+def _prior_bytes(ctx: RepoContext, changes: Mapping[str, bytes | None],
+                 reads: Reads) -> dict[str, bytes | Fingerprint | None]:
+    """{path: what the plan read there (`reads.prior`): bytes, a large file's Fingerprint, or None:
+    absent}, in path order; refuses (Refused) a symlink or folder now at a path the plan read as a file."""
+    before: dict[str, bytes | Fingerprint | None] = {}
     for path in sorted(changes):
-        target = ctx.abs_path(path)
-        try:
-            info = os.lstat(target)
-        except (FileNotFoundError, NotADirectoryError):
-            before[path] = None
+        prior = before[path] = reads.prior(path)
+        if prior is None:
             continue
+        try:
+            info = os.lstat(ctx.abs_path(path))
+        except (FileNotFoundError, NotADirectoryError):
+            continue  # deleted since: the checked writer refuses it (ConcurrentWrite)
         if not stat.S_ISREG(info.st_mode):
             raise Refused(f"{ctx.repo_path(path)}: is a symlink or a folder; bonsai-git replaces regular files only")
-        before[path] = target if info.st_size >= LARGE_PRIOR else target.read_bytes()
     return before
 
 
@@ -476,8 +548,11 @@ def _journal_record(ctx: RepoContext, changes: Mapping[str, bytes | None], befor
             created.add(folder)
             folder = folder.rpartition("/")[0]
     subject = None if message is None else message.split("\n", 1)[0]
+    from .migration_commit import trailer_lines
+
     return Journal(head, ctx.prefix, subject, algo, entries,
-                   tuple(sorted(created, key=lambda d: (d.count("/"), d))))
+                   tuple(sorted(created, key=lambda d: (d.count("/"), d))),
+                   () if message is None else trailer_lines(message))
 
 
 def _write_order(changes: Mapping[str, bytes | None]) -> list[str]:
@@ -602,9 +677,10 @@ def _git_converts(ctx: RepoContext, repo_paths: list[str]) -> bool:
 
 
 def _commit(ctx: RepoContext, message: str, no_verify: bool, folder: Path,
-            changes: Mapping[str, bytes | None]) -> tuple[str | None, gitrun.Started | None]:
-    """Run the real `git commit`; return the new HEAD (None if the commit failed before a ref moved)
-    and `_verify_committed`'s `git ls-tree HEAD` of the changed paths, started beside the HEAD read.
+            changes: Mapping[str, bytes | None], head: str | None) -> tuple[str, str, gitrun.Started | None]:
+    """Run the real `git commit`; return the new HEAD, its message as committed (after the message
+    hooks) and `_verify_committed`'s `git ls-tree HEAD` of the changed paths, started beside the
+    HEAD read (one `git log` gives the sha and the message).
 
     The commit's hooks see OWN_COMMIT_ENV naming our journal, so our own pre-commit hook runs
     instead of refusing because of the journal this very run holds.
@@ -614,11 +690,14 @@ def _commit(ctx: RepoContext, message: str, no_verify: bool, folder: Path,
     proc = gitrun.run_retrying(ctx.top, *args, input=message.encode(), extra_env=own)
     if proc.returncode != 0:
         out = (proc.stdout + proc.stderr).decode("utf-8", "replace").strip()
+        if gitrun.head_commit(ctx.top) != head:  # killed after it moved the branch (`head`: HEAD before the run)
+            raise Failed(f"git commit stopped after it had moved HEAD (exit {proc.returncode}): {_one_line(out)}")
         raise Failed(f"git commit failed (a hook or signing rejected it); nothing was committed: {_one_line(out)}")
     listed = gitrun.committed_blobs_args("HEAD", (ctx.repo_path(p) for p in changes))
     listing = gitrun.start(ctx.top, *listed) if listed is not None else None
     try:
-        return head_sha(ctx), listing
+        sha, _, committed = gitrun.output(ctx.top, "log", "-1", "--format=%H%n%B", "HEAD").partition("\n")
+        return sha, committed, listing
     except BaseException:
         if listing is not None:
             listing.result()
@@ -626,11 +705,13 @@ def _commit(ctx: RepoContext, message: str, no_verify: bool, folder: Path,
 
 
 def _restore(ctx: RepoContext, folder: Path, record: Journal, before: Mapping[str, bytes | Fingerprint | None],
-             changes: Mapping[str, bytes | None], commit: str | None, *, keep_foreign: bool = True) -> list[str]:
+             changes: Mapping[str, bytes | None], commit: str | None, *, keep_foreign: bool = True,
+             unwritten: Collection[str] = ()) -> list[str]:
     """Put back HEAD, the index entries and the bytes of exactly the journaled paths; drop the journal.
 
-    If something could not be put back, the journal stays (so `migrate --recover` can finish the
-    job) and a warning says what; the original error is never hidden.  Returns the paths of the
+    `unwritten`: the paths the run never got to write (a file found there is another process's:
+    kept in place).  If something could not be put back, the journal stays (so `migrate --recover`
+    can finish the job) and a warning says what; the original error is never hidden.  Returns the paths of the
     copies journal.restore made of bytes it could not leave in place (under RESCUE_DIR).
     """
     rescued: list[str] = []
@@ -643,7 +724,7 @@ def _restore(ctx: RepoContext, folder: Path, record: Journal, before: Mapping[st
                 undo = head
         errors = journal.restore(ctx.top, record, lambda path: _prior(folder, before, path), planned=changes.get,
                                  undo_commit=undo, keep_foreign=keep_foreign,
-                                 rescue_dir=folder.with_name(journal.RESCUE_DIR), rescued=rescued)
+                                 rescue_dir=folder.with_name(journal.RESCUE_DIR), rescued=rescued, unwritten=unwritten)
     except Exception as exc:  # noqa: BLE001 - reported; the caller re-raises the original error
         errors = [str(exc) or type(exc).__name__]
     if errors:

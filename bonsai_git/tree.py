@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from .core.errors import BadInput, ConcurrentWrite
-from .core.layout import MEMORY_DIR, Leaf, leaf_location, leaf_paths, leaves_from_bytes
+from .core.layout import MEMORY_DIR, TRUNK as MEMORY_FILE, Leaf, is_migrated, leaf_location, leaf_paths, leaves_from_bytes
 
 def remove_empty_folders(folder: Path, stop: Path) -> None:
     """Remove `folder` and then its parents while they are empty, never `stop` or anything above it."""
@@ -44,14 +44,17 @@ def has_symlink_between(root: Path, path: str) -> str | None:
     return None
 
 
-def read_leaves(workspace: Path, paths: Iterable[str]) -> tuple[Leaf, ...]:
+def read_leaves(workspace: Path, paths: Iterable[str], reads: Reads | None = None) -> tuple[Leaf, ...]:
     """Read the given leaf paths (workspace-relative) into Leaf records, sorted by path.
 
-    Raises BadInput for a leaf whose name could not be written into an index (check_file_name),
-    that is not UTF-8, or that holds merge-conflict markers.
+    `reads`: the run's one read of the truth (Reads), which records each leaf's bytes.  Raises
+    BadInput for a leaf whose name could not be written into an index (check_file_name), that
+    is not UTF-8, or that holds merge-conflict markers.
     """
     root = os.fspath(workspace)
     wanted = sorted(p for p in set(paths) if leaf_location(p) is not None)
+    if reads is not None:
+        return leaves_from_bytes((path, reads.read(path, path)) for path in wanted)
     return leaves_from_bytes((path, _read_bytes(os.path.join(root, path), path)) for path in wanted)
 
 
@@ -69,6 +72,46 @@ def read_regular(path: Path | str, name: str | None = None) -> bytes:
     hang).  FileNotFoundError when absent.
     """
     return _read_bytes(os.fspath(path), name)
+
+
+# The most a settings file (`.bonsai.toml`, `.gitattributes`, a git config) or a plan file may hold:
+# far above any real one, and a bound on what a file swapped for something huge makes us read.
+SETTINGS_LIMIT = 1 << 20  # bytes
+PLAN_LIMIT = 64 << 20  # bytes: a plan lists one short entry per section
+
+
+class TooLarge(BadInput):
+    """An input file is larger than its documented bound (exit 3): never read to its end."""
+
+
+def read_bounded(path: Path | str, name: str, limit: int) -> bytes:
+    """The bytes of the regular file at `path`, refused unless it holds at most `limit` bytes.
+
+    As read_regular (a FIFO, a device such as a symlink to /dev/zero, a socket: NotRegularFile,
+    exit 3, before a byte is read; FileNotFoundError when absent), and TooLarge (exit 3) naming
+    `name` when fstat or the read itself finds more than `limit` bytes: a file that grows while
+    it is read is never read without end (issue 21 §5).
+    """
+    fd = os.open(os.fspath(path), os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), os.fspath(path))
+        if not stat.S_ISREG(st.st_mode):
+            raise NotRegularFile(f"{name}: is not a regular file (a FIFO, device, socket or folder); "
+                                 "bonsai-git reads regular files only. Replace it with a file")
+        chunks: list[bytes] = []
+        size = 0
+        while size <= limit and st.st_size <= limit:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+            size += len(chunk)
+        raise TooLarge(f"{name}: larger than {limit:,} bytes, more than such a file ever holds; replace it with "
+                       "the real file")
+    finally:
+        os.close(fd)
 
 
 def read_regular_or_none(path: Path | str) -> bytes | None:
@@ -104,12 +147,51 @@ def _read_bytes(path: str, name: str | None = None) -> bytes:
 
 
 def walk_leaf_paths(workspace: Path) -> tuple[str, ...]:
-    """Every leaf path on disk under the workspace's memory/ folder (not following symlinks)."""
-    root = workspace / MEMORY_DIR
-    if not root.is_dir():
-        return ()
-    found = (p.relative_to(workspace).as_posix() for p in root.rglob("*.md") if p.is_file() and not p.is_symlink())
+    """Every leaf path on disk under the workspace's memory/ folder (walk_files: no symlink followed,
+    no submodule, nested repository or nested workspace entered)."""
+    found = (p for p in walk_files(workspace, MEMORY_DIR, symlinks=False) if p.endswith(".md"))
     return leaf_paths(found)
+
+
+def is_foreign_folder(folder: str) -> bool:
+    """True when the folder at path `folder` belongs to someone else: it holds `.git` (a submodule,
+    whose `.git` is a file, or a nested repository) or a migrated `MEMORY.md` (a nested workspace:
+    its tree is its own, never the outer workspace's leaves or indexes).
+
+    Every walk of a memory tree stops there: flatten once took a submodule's `.md` files for
+    leaves and deleted them from its work tree (issue 21 §3, §5).
+    """
+    if os.path.lexists(os.path.join(folder, ".git")):
+        return True
+    trunk = os.path.join(folder, MEMORY_FILE)
+    if not os.path.lexists(trunk):
+        return False
+    data = read_regular_or_none(trunk)
+    return data is not None and is_migrated(data.decode("utf-8", "replace"))
+
+
+def walk_files(workspace: Path, folder: str, *, symlinks: bool = True) -> list[str]:
+    """Workspace-relative paths of the regular files (and, with `symlinks`, the symlinks) under
+    `folder` (workspace-relative), sorted.  Symlinked folders are not followed; foreign folders
+    (is_foreign_folder) are not entered."""
+    found: list[str] = []
+    base = os.path.join(os.fspath(workspace), folder)
+    if os.path.isdir(base) and not os.path.islink(base):
+        _walk_into(base, folder, found, symlinks)
+    return sorted(found)
+
+
+def _walk_into(folder: str, relative: str, found: list[str], symlinks: bool) -> None:
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        if entry.is_dir(follow_symlinks=False):
+            if not is_foreign_folder(entry.path):
+                _walk_into(entry.path, f"{relative}/{entry.name}", found, symlinks)
+        elif entry.is_file(follow_symlinks=False) or (symlinks and entry.is_symlink()):
+            found.append(f"{relative}/{entry.name}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,6 +287,72 @@ def _mode_for(path: Path) -> int:
 def sync_barrier() -> None:
     """Flush every file written so far to stable storage (one os.sync for a batch of writes)."""
     os.sync()
+
+
+# --- one read of the truth per run -------------------------------------------------------------
+
+class Reads:
+    """The bytes one run read, by workspace-relative path: the one read its plan is made from and
+    its checked writer later compares each file with (issue 21).
+
+    Reading a file to plan and then again as the "prior bytes" to check against leaves a window:
+    an agent's append landing between the two reads is in neither the plan nor the check, and is
+    lost with exit 0.  So a command reads every file it plans from through one Reads (`read`,
+    `read_or_none`; `note` records what it read by other means, e.g. a Fingerprint of a large
+    file), and transaction.apply_changes takes each changed path's prior bytes from it (`prior`):
+    anything written since the plan's read is caught at the swap (ConcurrentWrite, exit 1) or
+    carried, never overwritten.  A path is read once: asking again gives the same answer.
+    `others_absent`: every path not read is known to be absent (migrate: the preconditions proved
+    nothing sits where the plan writes); otherwise `prior` of a path never read is a bug.
+    """
+
+    def __init__(self, root: Path, *, others_absent: bool = False) -> None:
+        self.root = root
+        self.others_absent = others_absent
+        self._seen: dict[str, bytes | Fingerprint | None] = {}
+
+    def read(self, rel: str, name: str | None = None) -> bytes:
+        """The bytes of the regular file at `rel` (read_regular's rules; `name` for its messages), read
+        once; FileNotFoundError (recorded as absent) when there is none."""
+        if rel in self._seen:
+            data = self._seen[rel]
+            if data is None:
+                raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), os.fspath(self.root / rel))
+            if isinstance(data, Fingerprint):
+                raise ValueError(f"{rel}: only its fingerprint was kept")  # a bug: the caller read it whole before
+            return data
+        try:
+            data = _read_bytes(os.path.join(os.fspath(self.root), rel), name)
+        except (FileNotFoundError, NotADirectoryError):
+            self._seen[rel] = None
+            raise
+        self._seen[rel] = data
+        return data
+
+    def read_or_none(self, rel: str) -> bytes | None:
+        """`read`'s bytes, or None (recorded as absent) when `rel` is absent or a folder."""
+        try:
+            return self.read(rel)
+        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+            self._seen[rel] = None
+            return None
+
+    def note(self, rel: str, data: bytes | Fingerprint | None) -> None:
+        """Record what the run read at `rel` by other means (None: absent); the first record stands."""
+        self._seen.setdefault(rel, data)
+
+    def knows(self, rel: str) -> bool:
+        """True when the run read (or noted) `rel`."""
+        return rel in self._seen
+
+    def prior(self, rel: str) -> bytes | Fingerprint | None:
+        """What `rel` held when the run read it (None: absent).  A path never read is absent under
+        `others_absent`, else LookupError: the plan would be checked against bytes it was not made from."""
+        if rel in self._seen:
+            return self._seen[rel]
+        if self.others_absent:
+            return None
+        raise LookupError(f"{rel}: changed by a plan that never read it (a bug)")
 
 
 # --- replacing files another process may be writing --------------------------------------------

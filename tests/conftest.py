@@ -31,6 +31,9 @@ def git_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
     for key in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"):
         monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("OPENCLAW_STATE_DIR", str(tmp_path / "openclaw-state"))  # never the real ~/.openclaw
+    monkeypatch.delenv("OPENCLAW_CONFIG_PATH", raising=False)
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex-home"))  # never the real ~/.codex (runtimes.py)
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude-config"))  # never the real ~/.claude
     yield
 
 

@@ -226,18 +226,34 @@ def test_flatten_commits_through_bonsai_gits_own_plain_git_hook(make_repo: MakeR
     assert run("install-hook", "-C", str(repo), ok=True).exit_code == 0
     (repo / PRICING).write_text((repo / PRICING).read_text() + "Retail now $34.\n")
     git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "price rise", check=False)
-    assert git(repo, "status", "--porcelain") != ""  # the hook rewrote the indexes: the commit stops once
-    commit_all(repo, "price rise")
+    git(repo, "commit", "-q", "-m", "price rise")  # the hook regenerates and stages the indexes: one attempt
+    assert git(repo, "status", "--porcelain") == ""
     _flatten(repo)
     assert "Retail now $34." in (repo / "MEMORY.md").read_text()
     assert git(repo, "status", "--porcelain", "--untracked-files=all") == ""
 
 
-def test_flatten_without_a_migration_commit_keeps_everything_in_domain_order(make_repo: MakeRepo) -> None:
+def test_flatten_finds_a_migration_committed_by_hand_by_its_content(make_repo: MakeRepo) -> None:
+    """No trailers (committed by hand): the commit that made the flat trunk migrated is the migration."""
     repo = make_repo(SAMPLE)
     assert run("migrate", "-C", str(repo), "--force", "--no-commit", ok=True).exit_code == 0
     commit_all(repo, "tree committed by hand, no trailers")
+    out = _flatten(repo)
+    assert "note: no usable migration commit" not in out
+    assert (repo / "MEMORY.md").read_text() == SAMPLE
+
+
+def test_flatten_without_a_migration_commit_keeps_everything_in_domain_order(make_repo: MakeRepo,
+                                                                              tmp_path: Path) -> None:
+    """A history that starts migrated (the tree copied into a new repository) holds no migration commit."""
+    donor = make_repo(SAMPLE)
+    assert run("migrate", "-C", str(donor), "--force", "--no-commit", ok=True).exit_code == 0
+    repo = make_repo(None)
+    for path in [donor / "MEMORY.md", *(p for p in (donor / "memory").rglob("*") if p.is_file())]:
+        target = repo / path.relative_to(donor)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(path.read_bytes())
+    commit_all(repo, "tree copied in, no trailers")
     leaves = {p.relative_to(repo).as_posix(): p.read_text() for p in (repo / "memory/domains").rglob("[!_]*.md")}
     out = _flatten(repo)
     assert "note: no usable migration commit" in out

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from bonsai_git.cli import main
 from living_tree import (
-    LIVING, PRICING, MakeRepo, assert_commit_stops_once_then_passes, env, migrated, run, tree_files, write,
+    LIVING, PRICING, MakeRepo, assert_commit_lands_at_once, env, migrated, run, tree_files, write,
 )
 from support import git
 
@@ -106,7 +106,7 @@ def test_git_dir_set_by_git_for_a_linked_worktree_hook_is_accepted(make_repo: Ma
     git(repo, "worktree", "add", "-q", "-b", "side", str(linked))
     assert cli("install-hook", "-C", str(linked))[0] == 0
     write(linked, PRICING, "## Pricing\n\nWholesale mugs $20 from April.\n")
-    assert_commit_stops_once_then_passes(linked)
+    assert_commit_lands_at_once(linked)
 
 
 def test_matching_git_dir_and_work_tree_are_accepted(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -370,7 +370,7 @@ def test_crlf_and_lf_checkouts_agree_on_the_figures(make_repo: MakeRepo, tmp_pat
     clone = _crlf_clone(origin, tmp_path)
     assert cli("install-hook", "-C", str(clone))[0] == 0
     write(clone, PRICING, "## Pricing\r\n\r\nWholesale mugs are $20 from April; retail stays $32.\r\n")
-    assert_commit_stops_once_then_passes(clone)
+    assert_commit_lands_at_once(clone)
     git(clone, "push", "-q", "origin", "main")
     # the LF checkout finds nothing to rewrite, and neither does a second CRLF clone
     assert cli("reindex", "--check", "-C", str(origin))[:2] == (0, "")
@@ -398,81 +398,6 @@ def test_line_endings_matter_where_git_keeps_them(make_repo: MakeRepo) -> None:
     git(repo, "config", "core.autocrlf", "true")
     assert stored_alike(repo, "memory/_index.md", b"a\r\nb\r\n", b"a\nb\n")
     assert not stored_alike(repo, "memory/_index.md", b"a\r\nc\r\n", b"a\nb\n")
-
-
-# --- partial staging: the plain git hook indexes what the commit holds, or refuses ---------------
-
-def _clean_clone_is_fresh(repo: Path, tmp_path: Path) -> bool:
-    clone = tmp_path / "clean-clone"
-    git(tmp_path, "clone", "-q", str(repo), str(clone))
-    return cli("reindex", "--check", "-C", str(clone))[0] == 0
-
-
-def _with_plain_hook(make_repo: MakeRepo) -> Path:
-    """A migrated workspace with bonsai-git's plain git pre-commit hook installed."""
-    repo = migrated(make_repo)
-    assert cli("install-hook", "-C", str(repo))[0] == 0
-    return repo
-
-
-def _commit_unrelated(repo: Path) -> subprocess.CompletedProcess[str]:
-    """Stage a file outside the memory tree alone and `git commit` it (the hook runs)."""
-    write(repo, "notes/todo.txt", "buy clay\n")
-    git(repo, "add", "notes/todo.txt")
-    return run(["git", "commit", "-q", "-m", "todo"], repo)
-
-
-def _assert_commit_refused_untouched(repo: Path, message: str) -> None:
-    """The hook stops `_commit_unrelated` with `message` on stderr, and the tree is as it was."""
-    before = tree_files(repo)
-    proc = _commit_unrelated(repo)
-    assert proc.returncode != 0 and message in proc.stderr, proc.stderr
-    assert tree_files(repo) == before
-
-
-def test_plain_hook_refuses_a_partly_staged_leaf_and_keeps_head_true(make_repo: MakeRepo, tmp_path: Path) -> None:
-    repo = _with_plain_hook(make_repo)
-    write(repo, PRICING, "## Pricing\n\nWholesale mugs $20 from April.\n")
-    git(repo, "add", PRICING)
-    write(repo, PRICING, "## Pricing\n\nWholesale mugs $20 from April.\n\nDraft: maybe $22 in the autumn, with a long note.\n")
-    head, before = git(repo, "rev-parse", "HEAD"), tree_files(repo)
-    proc = run(["git", "commit", "-q", "-m", "price"], repo)
-    assert proc.returncode != 0 and f"{PRICING}: has changes that are not staged" in proc.stderr, proc.stderr
-    assert "git stash push --keep-index" in proc.stderr
-    assert (git(repo, "rev-parse", "HEAD"), tree_files(repo)) == (head, before)
-    # the way out the message names: set the unstaged hunk aside, commit, and HEAD is true
-    git(repo, "stash", "push", "-q", "--keep-index")
-    first = run(["git", "commit", "-q", "-m", "price"], repo)
-    assert first.returncode == 1, first.stderr
-    assert first.stderr.rstrip().endswith("git add -A -- memory/_index.md memory/domains/business/_index.md")
-    git(repo, "add", "-A", "--", "memory/_index.md", "memory/domains/business/_index.md")
-    assert run(["git", "commit", "-q", "-m", "price"], repo).returncode == 0
-    assert _clean_clone_is_fresh(repo, tmp_path)
-    assert "Draft: maybe $22" in git(repo, "stash", "show", "-p")  # the unstaged hunk is kept, not committed
-
-
-@pytest.mark.parametrize("unstaged", ["edit", "delete"])
-def test_plain_hook_refuses_an_unstaged_leaf_in_an_unrelated_commit(make_repo: MakeRepo, unstaged: str) -> None:
-    repo = _with_plain_hook(make_repo)
-    if unstaged == "edit":
-        write(repo, PRICING, "## Pricing\n\nAn agent's unstaged note about a much higher price.\n")
-    else:
-        (repo / PRICING).unlink()
-    _assert_commit_refused_untouched(repo, "has changes that are not staged")
-
-
-def test_plain_hook_refuses_to_rewrite_a_trunk_with_unstaged_changes(make_repo: MakeRepo) -> None:
-    repo = _with_plain_hook(make_repo)
-    with (repo / "MEMORY.md").open("a", encoding="utf-8") as fh:
-        fh.write("\n## Kiln config\n\nCone 6, hold 10 minutes.\n")  # the agent's append, not staged
-    _assert_commit_refused_untouched(repo, "MEMORY.md: has changes that are not staged")
-
-
-def test_a_trunk_with_unstaged_changes_the_run_would_not_touch_passes(make_repo: MakeRepo) -> None:
-    repo = _with_plain_hook(make_repo)
-    trunk = (repo / "MEMORY.md").read_text()
-    (repo / "MEMORY.md").write_text(trunk.replace("Pinned: answer briefly", "Pinned: answer very briefly"))
-    assert _commit_unrelated(repo).returncode == 0
 
 
 # --- untracked leaves: one rule everywhere --------------------------------------------------------
@@ -529,21 +454,6 @@ def test_migrating_a_crlf_checkout_gives_the_tree_an_lf_checkout_finds_fresh(mak
     assert b"\r\n" not in (origin / "MEMORY.md").read_bytes()
     assert cli("reindex", "--check", "-C", str(origin))[:2] == (0, "")
     assert run(["bonsai-git-hook", "--check"], origin).returncode == 0
-
-
-def test_plain_hook_refuses_a_commit_that_leaves_the_rewritten_indexes_unstaged(make_repo: MakeRepo,
-                                                                               tmp_path: Path) -> None:
-    repo = _with_plain_hook(make_repo)
-    write(repo, PRICING, "## Pricing\n\nWholesale mugs $20 from April.\n")
-    git(repo, "add", PRICING)
-    assert run(["git", "commit", "-q", "-m", "price"], repo).returncode == 1  # the hook rewrote the indexes
-    second = run(["git", "commit", "-q", "-m", "price"], repo)  # ... and they were not staged
-    assert second.returncode != 0, second.stderr
-    assert "a generated index with changes that are not staged" in second.stderr
-    assert "git add -A -- memory/_index.md memory/domains/business/_index.md" in second.stderr
-    git(repo, "add", "-A", "--", "MEMORY.md", "memory")
-    assert run(["git", "commit", "-q", "-m", "price"], repo).returncode == 0
-    assert _clean_clone_is_fresh(repo, tmp_path)
 
 
 def test_migrate_no_commit_names_what_to_stage_and_then_every_command_agrees(make_repo: MakeRepo) -> None:

@@ -28,14 +28,18 @@ SMALL_BOUND = "branch_tokens = 150\n"
 BATCHES = ("batch-a", "batch-b", "batch-c-zircon", "batch-d", "batch-e", "batch-f")
 
 
-def _grouped_memory(seo: int = 8, clients: int = 7, products: int = 3) -> str:
-    """A business memory in three `#` groups (as the seed's business/seo/ nesting comes from)."""
+def _grouped_memory(seo: int = 8, clients: int = 7, products: int = 3, orders: int = 32) -> str:
+    """A business memory in three `#` groups (as the seed's business/seo/ nesting comes from), after
+    `orders` ungrouped sales notes: with them the domain is too large for one index of the default bound."""
     words = ("mugs", "bowls", "glaze", "kiln", "studio", "wholesale", "gifts", "cafes")[:seo]
     names = ("Bramble Cafe", "Heron Roasters", "Juniper Tea", "Kestrel Bakery", "Lantern Bar", "Meridian Hotel",
              "Nimbus Books")[:clients]
     lines = ("stoneware", "porcelain", "raku")[:products]
     return (
-        "# Memory\n\nA potter's business assistant.\n\n# SEO\n\n"
+        "# Memory\n\nA potter's business assistant.\n\n"
+        + "".join(f"## Sales order {i}\n\nWholesale order {i} of mugs for the cafes: the invoice went out, the "
+                  f"customer pays net 30 and the sales pipeline shows the next revenue.\n\n" for i in range(orders))
+        + "# SEO\n\n"
         + "".join(f"## Keyword research: {w}\n\nSearch volume for {w} pottery terms rose this quarter; the client "
                   f"wants a landing page and the sales team tracks the ranking weekly.\n\n" for w in words)
         + "# Clients\n\n"
@@ -80,23 +84,23 @@ def test_a_large_domain_puts_each_shared_group_in_a_sub_folder_named_after_it() 
     assert paths["Client Heron Roasters"] == f"{BUSINESS}/clients/client-heron-roasters.md"
     assert paths["Product line raku"] == f"{BUSINESS}/products/product-line-raku.md"
     files = plan.file_map()
-    assert "### [seo/](seo/_index.md)\n8 leaves" in files[f"{BUSINESS}/_index.md"]
+    assert "### [seo/](seo/_index.md)\n\n8 leaves" in files[f"{BUSINESS}/_index.md"]
     seo = [t for p, t in files.items() if p.startswith(f"{BUSINESS}/seo/_index")]
     assert any("### keyword-research-kiln.md (~" in t for t in seo)
     costs = leaf_costs(files[TRUNK], _indexes(files))
     assert sorted(costs) == sorted(leaf.path for leaf in plan.leaves)  # every leaf reachable where it is
     cost = lookup_cost(files)
-    assert cost.median <= 700 and cost.max <= 1000
+    assert cost.depth == 2 and cost.reads == 4  # trunk, business/_index.md, the folder's index, the leaf
     assert max(estimate_tokens(t) for t in _indexes(files).values()) <= Config().branch_tokens
 
 
 def test_a_domain_that_fits_one_index_stays_flat() -> None:
-    plan = plan_migration(_grouped_memory(seo=2, clients=2, products=1), Config())
+    plan = plan_migration(_grouped_memory(seo=2, clients=2, products=1, orders=20), Config())
     assert {p.path.rsplit("/", 1)[0] for p in plan.placed} == {BUSINESS}
 
 
 def test_a_group_that_holds_the_whole_domain_makes_no_folder() -> None:
-    memory = "# Memory\n\nA potter.\n\n# SEO\n\n" + _grouped_memory(clients=0, products=0).split("# SEO\n\n")[1]
+    memory = "# Memory\n\nA potter.\n\n# SEO\n\n" + _grouped_memory(clients=0, products=0, orders=0).split("# SEO\n\n")[1]
     plan = plan_migration(memory + "# Later\n\nA closing note.\n", Config())
     assert {p.path.rsplit("/", 1)[0] for p in plan.placed} == {BUSINESS}  # one folder would divide nothing
 
@@ -105,11 +109,11 @@ def test_more_groups_than_one_index_can_list_keep_the_largest_as_folders() -> No
     groups = "".join(f"# Group {g}\n\n" + "".join(f"## Client note {g}{i}\n\nThe client {g}{i} pays invoices for "
                                                   f"wholesale mugs; sales follow up.\n\n" for i in range(2 + g % 3))
                      for g in range(12))
-    config = Config()
+    config = Config(branch_tokens=300)  # room for 4 folders beside two sub-branches
     plan = plan_migration("# Memory\n\nSales.\n\n" + groups, config)
     folders = {p.path.split("/")[3] for p in plan.placed if p.path.count("/") == 4}
-    assert folders == {"group-2", "group-5", "group-8", "group-11", "group-1", "group-4", "group-7"}  # 4 leaves, then 3
-    assert lookup_cost(plan.file_map()).max <= 1000
+    assert folders == {"group-2", "group-5", "group-8", "group-11"}  # the groups of 4 leaves
+    assert lookup_cost(plan.file_map()).depth <= 3
 
 
 @given(st.lists(st.tuples(st.sampled_from(["SEO", "Clients", "seo!", "Ops", ""]),

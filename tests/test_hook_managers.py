@@ -182,3 +182,40 @@ def test_install_hook_registers_the_merge_driver(make_repo: MakeRepo) -> None:
     assert "add to .gitattributes and commit it: `MEMORY.md merge=bonsai`  `memory/**/_index*.md merge=bonsai`" in result.stdout
     (repo / ".gitattributes").write_text("MEMORY.md merge=bonsai\nmemory/**/_index*.md merge=bonsai\n")
     assert ".gitattributes" not in bonsai("install-hook", "-C", str(repo), "--merge-driver").stdout
+
+
+@pytest.mark.parametrize(("name", "text", "snippet"), [
+    ("lefthook.toml", '[pre-push.commands.hello]\nrun = "echo pushing"\n',
+     '[pre-commit.commands.bonsai-reindex]\nrun = "bonsai-git-hook"\n'),
+    (".lefthook.json", '{"pre-push": {"commands": {"hello": {"run": "echo pushing"}}}}\n',
+     '"pre-commit": {"commands": {"bonsai-reindex": {"run": "bonsai-git-hook"}}}\n'),
+])
+def test_lefthook_toml_or_json_config_gets_no_second_yaml_config(make_repo: MakeRepo, npm_bin: Path, name: str,
+                                                                 text: str, snippet: str) -> None:
+    """lefthook reads one of lefthook.{yml,toml,json,jsonc}, "and you'll never know which": a
+    lefthook.yml written beside a lefthook.toml could silently replace the team's config."""
+    repo = migrated(make_repo, LIVING)
+    (repo / name).write_text(text)
+    git(repo, "add", name)
+    git(repo, "commit", "-qm", "lefthook")
+    tool(npm_bin, "lefthook", "install", cwd=repo)
+    result = bonsai_untouched(repo, "install-hook", "-C", str(repo))
+    assert result.exit_code == 3, result.stdout + result.stderr
+    assert not (repo / "lefthook.yml").exists()
+    assert result.stdout == f"# {name}\n{snippet}"
+    assert f"{name}: lefthook reads its config from {name}" in result.stderr and "lefthook install" in result.stderr
+
+
+@pytest.mark.parametrize("last", ["exit 0", "exec npx --no -- lint-staged"])
+def test_husky_hook_that_ends_in_exit_or_exec_is_refused_with_the_line(make_repo: MakeRepo, npm_bin: Path,
+                                                                      last: str) -> None:
+    """A line appended after a final `exit`/`exec` never runs: the hook would look installed and do nothing."""
+    repo = migrated(make_repo, LIVING)
+    tool(npm_bin, "husky", cwd=repo)
+    (repo / ".husky/pre-commit").write_text(f"echo users-own-check\n{last}\n")
+    git(repo, "add", ".husky/pre-commit")
+    git(repo, "commit", "-qm", "own husky hook", "--no-verify")
+    result = bonsai_untouched(repo, "install-hook", "-C", str(repo))
+    assert result.exit_code == 3, result.stdout + result.stderr
+    assert result.stdout == "bonsai-git-hook\n"
+    assert f".husky/pre-commit: its last command `{last}` ends the hook" in result.stderr

@@ -124,8 +124,8 @@ def test_framework_hook_and_plain_hook_give_the_same_tree(make_repo: MakeRepo, f
         edit_leaf(repo)
         with (repo / "MEMORY.md").open("a", encoding="utf-8") as fh:
             fh.write("\n## Kiln config\n\nCone 6.\n")
-    assert commit(framed, framework).returncode != 0
-    assert commit_all(plain).returncode != 0
+    assert commit(framed, framework).returncode != 0  # the framework's convention: exit 1, re-add
+    assert commit_all(plain).returncode == 0  # the plain hook stages what it regenerated (issue 22)
     assert tree_files(framed) == tree_files(plain)
 
 
@@ -197,13 +197,21 @@ def test_framework_indexes_what_is_staged_when_a_leaf_is_partly_staged(
 def test_framework_leaves_memory_md_byte_identical_across_leaf_edit_add_and_delete(
     make_repo: MakeRepo, framework: dict[str, str]
 ) -> None:
-    """The quiet trunk: leaf changes inside existing domains rewrite indexes, never MEMORY.md."""
-    from living_tree import OVERVIEW, add_leaf
+    """The quiet trunk: an edit inside a leaf never rewrites MEMORY.md; adding or deleting a leaf rewrites
+    only indexes while the topics the trunk shows stay the same (issue 24)."""
+    deploy = "memory/domains/infrastructure/deploy-{}.md"
 
-    def delete_leaf(ws: Path) -> None:  # a domain keeps other leaves: a removed domain may rewrite the trunk
-        (ws / OVERVIEW).unlink()
+    def add_leaf(ws: Path) -> None:  # a third `deploy-` leaf: the topic `deploy` was shown already
+        write(ws, deploy.format("cron"), "## Deploy cron\n\nThe cron jobs deploy from main.\n")
+
+    def delete_leaf(ws: Path) -> None:
+        (ws / deploy.format("cron")).unlink()
 
     repo = consumer(make_repo, framework)
+    for name in ("api", "web"):  # two leaves sharing a word: a new topic, so the trunk changes once
+        write(repo, deploy.format(name), f"## Deploy {name}\n\nThe {name} deploys from main.\n")
+    assert commit(repo, framework).returncode != 0 and commit(repo, framework).returncode == 0
+    assert "deploy" in (repo / "MEMORY.md").read_text()
     trunk = (repo / "MEMORY.md").read_bytes()
     for change in (edit_leaf, add_leaf, delete_leaf):
         change(repo)
@@ -215,3 +223,92 @@ def test_framework_leaves_memory_md_byte_identical_across_leaf_edit_add_and_dele
         assert (repo / "MEMORY.md").read_bytes() == trunk, change.__name__
         assert git(repo, "diff", "HEAD~1", "--stat", "--", "MEMORY.md") == ""
     assert run(["bonsai-git", "reindex", "--check"], repo).returncode == 0
+
+
+# --- issue 21: what the hook refuses, through the framework (each refusal leaves the tree as it was) ---
+
+def _glued_end_marker(repo: Path) -> None:
+    trunk = (repo / "MEMORY.md").read_bytes()
+    (repo / "MEMORY.md").write_bytes(trunk.rstrip(b"\n") + b"## Dentist\n\nDr Lee, Tuesdays at 9.\n")
+
+
+def _ignored_log_folder(repo: Path) -> None:
+    write(repo, ".gitignore", "log/\ntmp/\nbuild/\n")
+    with (repo / "MEMORY.md").open("a", encoding="utf-8") as fh:
+        fh.write("\n## Daily log 2026-03-02\n\nShipped the new kiln program.\n")
+
+
+def _nul_leaf(repo: Path) -> None:
+    from living_tree import PRICING
+
+    (repo / PRICING).write_bytes(b"## Pricing\n\nport 8080\x00 and more\n")
+
+
+def _fifo_settings(repo: Path) -> None:
+    import os
+
+    from living_tree import PRICING
+
+    os.mkfifo(repo / ".bonsai.toml")  # untracked: the hook must not block reading it
+    write(repo, PRICING, "## Pricing\n\nWholesale mugs $20 from April.\n")  # something to commit
+
+
+def _dates_folder_leaf(repo: Path) -> None:
+    write(repo, "memory/domains/dates/dentist.md", "## Dentist\n\nMarch 3, 9:00.\n")
+
+
+REFUSALS = {  # scenario -> what stderr/stdout must say
+    _ignored_log_folder: "ignored by .gitignore:1 (`log/`)",
+    _nul_leaf: "memory/domains/business/pricing.md: holds a NUL byte",
+    _fifo_settings: ".bonsai.toml: is not a regular file",
+    _dates_folder_leaf: "a one-file domain (memory/dates.md)",
+}
+
+
+@pytest.mark.parametrize("change", list(REFUSALS), ids=lambda f: f.__name__.strip("_"))
+def test_framework_refuses_and_leaves_the_tree_untouched(make_repo: MakeRepo, framework: dict[str, str],
+                                                          change: Callable[[Path], None]) -> None:
+    from support import snapshot
+
+    repo = consumer(make_repo, framework)
+    change(repo)
+    if (repo / ".bonsai.toml").exists():  # a FIFO: `git add -A` would hang reading it too
+        git(repo, "add", "--", *(p for p in ("MEMORY.md", "memory", ".gitignore") if (repo / p).exists()))
+    else:
+        git(repo, "add", "-A")
+    before = snapshot(repo) if not (repo / ".bonsai.toml").exists() else None
+    head = git(repo, "rev-parse", "HEAD")
+    proc = subprocess.run(["git", "commit", "-q", "-m", "change"], cwd=repo, capture_output=True, text=True,
+                          timeout=120, env=env({"PRE_COMMIT_HOME": framework["home"], "PRE_COMMIT_COLOR": "never"}))
+    output = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and REFUSALS[change] in output, output
+    assert git(repo, "rev-parse", "HEAD") == head
+    if before is not None:
+        assert snapshot(repo) == before
+
+
+def test_framework_absorbs_a_section_glued_to_the_end_marker(make_repo: MakeRepo, framework: dict[str, str]) -> None:
+    repo = consumer(make_repo, framework)
+    _glued_end_marker(repo)
+    first = commit(repo, framework)
+    assert first.returncode != 0 and "absorbed 'Dentist'" in first.stdout + first.stderr
+    second = commit(repo, framework)
+    assert second.returncode == 0, second.stdout + second.stderr
+    assert git(repo, "show", "HEAD:memory/domains/personal/dentist.md") == "## Dentist\n\nDr Lee, Tuesdays at 9.\n"
+
+
+def test_framework_refuses_a_migration_staged_in_part(make_repo: MakeRepo, framework: dict[str, str]) -> None:
+    from support import corpus_bytes, snapshot
+
+    repo = make_repo(corpus_bytes("02-ops-assistant-2764.md"))
+    _configure(repo, framework, ("bonsai-reindex",))
+    git(repo, "add", ".pre-commit-config.yaml")
+    git(repo, "commit", "-q", "-m", "use bonsai-git hooks")
+    assert subprocess.run([PRE_COMMIT, "install"], cwd=repo, env=_env(framework), capture_output=True).returncode == 0
+    assert run(["bonsai-git", "migrate", "--no-commit"], repo).returncode == 0
+    git(repo, "add", "MEMORY.md")
+    before = snapshot(repo)
+    proc = run(["git", "commit", "-q", "-m", "part"], repo, {"PRE_COMMIT_HOME": framework["home"],
+                                                             "PRE_COMMIT_COLOR": "never"})
+    assert proc.returncode != 0 and "stage all of it: git add -A -- MEMORY.md memory" in proc.stdout + proc.stderr
+    assert snapshot(repo) == before

@@ -197,8 +197,8 @@ def _dummy_args(command: str) -> list[str]:
     import click
 
     cmd = main.commands[command]
-    return [("x" if p.name != "domain" else "general") for p in cmd.params
-            if isinstance(p, click.Argument) and p.required]
+    return [(p.type.choices[0] if isinstance(p.type, click.Choice) else "x" if p.name != "domain" else "general")
+            for p in cmd.params if isinstance(p, click.Argument) and p.required]
 
 
 WORKSPACE_COMMANDS = sorted(name for name, cmd in main.commands.items() if any(p.name == "workspace" for p in cmd.params))

@@ -110,3 +110,34 @@ def test_may_have_links_shortcut_never_hides_a_relative_or_anchor_link(text: str
     hrefs = [c.attrGet("href") or c.attrGet("src") for t in _parser().parse(text) if t.type == "inline"
              for c in t.children or () if c.type in ("link_open", "image")]
     assert not [h for h in hrefs if isinstance(h, str) and (h.startswith("#") or is_relative_file_link(h))]
+
+
+ACCENTED = """# Memory
+
+## Café
+
+Opens at 8. Menu: [menu](<menu card.md>). See [prix](#prix-été) and [here](#café).
+
+## Prix été
+
+Summer prices.
+"""
+
+
+def test_links_compare_decoded_destinations(make_repo: MakeRepo) -> None:
+    """markdown-it percent-encodes destinations (`#café` -> `#caf%C3%A9`, `<menu card.md>` ->
+    `menu%20card.md`): compared as encoded, an accented heading's anchor was never found, so the
+    split of a link to it was not warned of and status called a link to the leaf's own heading broken."""
+    assert find_links("[x](#café) [y](<a b.md>)\n") == (Link(1, "#café"), Link(1, "a b.md"))
+    assert leaf_links("## Café\n\n[here](#café)\n").missing_anchors == ()
+    ws = make_repo(ACCENTED)
+    (ws / "menu card.md").write_text("# Menu\n")
+    commit(ws, "menu", "menu card.md")
+    dry = bonsai("migrate", "-C", str(ws), "--dry-run", "--force")
+    assert dry.exit_code == 0, dry.stderr
+    assert any("link `#prix-été` points at a heading that goes to" in line for line in dry.stderr.splitlines()), dry.stderr
+    assert bonsai("migrate", "-C", str(ws), "--force").exit_code == 0
+    status = bonsai("status", "-C", str(ws), "--json")
+    links = [f["message"] for f in json.loads(status.stdout)["warnings"] if f["kind"] == "broken_link"]
+    assert not any("#café" in m or "caf%" in m for m in links), links
+    assert any("relative link `menu card.md` names no file from" in m and "it named menu card.md" in m for m in links), links

@@ -139,3 +139,52 @@ def test_merge_bonsai_attributes_are_not_a_gap(make_repo: MakeRepo) -> None:
     ws = with_driver(migrated(make_repo, LIVING))
     assert bonsai("reindex", "-C", str(ws), "--check").exit_code == 0
     assert bonsai("status", "-C", str(ws)).exit_code == 0
+
+
+def test_a_leaf_deleted_here_and_edited_there_counts_as_deleted_until_resolved(make_repo: MakeRepo) -> None:
+    """modify/delete: our side deleted the leaf, so the indexes the driver writes leave it out (it was
+    counted as an empty leaf); resolving by keeping the deletion leaves nothing to reindex."""
+    ws = with_driver(migrated(make_repo, LIVING))
+    git(ws, "checkout", "-q", "-b", "edit", "main")
+    (ws / READING).write_text((ws / READING).read_text() + "\nOne more book.\n")
+    trunk = ws / "MEMORY.md"
+    trunk.write_bytes(trunk.read_bytes() + b"\n## Kiln Notes\n\nRuns hot.\n")
+    assert bonsai("absorb", "-C", str(ws)).exit_code == 0
+    git(ws, "add", "-A")
+    git(ws, "commit", "-qm", "edit the reading list, absorb kiln notes")
+    git(ws, "checkout", "-q", "-b", "delete", "main")
+    git(ws, "rm", "-q", READING)
+    assert bonsai("reindex", "-C", str(ws)).exit_code == 0
+    git(ws, "add", "-A")
+    git(ws, "commit", "-qm", "delete the reading list")
+    proc = subprocess.run(["git", "merge", "--no-edit", "edit"], cwd=ws, capture_output=True, text=True)
+    assert proc.returncode == 1 and "CONFLICT (modify/delete)" in proc.stdout, proc.stdout + proc.stderr
+    git(ws, "rm", "-q", "--", READING, "memory/domains/personal/_index.md")  # keep our deletion
+    check = bonsai("reindex", "-C", str(ws), "--check")
+    assert check.exit_code == 0, check.stdout + check.stderr
+
+
+def test_a_rebase_through_the_driver_commits_fresh_indexes(make_repo: MakeRepo) -> None:
+    """A rebase commits each pick without the pre-commit hook: the driver must regenerate from the pick
+    (`rebase-merge/done` names it), else every rewritten commit holds stale indexes (a push gate refuses them)."""
+    ws = with_driver(migrated(make_repo, LIVING))
+    for branch, section in (("a", "Kiln Notes"), ("b", "Glaze Recipes")):
+        git(ws, "checkout", "-q", "-b", branch, "main")
+        trunk = ws / "MEMORY.md"
+        trunk.write_bytes(trunk.read_bytes() + f"\n## {section}\n\nNoted on {branch}.\n".encode())
+        assert bonsai("absorb", "-C", str(ws)).exit_code == 0
+        git(ws, "add", "-A")
+        git(ws, "commit", "-qm", f"absorb {section}")
+        (ws / READING).write_text((ws / READING).read_text() + f"\nA book from {branch}: {branch * 3}.\n"
+                                  if branch == "b" else (ws / READING).read_text())
+        if branch == "b":
+            assert bonsai("reindex", "-C", str(ws)).exit_code == 0
+            git(ws, "commit", "-qam", "one more book")
+    proc = subprocess.run(["git", "rebase", "a"], cwd=ws, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "unknown" not in proc.stderr, proc.stderr
+    for rev in ("HEAD~1", "HEAD"):  # both rewritten commits
+        git(ws, "checkout", "-q", rev)
+        check = bonsai("reindex", "-C", str(ws), "--check")
+        assert check.exit_code == 0, (rev, check.stdout + check.stderr)
+    assert "kiln-notes.md" in (ws / "memory/domains/general/_index.md").read_text()

@@ -83,7 +83,8 @@ def test_an_ignored_target_is_refused_before_any_write(make_repo: MakeRepo) -> N
     (repo / ".gitignore").write_text("memory/\n")
     commit(repo, "ignore", ".gitignore")
     ctx = open_workspace(repo)
-    with pytest.raises(Refused, match=r"^memory/domains/a/b.md: ignored by .gitignore; un-ignore memory/ so the change"):
+    with pytest.raises(Refused, match=r"^memory/domains/a/b.md: ignored by .gitignore:1 \(`memory/`\), so memory written there would never be "
+                       r"committed; add the lines `!/memory/` and `!memory/\*\*` after it in .gitignore"):
         preconditions.check_committable(ctx, ["memory/domains/a/b.md"], "change")
     assert git(repo, "status", "--porcelain") == ""
 

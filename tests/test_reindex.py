@@ -92,7 +92,7 @@ def test_reindex_lists_nested_folders_under_their_domain(make_repo: MakeRepo, tm
     write(ws, "memory/domains/projects/alpha/beta/deep.md", "## Deep\n\nTwo levels down.\n")
     reindexed(ws, tmp_path)
     index = (ws / "memory/domains/projects/_index.md").read_text()
-    assert "### [alpha/](alpha/_index.md)\n2 leaves" in index  # a hand-made folder is a sub-branch, indexed where it is
+    assert "### [alpha/](alpha/_index.md)\n\n2 leaves" in index  # a hand-made folder is a sub-branch, indexed where it is
     alpha = (ws / "memory/domains/projects/alpha/_index.md").read_text()
     assert "### notes.md (~" in alpha and "### [beta/](beta/_index.md)" in alpha
     assert "### deep.md (~" in (ws / "memory/domains/projects/alpha/beta/_index.md").read_text()
@@ -153,6 +153,37 @@ def test_reindex_regenerates_a_conflicted_block(make_repo: MakeRepo, tmp_path: P
     (ws / "MEMORY.md").write_text(conflicted)
     assert reindex_workspace(ws).changed == ("MEMORY.md",)  # the block is ours: regenerated whole
     assert (ws / "MEMORY.md").read_text() == fresh
+
+
+def _both_sides_changed_the_block(fresh: str, ours_tail: str = "", theirs_head: str = "") -> str:
+    """MEMORY.md as git leaves it when two branches each changed the block: one region from the begin line on."""
+    begin, end = fresh.index(BEGIN), fresh.index(END)
+    block = fresh[begin:end]
+    first, _, rest = block.partition("\n")
+    ours = first.replace(first[-12:], "#0000000a -->") + "\n" + rest.replace(" — ", " — ours, ", 1)
+    theirs = first.replace(first[-12:], "#0000000b -->") + "\n" + rest.replace(" — ", " — theirs, ", 1)
+    return (fresh[:begin] + "<<<<<<< HEAD\n" + theirs_head + ours + ours_tail + "=======\n" + theirs
+            + ">>>>>>> other\n" + fresh[end:])
+
+
+def test_reindex_settles_a_conflict_on_the_blocks_begin_line(make_repo: MakeRepo) -> None:
+    ws = migrated(make_repo)
+    fresh = (ws / "MEMORY.md").read_text()
+    (ws / "MEMORY.md").write_text(_both_sides_changed_the_block(fresh))
+    assert reindex_workspace(ws).changed == ("MEMORY.md",)  # every side is a generated block: regenerated whole
+    assert (ws / "MEMORY.md").read_text() == fresh
+
+
+@pytest.mark.parametrize(("theirs_head", "ours_tail"), [("A pinned line of mine\n", ""),
+                                                         ("", END + "\n## Typed after the block\n")])
+def test_reindex_refuses_a_begin_line_conflict_that_holds_user_text(make_repo: MakeRepo, theirs_head: str,
+                                                                    ours_tail: str) -> None:
+    ws = migrated(make_repo)
+    conflicted = _both_sides_changed_the_block((ws / "MEMORY.md").read_text(), ours_tail, theirs_head)
+    (ws / "MEMORY.md").write_text(conflicted)
+    with pytest.raises(BadInput, match=r"^MEMORY\.md:\d+: (merge-conflict marker|text inside the generated block)"):
+        reindex_workspace(ws)
+    assert (ws / "MEMORY.md").read_text() == conflicted
 
 
 def test_reindex_cli_check_names_stale_files_and_writes_nothing(make_repo: MakeRepo) -> None:

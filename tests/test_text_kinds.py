@@ -16,7 +16,7 @@ from living_tree import LIVING, PRICING, MakeRepo, commit_all, migrated, tree_fi
 from support import git, snapshot
 
 QUOTED = f"```\n{BEGIN}\n{END}\n```\n"
-MISSING = "MEMORY.md: its bonsai markers are missing but memory/domains/ exists; put them back"
+MISSING = "MEMORY.md: its bonsai markers are missing but memory/domains/ exists; put the two marker lines back"
 
 
 def cli(*args: str) -> Result:

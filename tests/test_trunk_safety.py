@@ -121,7 +121,8 @@ def test_deleted_markers_get_a_message_that_says_how_to_put_them_back(make_repo:
     result = run("reindex", "-C", str(repo))
     assert result.exit_code == 3
     assert "bonsai markers are missing but memory/domains/ exists" in result.stderr
-    assert "git checkout -- MEMORY.md" in result.stderr
+    assert "git show HEAD:MEMORY.md" in result.stderr
+    assert "checkout" not in result.stderr  # advice that would throw away the memory written since (issue 21 §9)
 
 
 def test_absorb_and_hook_output_never_show_a_secret_from_a_heading(make_repo: MakeRepo,

@@ -24,4 +24,7 @@ def run(workspace: Path, *, dry_run: bool, no_commit: bool, no_verify: bool, ech
     warning = boot_cut_warning(result.plan.text, profile_named(profile))
     if warning:
         echo(f"warning: {warning}", err=True)
+    from .connect import warn_connected
+
+    warn_connected(workspace, echo)
     return 0

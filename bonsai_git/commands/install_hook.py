@@ -30,9 +30,10 @@ def run(workspace: Path, *, uninstall: bool, shared_hooks_path: bool, echo: Echo
         else:
             plain = (uninstall_hook(workspace, shared_ok=shared_hooks_path) if uninstall
                      else install_hook(workspace, shared_ok=shared_hooks_path))
-            echo(f"{plain.action}: {plain.hook}")
-            if plain.chained is not None:
-                echo(f"chained: {plain.chained} runs first")
+            for one in (plain, *plain.also):  # the pre-commit hook, then the pre-push push gate
+                echo(f"{one.action}: {one.hook}")
+                if one.chained is not None:
+                    echo(f"chained: {one.chained} runs first")
     except HookManagerFound as exc:
         echo(exc.snippet, nl=False)
         raise

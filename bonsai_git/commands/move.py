@@ -9,9 +9,13 @@ from .common import Echo
 
 def run(workspace: Path, leaves: tuple[str, ...], domain: str, *, dry_run: bool, no_commit: bool, no_verify: bool,
         echo: Echo) -> int:
-    """Move `leaves` (paths or unique names) to `domain`; print what moved.  Refusals (exit 3) write nothing."""
-    from ..lifecycle import lifecycle_text, move_leaves
+    """Move `leaves` (paths or unique names) to `domain`; print what moved and, per leaf, the one
+    `.bonsai.toml` line that would have placed it there (never written: issue 23).  Refusals (exit 3)
+    write nothing."""
+    from ..lifecycle import lifecycle_text, move_leaves, teaching_lines
 
-    echo(lifecycle_text(move_leaves(workspace, leaves, domain, dry_run=dry_run, no_commit=no_commit,
-                                    no_verify=no_verify)))
+    result = move_leaves(workspace, leaves, domain, dry_run=dry_run, no_commit=no_commit, no_verify=no_verify)
+    echo(lifecycle_text(result))
+    for line in teaching_lines(workspace, result, domain):  # advice, like every note: stderr
+        echo(f"note: {line}", err=True)
     return 0

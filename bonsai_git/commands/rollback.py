@@ -16,4 +16,7 @@ def run(workspace: Path, commit: str | None, *, echo: Echo) -> int:
     result = rollback(workspace, commit)
     echo(f"Reverted {result.migration[:12]} ({result.subject}) in commit {result.revert[:12]}.")
     echo("MEMORY.md is back as it was; undo the rollback with: git revert HEAD")
+    from .connect import warn_connected
+
+    warn_connected(workspace, echo)
     return 0

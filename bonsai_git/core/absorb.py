@@ -4,7 +4,8 @@ After a migration the trunk is `pinned text + generated block + inbox`: whatever
 `<!-- bonsai:end -->` line is the inbox.  Each level-2 section there (the same CommonMark split
 as migrate) is a new memory, and absorbing it moves it out of the trunk into the tree:
 
-- it is classified by its heading and body as migrate classifies (`classify_section`);
+- it is classified by its heading and body as migrate classifies (`classify_section`, with the
+  trunk's pinned text as the preamble that names the owner and the agent);
 - same topic, same leaf: when its heading matches the heading of a leaf already in that
   domain (the same words after case, whitespace and punctuation folding, `same_topic`), it is
   appended to that leaf after a blank line (the leaf's own line breaks), every byte kept, instead
@@ -34,7 +35,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .classify import SectionInput, body_of, classify_section, is_pinned
+from .classify import SectionInput, body_of, classify_section, document_context, is_pinned
 from .config import SINGLE_FILE_DOMAINS, Config
 from .errors import Failed
 from .layout import DOMAINS_DIR, TRUNK, leaf_location
@@ -84,7 +85,8 @@ class AbsorbPlan:
     """What absorbing writes: leaf files ({path: full new text}, sorted), the sections, the new inbox.
 
     `pieces` lists the old inbox in document order as ("keep", start, length) slices of the new
-    inbox or ("leaf", index into `sections`) entries, for `verify_absorbed`.  `bases`: (path,
+    inbox, ("leaf", index into `sections`) entries, or a ("gap", start, length) slice of the old
+    inbox holding only the blank lines dropped before its sections, for `verify_absorbed`.  `bases`: (path,
     text the plan appended to) for each existing leaf it extends, so the writer can refuse to
     replace a leaf that changed since it was read.
     """
@@ -164,6 +166,7 @@ def plan_absorb(
     taken: Mapping[str, Collection[str]],
     single_files: Mapping[str, str | None],
     existing: Mapping[str, str] | None = None,
+    preamble: str = "",
 ) -> AbsorbPlan:
     """Plan the absorption of the inbox's `##` sections (the rules are in the module docstring).
 
@@ -173,24 +176,33 @@ def plan_absorb(
     `memory/dates.md`) to its current text, or None when it does not exist.  An inbox without
     sections gives a plan with no files and the inbox unchanged.  `existing` maps the leaf
     paths already in the tree to their text; a section whose heading is the same topic as one
-    of theirs (in its domain) is appended to it.  Never raises.
+    of theirs (in its domain) is appended to it.  `preamble` (the trunk's pinned text) names the
+    owner and the agent and shows the memory's languages, as migrate reads them.  Never raises.
     """
     doc = split_sections(inbox)
     kept: list[str] = [doc.preamble]
     pieces: list[tuple[str, int, int]] = [("keep", 0, len(doc.preamble))] if doc.preamble else []
     moving: list[tuple[str, str, str]] = []  # (domain, heading, text) in document order
     kept_len = len(doc.preamble)
-    for section in doc.sections:
+    inputs = [SectionInput(s.heading, body_of(s.text), s.group) for s in doc.sections]
+    context = document_context(preamble, inputs, config) if inputs else None
+    for section, found in zip(doc.sections, inputs):
         if is_pinned(section.heading, config):
             kept.append(section.text)
             pieces.append(("keep", kept_len, len(section.text)))
             kept_len += len(section.text)
             continue
         pieces.append(("leaf", len(moving), 0))
-        decision = classify_section(SectionInput(section.heading, body_of(section.text), section.group), config)
+        decision = classify_section(found, config, context=context)
         moving.append((decision.domain, section.heading, section.text))
     topics = _topics(existing or {}, {domain for domain, _h, _t in moving})
     files, sections, bases = _place(moving, taken, single_files, topics)
+    if moving and len(kept) == 1 and kept[0] and not kept[0].strip():
+        # Only the blank lines between the end marker and the sections would stay: MEMORY.md would
+        # end in a blank line, which a Markdown formatter removes at the next commit (issue 22).
+        # They are dropped ("gap": `verify_absorbed` checks they are whitespace, and nothing else).
+        pieces[0] = ("gap", 0, len(kept[0]))
+        kept = []
     return AbsorbPlan(tuple(sorted(files.items())), sections, "".join(kept), tuple(pieces), bases)
 
 
@@ -202,6 +214,12 @@ def verify_absorbed(old_inbox: str, plan: AbsorbPlan, files: Mapping[str, str]) 
     """
     joined: list[str] = []
     for kind, start, length in plan.pieces:
+        if kind == "gap":  # blank lines dropped before the absorbed sections (plan_absorb)
+            gap = old_inbox[start : start + length]
+            if gap.strip():
+                raise Failed(f"{TRUNK}: the absorbed sections do not reproduce the inbox; {TRUNK} was left unchanged")
+            joined.append(gap)
+            continue
         if kind == "keep":
             joined.append(plan.inbox[start : start + length])
             continue

@@ -3,14 +3,25 @@
 At session start OpenClaw injects the workspace's bootstrap files (the trunk `MEMORY.md` and
 the sibling files below, when present and not blank) into the system prompt, each cut to a
 per-file cap and all of them to a total cap.  An oversized file keeps its first ~75% and
-last ~25% of its budget and loses the middle.  Claude Code loads the first 200 lines or
-the first 25,000 bytes of MEMORY.md, whichever comes first.  `boot_budget` simulates both,
-so status can say how much headroom is left, which file would be cut and how many of its
-characters would be lost.  Codex (the `codex` profile) works differently: it concatenates one
-instruction file per folder, from the project root (the folder holding `.git`) down to the
-working folder, and stops once the combined size reaches `project_doc_max_bytes` (32 KiB =
-32,768 bytes by default), counted in UTF-8 bytes: the cut keeps the start and silently drops the
-rest, so the files closest to the working folder are lost first.  `codex_chain` simulates it.
+last ~25% of its budget and loses the middle.  `boot_budget` simulates it, so status can say how
+much headroom is left, which file would be cut and how many of its characters would be lost.
+
+The other runtimes, as measured with the real CLIs offline (Codex CLI 0.171.0, Claude Code
+2.1.332; ../shared/tools/clients/README.md, tests/clients/):
+- Codex (the `codex` profile) loads `~/.codex/AGENTS.md` (outside the budget), then one file per
+  folder from the project root (the folder holding `.git`) down to the working folder:
+  AGENTS.override.md, else AGENTS.md, else a name listed in `project_doc_fallback_filenames`
+  (MEMORY.md only when listed there); blank files are skipped.  One budget for the chain,
+  `project_doc_max_bytes` (32,768 bytes), in UTF-8 bytes, spent root first: the file that
+  crosses it is cut mid-line with no marker, later files are lost whole.  `codex_chain`.
+- Claude Code (the `claude` profile) loads CLAUDE.md files whole, never cut, with their
+  `@imports`: a repository's MEMORY.md imported by `@MEMORY.md` loads whole.  Its auto memory
+  (MEMORY.md of `autoMemoryDirectory`) is cut: whole-line HTML comments (the bonsai markers too)
+  are stripped first, then the first 200 lines are kept, then the whole lines within 25,000
+  characters (UTF-16 units: Claude Code is JavaScript; the line the cut falls in is dropped),
+  then a warning line is added.  `claude_code_fit`.
+`loaded_at_boot` says whether a runtime loads the trunk at all, and by what (RuntimeFacts: what
+the shell read of the runtimes' settings).
 
 Characters are counted as OpenClaw counts them: JavaScript string length, i.e. UTF-16 code
 units (an emoji outside the BMP counts 2).  The runtimes' numbers live in one table,
@@ -25,11 +36,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
+from .connect import CODEX_END
 from .tokens import estimate_tokens
 
 TRUNK_NAME = "MEMORY.md"
-CLAUDE_CODE_MAX_LINES = 200  # Claude Code auto memory: "the first 200 lines of MEMORY.md,
-CLAUDE_CODE_MAX_BYTES = 25_000  # or the first 25KB, whichever comes first"
+# Claude Code 2.1.332's auto memory, measured: 200 lines, then 25,000 characters (not bytes), both
+# counted after whole-line HTML comments are stripped.
+CLAUDE_CODE_MAX_LINES = 200
+CLAUDE_CODE_MAX_CHARS = 25_000
+CLAUDE_CODE_MAX_BYTES = CLAUDE_CODE_MAX_CHARS  # the old name; the cap counts characters
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,10 +94,15 @@ PROFILES: tuple[BootProfile, ...] = (
 # there); at most one file per folder; empty files skipped; files stop once the combined size
 # reaches project_doc_max_bytes (32 KiB).  The global ~/.codex/AGENTS.md is not part of that budget.
 CODEX_MAX_BYTES = 32 * 1024
-CODEX_FILES = ("AGENTS.override.md", "AGENTS.md", TRUNK_NAME)
+CODEX_NAMES = ("AGENTS.override.md", "AGENTS.md")  # without project_doc_fallback_filenames
+CODEX_FILES = (*CODEX_NAMES, TRUNK_NAME)  # the candidates the survey reads (MEMORY.md: a fallback, if listed)
 PROFILES += (
-    BootProfile("codex", "Codex", CODEX_FILES, CODEX_MAX_BYTES, CODEX_MAX_BYTES, head_ratio=1.0, unit="bytes",
-                chain=True, source="Codex docs: project_doc_max_bytes = 32 KiB, AGENTS.md chain root -> cwd"),
+    BootProfile("codex", "Codex", CODEX_NAMES, CODEX_MAX_BYTES, CODEX_MAX_BYTES, head_ratio=1.0, unit="bytes",
+                chain=True, source="measured on Codex CLI 0.171.0: project_doc_max_bytes = 32,768, AGENTS.md chain "
+                                   "root -> cwd, cut mid-line with no marker"),
+    BootProfile("claude", "Claude Code", (TRUNK_NAME,), CLAUDE_CODE_MAX_CHARS, None, head_ratio=1.0,
+                source="measured on Claude Code 2.1.332: CLAUDE.md imports whole; auto memory 200 lines, then "
+                       "25,000 chars, after stripping whole-line HTML comments"),
 )
 DEFAULT_PROFILE = PROFILES[0].name
 
@@ -107,17 +127,41 @@ class BootFile:
 
 @dataclass(frozen=True, slots=True)
 class ClaudeCodeFit:
-    """MEMORY.md against Claude Code's load limit: lines and bytes, and what would not load."""
+    """MEMORY.md as Claude Code's auto memory: what is left after comment lines are stripped
+    (lines, chars in UTF-16 units, UTF-8 bytes) and what of it would not load."""
 
     lines: int
-    bytes: int
+    chars: int
     lost_lines: int
-    lost_bytes: int
+    lost_chars: int
+    bytes: int = 0
+    lost_bytes: int = 0
+    stripped: int = 0  # lines of whole-line HTML comments removed before counting
 
     @property
     def fits(self) -> bool:
         """True when Claude Code loads the whole file."""
-        return self.lost_bytes == 0
+        return self.lost_chars == 0
+
+
+@dataclass(frozen=True, slots=True)
+class RuntimeFacts:
+    """What the shell read of the runtimes' own settings (runtimes.py), for `loaded_at_boot`.
+
+    `prefix`: the workspace folder from the project root ("" or "agent/"); `codex_max_bytes`,
+    `codex_fallbacks`: `project_doc_max_bytes` and `project_doc_fallback_filenames` of Codex's
+    config.toml; `claude_import`: "CLAUDE.md:LINE" of an `@MEMORY.md` import, or None;
+    `claude_auto_memory`: the settings file whose `autoMemoryDirectory` names this folder, or None;
+    `openclaw_config`: the OpenClaw config file read ("" when none); `openclaw_here`: True when it
+    names this folder as a workspace, False when it names others only, None without a config."""
+
+    prefix: str = ""
+    codex_max_bytes: int = 32 * 1024
+    codex_fallbacks: tuple[str, ...] = ()
+    claude_import: str | None = None
+    claude_auto_memory: str | None = None
+    openclaw_config: str = ""
+    openclaw_here: bool | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,18 +222,22 @@ def utf16_len(text: str) -> int:
 
 
 def boot_budget(files: Mapping[str, str], profile: BootProfile, estimator: str = "script-aware",
-                chain: Mapping[str, str] | None = None) -> BootBudget:
+                chain: Mapping[str, str] | None = None, claude_whole: bool = False) -> BootBudget:
     """Simulate the injection of bootstrap `files` ({file name: text}) under `profile`.
 
     Files the profile does not inject and blank files are skipped (OpenClaw skips them).
     Each file gets min(its cap, what is left of the total cap); the excess is lost from its
     middle.  The Claude Code fit is computed for the trunk when it is present.  A chain profile
-    (Codex) reads `chain` instead ({path from the project root: text}, see `codex_chain`).
+    (Codex) reads `chain` instead ({path from the project root: text}, see `codex_chain`).  The
+    `claude` profile has one row, MEMORY.md, in chars after comment lines are stripped: whole when
+    `claude_whole` (imported by CLAUDE.md), else cut as auto memory (`claude_code_fit`).
     """
     if profile.chain:
         trunk = files.get(TRUNK_NAME)
         picked = codex_chain(chain if chain is not None else files, profile, estimator)
         return BootBudget(profile, picked, None if trunk is None else claude_code_fit(trunk))
+    if profile.name == "claude":
+        return _claude_budget(files.get(TRUNK_NAME), profile, estimator, claude_whole)
     remaining = profile.total_cap
     out: list[BootFile] = []
     for name in profile.files:
@@ -222,14 +270,105 @@ def boot_cut_warning(trunk: str, profile: BootProfile) -> str | None:
             f"never sees the other {f.lost:,}; migrate again (bonsai-git migrate) to keep the boot load small")
 
 
-def claude_code_fit(text: str) -> ClaudeCodeFit:
-    """How much of MEMORY.md `text` Claude Code loads: the first 200 lines or 25,000 bytes, whichever ends first."""
-    data = text.encode("utf-8")
-    lines = data.splitlines(keepends=True)
-    kept = b"".join(lines[:CLAUDE_CODE_MAX_LINES])[:CLAUDE_CODE_MAX_BYTES]
-    kept_lines = len(kept.splitlines())  # a line cut by the byte limit counts as loaded
-    return ClaudeCodeFit(len(lines), len(data), len(lines) - kept_lines, len(data) - len(kept))
+def strip_comment_lines(text: str) -> tuple[str, int]:
+    """`text` without its whole-line HTML comments (one line `<!-- ... -->`, or a comment opened at
+    a line's start running over several lines), outside code fences, as Claude Code strips them
+    before injecting a memory file (measured); and the number of lines removed."""
+    out: list[str] = []
+    fence = comment = False
+    removed = 0
+    for line in text.split("\n"):
+        s = line.strip()
+        if comment:
+            comment = "-->" not in s
+            removed += 1
+            continue
+        if s.startswith(("```", "~~~")):
+            fence = not fence
+        elif not fence and s.startswith("<!--") and (s.endswith("-->") or "-->" not in s):
+            comment = "-->" not in s
+            removed += 1
+            continue
+        out.append(line)
+    return "\n".join(out), removed
 
+
+def claude_code_fit(text: str) -> ClaudeCodeFit:
+    """How much of MEMORY.md `text` Claude Code loads as auto memory: comment lines stripped, then
+    the first 200 lines, then the whole lines that fit in 25,000 chars (UTF-16 units; a first line
+    longer than that is cut inside).  Measured on Claude Code 2.1.332 (tests/clients/)."""
+    stripped, removed = strip_comment_lines(text)
+    lines = stripped.splitlines(keepends=True)
+    head = "".join(lines[:CLAUDE_CODE_MAX_LINES])
+    kept = _utf16_prefix(head, CLAUDE_CODE_MAX_CHARS)
+    if kept != head and "\n" in kept:
+        kept = kept[: kept.rindex("\n") + 1]  # measured: the char cut drops the line it falls in
+    kept_lines = len(kept.splitlines())
+    size = len(stripped.encode("utf-8"))
+    kept_bytes = len(kept.encode("utf-8"))
+    return ClaudeCodeFit(len(lines), utf16_len(stripped), len(lines) - kept_lines, utf16_len(stripped) - utf16_len(kept),
+                         size, size - kept_bytes, removed)
+
+
+def _utf16_prefix(text: str, units: int) -> str:
+    """The longest prefix of `text` of at most `units` UTF-16 code units."""
+    if utf16_len(text) <= units:
+        return text
+    if len(text) == utf16_len(text):
+        return text[:units]
+    count = 0
+    for i, ch in enumerate(text):
+        count += 2 if ord(ch) > 0xFFFF else 1
+        if count > units:
+            return text[:i]
+    return text
+
+
+def loaded_at_boot(budget: BootBudget, facts: RuntimeFacts, chain: Mapping[str, str]) -> tuple[bool, str]:
+    """Whether `budget.profile`'s runtime loads the trunk at session start, and by what (one phrase).
+
+    Codex: the workspace folder's AGENTS file holding bonsai-git's block (`bonsai-git connect codex`)
+    whole inside the budget, or MEMORY.md itself when `project_doc_fallback_filenames` lists it;
+    `chain` {path from the project root: text}.  Claude Code: an `@MEMORY.md` import in CLAUDE.md,
+    or `autoMemoryDirectory` naming the folder.  OpenClaw: its own bootstrap, unless its config
+    names other workspace folders only."""
+    profile = budget.profile
+    if profile.chain:
+        for f in budget.files:
+            folder, _, name = f.name.rpartition("/")
+            if (folder + "/" if folder else "") != facts.prefix:
+                continue
+            if name == TRUNK_NAME:
+                return (f.injected > 0, f"{f.name} itself (project_doc_fallback_filenames lists it)"
+                        + (f", cut at byte {f.injected:,}" if f.truncated else ""))
+            text = chain.get(f.name, "")
+            end = text.find(CODEX_END)
+            if end >= 0:
+                whole = len(text[:end].encode("utf-8")) + len(CODEX_END) <= f.injected
+                return (whole, f"bonsai-git's block in {f.name}" + ("" if whole else
+                                                                     ", but Codex's budget cuts it"))
+        return False, f"nothing: Codex never reads {TRUNK_NAME} and no AGENTS.md of this folder carries it"
+    if profile.name == "claude":
+        if facts.claude_import is not None:
+            return True, f"the @{TRUNK_NAME} import in {facts.claude_import} (loaded whole, never cut)"
+        if facts.claude_auto_memory is not None:
+            return True, (f"autoMemoryDirectory in {facts.claude_auto_memory} (auto memory: cut at "
+                          f"{CLAUDE_CODE_MAX_LINES} lines, then {CLAUDE_CODE_MAX_CHARS:,} chars)")
+        return False, f"nothing: no CLAUDE.md imports {TRUNK_NAME} and no autoMemoryDirectory names this folder"
+    if facts.openclaw_here is False:
+        return False, f"nothing: OpenClaw's workspace setting ({facts.openclaw_config}) names another folder"
+    where = f" ({facts.openclaw_config} names this folder)" if facts.openclaw_here else ""
+    return True, f"OpenClaw's bootstrap injection of {TRUNK_NAME}{where}"
+
+
+def _claude_budget(trunk: str | None, profile: BootProfile, estimator: str, whole: bool) -> BootBudget:
+    if trunk is None:
+        return BootBudget(profile, (), None)
+    fit = claude_code_fit(trunk)
+    lost = 0 if whole else fit.lost_chars
+    row = BootFile(TRUNK_NAME, fit.chars, estimate_tokens(trunk, estimator), profile.file_cap, fit.chars - lost, lost,
+                   not whole and fit.chars >= profile.file_cap * profile.warn_ratio)
+    return BootBudget(profile, (row,), fit)
 
 
 def codex_chain(paths: Mapping[str, str], profile: BootProfile, estimator: str = "script-aware") -> tuple[BootFile, ...]:

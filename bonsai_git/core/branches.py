@@ -1,9 +1,8 @@
-"""Bounded branch indexes: a B-tree of index files over stable leaf paths (issue 11).
+"""Bounded branch indexes: a B-tree of index files over stable leaf paths (issues 11 and 24).
 
 A domain's `_index.md` lists its leaves while that fits `branch_tokens`; past it, the index
 lists *sub-branches* instead, each a line saying what it holds and a link to its own index,
-and so on down: as many levels as the size needs, so the tokens an agent reads from the trunk
-to a leaf's entry grow with the log of the size of memory, never linearly.
+and so on down: as many levels as the size needs (at 10,000 leaves, two below the domain index).
 
 Invariants:
 - Leaves never move.  Splitting writes index files only: a sub-branch index of folder F is
@@ -16,10 +15,17 @@ Invariants:
 - No index file exceeds `branch_tokens` unless one entry alone does (a leaf name cannot be cut).
 - Deterministic: the same leaves give the same files, whatever order they come in.
 
-Sub-branch keys, in this order (the first that divides the entries wins; `log` tries the year
-first): a shared `Kind:` prefix of the headings (`Person:`, `Project:`, `Incident 2024-…`), the
-year in the heading, then a heading word several entries share; the last resort is ranges of
-names (`a–f`), sized to keep the path from the domain index to any leaf's entry cheapest.
+An index stays one file while a reader takes it in at a glance (`branch_tokens`, default 1,800:
+about 40 leaves with their summaries, issue 24; config.py says how it was measured).  Past that it is split the way a person files
+things.  Sub-branch keys, in this order (each names groups of 3+ among what the earlier ones left;
+`log` tries the year first): a shared `Kind:` prefix of the headings (`Person:`, `Project:`,
+`Incident 2024-…`), the year in the heading, then a heading word several entries share.  What no
+key groups is listed as it is beside the groups when it fits, else one "Other" sub-branch; only
+as the last resort are entries cut into chunks in name order.  Every sub-branch entry has a
+line in words saying what it holds: its leaf count and the titles of its largest leaves, as
+many as fit, each cut at a word boundary, then `+N more` (`_describe`); a label is a whole
+word or title, never a range of names.  A topic group too large for one index that no key
+below divides is listed as its chunks in the parent (`_hoist_chunks`: one read fewer).
 The `#` group heading is a key of another kind, because leaf text does not carry it: when a
 domain is too large for one index, `migrate` (and `regroup`) put the leaves of a shared `#`
 group in a sub-folder named after it (plan.py), and a split index lists each sub-folder as a
@@ -29,12 +35,13 @@ Pure: text in, text out.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from .mdtext import heading_text as heading_text_md, inline_text
 from .secretscan import mask_name
+from .summary import clean_title, cut_words
 
 try:  # hashlib's own blake2 backend: importing hashlib would load OpenSSL (~3 ms per hook run)
     from _blake2 import blake2b
@@ -46,11 +53,11 @@ INDEX_PREFIX = "_index"
 # Tokens of an index's title and summary line, and of one sub-branch entry: the planning
 # figures for the split; the rendered files are measured exactly afterwards.
 _HEAD_TOKENS = 22
-_GROUP_TOKENS = 24
-_NAME_CHARS = 24
-# Each extra index read is a tool call and a turn: the split weighs it like this many tokens, so it
-# prefers fuller leaf-level indexes (and fewer files) to a marginally cheaper but deeper path.
-_READ_TOKENS = 150
+_GROUP_TOKENS = 40  # a link line and a description line of ~_DESCRIPTION_CHARS
+_DESCRIPTION_CHARS = 110
+_TITLE_CHARS = 48
+_TOP_TITLES = 12  # titles an entry keeps for the description of the sub-branch above it
+_MIN_GROUP = 3  # a sub-branch of fewer leaves costs a read and saves nothing
 _STOPWORDS = frozenset(
     "about after again also among around before being between could does during each every from have "
     "into just more most notes other over same should since some such than that their them then there "
@@ -77,24 +84,24 @@ class _Entry:
     changed after it is made: a frozen dataclass costs ~1 ms to define and twice as much to make
     (1,600 per large domain, at every hook run that renders one)."""
 
-    __slots__ = ("name", "text", "heading", "leaves", "leaf_tokens", "first", "last", "tokens", "quarters")
+    __slots__ = ("name", "text", "heading", "leaves", "leaf_tokens", "titles", "tokens", "quarters")
 
-    def __init__(self, name: str, text: str, heading: str, leaves: int, leaf_tokens: int, first: str, last: str,
-                 tokens: int, quarters: int) -> None:
+    def __init__(self, name: str, text: str, heading: str, leaves: int, leaf_tokens: int,
+                 titles: tuple[tuple[int, str], ...], tokens: int, quarters: int) -> None:
         self.name = name  # sort name, relative to the folder: "alice.md" or "seo/"
         self.text = text  # the entry's lines, no final newline
         self.heading = heading  # the leaf's heading (sub-branch keys); "" for a sub-folder
         self.leaves = leaves
         self.leaf_tokens = leaf_tokens
-        self.first = first  # first and last leaf names under it (descriptions of ranges)
-        self.last = last
+        self.titles = titles  # (-tokens, title) of its largest leaves, sorted: what a description names
         self.tokens = tokens  # the entry's own tokens in an index (its lines and the blank line before it)
         self.quarters = quarters  # the same in quarter-tokens, exact: an index's estimate is the sum of its parts'
 
 
-def _entry(name: str, text: str, heading: str, leaves: int, leaf_tokens: int, first: str, last: str) -> _Entry:
+def _entry(name: str, text: str, heading: str, leaves: int, leaf_tokens: int,
+           titles: tuple[tuple[int, str], ...]) -> _Entry:
     quarters = estimate_quarters(text + "\n\n")
-    return _Entry(name, text, heading, leaves, leaf_tokens, first, last, -(-quarters // 4), quarters)
+    return _Entry(name, text, heading, leaves, leaf_tokens, titles, -(-quarters // 4), quarters)
 
 
 def heading_text(leaf_text: str) -> str:
@@ -147,7 +154,7 @@ def _layout_key(folder: str, slug: str, labels: list[str], entries: list[_Entry]
     """A digest of a `_layout` call's inputs (None when a NUL in the text would make the join ambiguous)."""
     fields = [folder, slug, *labels, *keys, str(bound), str(len(labels))]
     for e in entries:
-        fields += (e.name, e.text, e.heading, e.first, e.last, str(e.leaves), str(e.leaf_tokens))
+        fields += (e.name, e.text, e.heading, str(e.leaves), str(e.leaf_tokens), *(x for n, t in e.titles for x in (str(n), t)))
     joined = "\0".join(fields)
     if joined.count("\0") != len(fields) - 1:
         return None
@@ -195,6 +202,22 @@ def is_index_name(name: str) -> bool:
     return name == f"{INDEX_PREFIX}.md" or (name.startswith(f"{INDEX_PREFIX}.") and name.endswith(".md") and len(name) > 10)
 
 
+# The two head lines every index renderer has written (`_index_head`, and older releases'
+# `_~850 tokens in 3 leaves_`): `# <labels> Index`, then (after the blank line mdformat's form puts
+# there, issue 22) an italic line counting tokens and leaves.
+_GENERATED_HEAD = re.compile(rb"# [^\r\n]* Index\r?\n(?:\r?\n)?_[^\r\n]* tokens[^\r\n]* in \d[\d,]* lea(?:f|ves)[^\r\n]*_\r?(?:\n|$)")
+
+
+def is_generated_index(data: bytes) -> bool:
+    """True when `data` (a file's bytes) opens with the head lines bonsai-git writes into an index.
+
+    The only proof that a file named like an index (`_index.md`, `_index.<key>.md`) is ours to
+    delete as stale: an agent copying the naming (`_index.notes.md`) wrote a note, and the hook
+    once deleted it (issue 21 §3).  Whatever `_index_head` renders must match (tests/core/test_branches.py).
+    """
+    return _GENERATED_HEAD.match(data) is not None
+
+
 def index_file_name(slug: str) -> str:
     """The file name of an index in its folder: `_index.md` for the folder's own, `_index.<slug>.md` below."""
     return f"{INDEX_PREFIX}.md" if not slug else f"{INDEX_PREFIX}.{slug}.md"
@@ -221,12 +244,7 @@ def _layout(folder: str, slug: str, labels: list[str], entries: list[_Entry], ke
             return key, (path,)
     cap = max(2, (bound - _HEAD_TOKENS) // _GROUP_TOKENS)
     while True:
-        direct, others = _direct_entries(entries, cap)
-        groups = _split(others, keys, bound, cap - len(direct))
-        listing = direct + [
-            _group_entry(label, index_file_name(_join(slug, gslug)), members, span=not _is_range_slug(gslug))
-            for label, gslug, members, _rest in groups
-        ]
+        listing, groups = _plan_listing(slug, entries, keys, bound, cap)
         head = _index_head(labels, listing, entries)
         if _tokens_of(head, listing) <= bound or cap <= 2:
             break
@@ -252,7 +270,7 @@ def _direct_entries(entries: list[_Entry], cap: int) -> tuple[list[_Entry], list
 
     A sub-folder (a `#` group heading's folder that migrate made, or one a person made) is a
     sub-branch already, with its own index: the split lists it directly, first, rather than
-    hiding it inside an "Other" group or a name range, while the folders leave room for two
+    hiding it inside an "Other" group or a chunk of names, while the folders leave room for two
     sub-branches of the other entries.  Otherwise ([], entries): too many folders, or (at most
     one other entry) a listing no shorter than the flat one that did not fit.
     """
@@ -281,13 +299,38 @@ def group_folder_room(branch_tokens: int) -> int:
     return max(1, (branch_tokens - _HEAD_TOKENS) // _GROUP_TOKENS - 2)
 
 
-def _split(entries: list[_Entry], keys: tuple[str, ...], bound: int, cap: int
-           ) -> list[tuple[str, str, list[_Entry], tuple[str, ...]]]:
-    """Groups of `entries` (label, slug, members, keys left for them), at most `cap` of them.
+def _plan_listing(slug: str, entries: list[_Entry], keys: tuple[str, ...], bound: int, cap: int
+                  ) -> tuple[list[_Entry], list[tuple[str, str, list[_Entry], tuple[str, ...]]]]:
+    """(the entries a split index lists, its sub-branches (label, slug, members, keys left)) for `entries`.
 
-    Each key in turn names groups among the entries no earlier key grouped; what no key groups
-    is one "Other" group, or ranges of names when it is too large for one index and there is
-    room.  Siblings rather than an "Other" chain: one level per key would make the path longer.
+    Sub-folders first (`_direct_entries`), then the keyed groups (`_split`), then what no key
+    grouped: listed as it is when it fits beside them (one read fewer for those leaves), else one
+    "Other" sub-branch, or, when that would not fit one index either, chunks in name order
+    (the last resort, each still described by its titles).
+    """
+    direct, others = _direct_entries(entries, cap)
+    groups, rest = _split(others, keys, cap - len(direct))
+    loose: list[_Entry] = []
+    if rest:
+        used = _HEAD_TOKENS + sum(e.tokens for e in direct) + len(groups) * _GROUP_TOKENS
+        if (direct or groups) and used + sum(e.tokens for e in rest) <= bound:
+            loose = rest
+        else:
+            groups += _rest_groups(rest, bound, cap - len(direct) - len(groups), bool(direct or groups))
+    groups = _unique_slugs(_hoist_chunks(groups, bound, cap - len(direct) - len(loose)))
+    listing = direct + [_group_entry(label, index_file_name(_join(slug, gslug)), members)
+                        for label, gslug, members, _ in groups]
+    return listing + loose, groups
+
+
+def _split(entries: list[_Entry], keys: tuple[str, ...], cap: int
+           ) -> tuple[list[tuple[str, str, list[_Entry], tuple[str, ...]]], list[_Entry]]:
+    """(groups of `entries` by topic (label, slug, members, keys left for them), the entries no key grouped).
+
+    Each key in turn names groups of `_MIN_GROUP`+ among the entries no earlier key grouped, at
+    most `cap - 1` groups in all (a slot stays for the rest), the largest kept.  Siblings rather
+    than an "Other" chain: one level per key would make the path longer.  Below a group the
+    other keys may divide it again.
     """
     groups: list[tuple[str, str, list[_Entry], tuple[str, ...]]] = []
     remaining = entries
@@ -300,19 +343,67 @@ def _split(entries: list[_Entry], keys: tuple[str, ...], bound: int, cap: int
         ordered = sorted(named.items(), key=lambda kv: (-len(kv[1]), kv[0]))
         kept = dict(ordered[:room])
         rest += [e for _, members in ordered[room:] for e in members]
-        # Below a key's group only ranges of names: one meaningful level, then the cheapest path.
-        groups += [(label, _slug(label), members, ()) for label, members in sorted(kept.items())]
+        below = tuple(k for k in keys if k != key)
+        groups += [(label, _slug(label), members, below) for label, members in sorted(kept.items())]
         remaining = sorted(rest, key=_sort_key)
-    if not groups:
-        return _name_ranges(entries, bound, cap, "")
-    if remaining:
-        flat = _HEAD_TOKENS + sum(e.tokens for e in remaining)
-        room = cap - len(groups)
-        if flat > bound and room >= 2 and len(remaining) >= 2:
-            groups += _name_ranges(remaining, bound, room, "Other ")
-        else:
-            groups.append(("Other", "other", remaining, ()))
-    return _unique_slugs(groups)
+    groups.sort(key=lambda g: (g[0].casefold(), g[0]))
+    return groups, remaining
+
+
+def _hoist_chunks(groups: list[tuple[str, str, list[_Entry], tuple[str, ...]]], bound: int, room: int
+                  ) -> list[tuple[str, str, list[_Entry], tuple[str, ...]]]:
+    """`groups` with each topic group too large for one index, that no key below divides, listed as
+    its name-order chunks (`Client: Bramble, Cobalt …`) in this index, while they fit `room`: its
+    own index would list nothing but those chunks, one read more on every path through it."""
+    out: list[tuple[str, str, list[_Entry], tuple[str, ...]]] = []
+    for i, (label, slug, members, keys) in enumerate(groups):
+        left = room - len(out) - (len(groups) - i - 1)
+        if _HEAD_TOKENS + sum(e.tokens for e in members) <= bound or _split(members, keys, left)[0] or left < 2:
+            out.append((label, slug, members, keys))
+            continue
+        out += [(f"{label}: {chunk_label}", f"{slug}-{n}", chunk, ()) for chunk_label, n, chunk in
+                ((c[0].split(": ", 1)[-1], j, c[2]) for j, c in enumerate(_rest_groups(members, bound, left, False), 1))]
+    return out
+
+
+def _rest_groups(rest: list[_Entry], bound: int, room: int, other: bool
+                 ) -> list[tuple[str, str, list[_Entry], tuple[str, ...]]]:
+    """Sub-branches for the entries no topic grouped: one "Other" (beside topic groups) when it fits
+    one index or there is no room for more, else chunks in name order (the last resort), each
+    labelled by the first words of its first titles: never a range of names."""
+    total = _HEAD_TOKENS + sum(e.tokens for e in rest)
+    if other and (total <= bound or room < 2 or len(rest) < 2 * _MIN_GROUP):
+        return [("Other", "other", rest, ())]
+    k = max(2, min(max(room, 2), len(rest), -(-total // max(1, (bound - _HEAD_TOKENS) * 17 // 20))))
+    n = len(rest)
+    chunks = [c for c in (rest[i * n // k: (i + 1) * n // k] for i in range(k)) if c]
+    prefix = "Other: " if other else ""
+    return [(prefix + _chunk_label(chunk), f"{'other-' if other else 'part-'}{i}", chunk, ())
+            for i, chunk in enumerate(chunks, 1)]
+
+
+def _chunk_label(chunk: list[_Entry]) -> str:
+    """A name-order chunk's label: the first word of each of its first two titles, then `…`."""
+    words: list[str] = []
+    for title in _without_common_lead([clean_title(title) for entry in chunk[:8] for _, title in entry.titles[:1]]):
+        first = title.split()[0].strip(",;:()[]\"'") if title.split() else ""
+        if first and first.casefold() not in (w.casefold() for w in words):
+            words.append(first)
+        if len(words) == 2:
+            break
+    return ", ".join(words) + " …" if words else "…"
+
+
+def _without_common_lead(titles: list[str]) -> list[str]:
+    """`titles` without the leading words all of them share (`Person: Extra 1`, `Person: Extra 2` are
+    `1`, `2`), when each keeps a word; else as they are."""
+    split = [t.split() for t in titles]
+    if len(split) < 2:
+        return titles
+    n = 0
+    while all(len(words) > n + 1 for words in split) and len({words[n] for words in split}) == 1:
+        n += 1
+    return titles if n == 0 else [" ".join(words[n:]) for words in split]
 
 
 def _unique_slugs(groups: list[tuple[str, str, list[_Entry], tuple[str, ...]]]
@@ -331,7 +422,7 @@ def _unique_slugs(groups: list[tuple[str, str, list[_Entry], tuple[str, ...]]]
 
 
 def _group(entries: list[_Entry], key: str) -> tuple[dict[str, list[_Entry]], list[_Entry]] | None:
-    """Entries by `key` ("kind", "year", "word"): ({label: members of 2+}, the rest); None if it does not divide."""
+    """Entries by `key` ("kind", "year", "word"): ({label: members of _MIN_GROUP+}, the rest); None if it does not divide."""
     value_of: Callable[[_Entry], str | None]
     if key == "kind":
         value_of = _kind_of
@@ -347,7 +438,7 @@ def _group(entries: list[_Entry], key: str) -> tuple[dict[str, list[_Entry]], li
             fold = value.casefold()
             labels[fold] = min(labels.get(fold, value), value)
             groups.setdefault(fold, []).append(entry)
-    named = {labels[k]: v for k, v in groups.items() if len(v) >= 2}
+    named = {labels[k]: v for k, v in groups.items() if len(v) >= _MIN_GROUP}
     if not named or (len(named) == 1 and sum(map(len, named.values())) == len(entries)):
         return None
     kept = {id(e) for members in named.values() for e in members}
@@ -376,7 +467,7 @@ def _word_chooser(entries: list[_Entry]) -> Callable[[_Entry], str | None]:
         words_of[id(entry)] = words
         for word in words:
             counts[word] = counts.get(word, 0) + 1
-    useful = {w for w, c in counts.items() if 3 <= c < len(entries)}
+    useful = {w for w, c in counts.items() if _MIN_GROUP <= c < len(entries)}
 
     def choose(entry: _Entry) -> str | None:
         candidates = words_of[id(entry)] & useful
@@ -385,110 +476,59 @@ def _word_chooser(entries: list[_Entry]) -> Callable[[_Entry], str | None]:
     return choose
 
 
-def _name_ranges(entries: list[_Entry], bound: int, cap: int, prefix: str
-                 ) -> list[tuple[str, str, list[_Entry], tuple[str, ...]]]:
-    """Contiguous ranges of names, as many as make the path from here to a leaf's entry cheapest."""
-    n = len(entries)
-    mean = max(1.0, sum(e.tokens for e in entries) / n)
-    k = _best_fanout(n, mean, bound, cap)
-    chunks = [entries[i * n // k : (i + 1) * n // k] for i in range(k)]
-    chunks = [c for c in chunks if c]
-    labels = _range_labels([(c[0].name, c[-1].name) for c in chunks])
-    slug = _slug(prefix) + "-" if prefix else ""
-    return [(prefix + label, f"{slug}{i}", chunk, ()) for i, (label, chunk) in enumerate(zip(labels, chunks), 1)]
+def _describe(leaves: int, titles: Sequence[tuple[int, str]], label: str) -> str:
+    """A sub-branch's description line: `N leaves: title; title; +M more`, the largest leaves' titles
+    first, as many as fit `_DESCRIPTION_CHARS`, each cut at a word boundary (summary.cut_words),
+    without the group's own label in front (`Person: Ada` under `Person` is `Ada`)."""
+    what = f"{leaves} leaf" if leaves == 1 else f"{leaves} leaves"
+    shown: list[str] = []
+    used = len(what) + 2
+    for title in _without_common_lead([_without_label(clean_title(title) or "…", label) for _, title in titles]):
+        text = cut_words(title, _TITLE_CHARS)
+        if shown and used + len(text) + 2 + 12 > _DESCRIPTION_CHARS:
+            break
+        shown.append(text)
+        used += len(text) + 2
+    more = leaves - len(shown)
+    return f"{what}: " + "; ".join(shown) + (f"; +{more} more" if more else "")
 
 
-def _best_fanout(n: int, mean: float, bound: int, cap: int) -> int:
-    """The number of ranges (2..cap) that minimises the tokens read from this index to a leaf's entry.
-
-    A uniform model: an index of m entries costs HEAD + m * mean while it fits `bound`, else the
-    cheapest listing of k sub-branches plus the cost of one of them (dynamic programming on m).
-    """
-    memo: dict[int, tuple[float, int]] = {}
-
-    def cost(m: int) -> tuple[float, int]:
-        if m in memo:
-            return memo[m]
-        flat = _HEAD_TOKENS + m * mean
-        if flat <= bound or m < 2:
-            memo[m] = (flat, 1)
-            return memo[m]
-        best = (math.inf, 2)
-        for k in range(2, min(cap, m) + 1):
-            listing = _HEAD_TOKENS + k * _GROUP_TOKENS
-            if listing > bound and k > 2:
-                break
-            best = min(best, (listing + _READ_TOKENS + cost(math.ceil(m / k))[0], k))
-        memo[m] = best
-        return best
-
-    flat_fits = _HEAD_TOKENS + n * mean <= bound
-    return 2 if flat_fits else max(2, min(cost(n)[1], n))
+def _without_label(title: str, label: str) -> str:
+    """`title` without a leading `label` and the `:`/space after it (case-insensitive); `title` when nothing is left."""
+    if label and title[: len(label)].casefold() == label.casefold() and title[len(label): len(label) + 1] in (":", "：", " "):
+        rest = title[len(label):].lstrip(":： ")
+        return rest or title
+    return title
 
 
-def _range_labels(bounds: list[tuple[str, str]]) -> list[str]:
-    """Guide-word labels `first–last` for contiguous name ranges, like a dictionary's: each end just
-    long enough to tell it from the neighbouring range's (to the end of that word), the last
-    without the words it shares with the first (`log-2026-02-19–24`, `deploy-notes-for-the-bramble–heron`)."""
-    stems = [(_stem(a), _stem(b)) for a, b in bounds]
-    labels = []
-    for i, (first, last) in enumerate(stems):
-        a = _guide_word(first, stems[i - 1][1] if i else last)  # the first range: told from its own last
-        b = _guide_word(last, stems[i + 1][0] if i + 1 < len(stems) else first)
-        a, b = mask_name(a), mask_name(b)
-        labels.append(a if a == b else f"{a}–{b[len(_common_prefix([a, b])):] or b}")
-    return labels
-
-
-def _guide_word(name: str, neighbour: str) -> str:
-    """The prefix of `name` that differs from `neighbour`, run on to the end of its word (+6 chars at most)."""
-    n = _common_len(name, neighbour)
-    end = name.find("-", n + 1)
-    return name[: min(len(name) if end < 0 else end, n + 7)]
-
-
-def _common_prefix(names: list[str]) -> str:
-    """The longest prefix all `names` share, cut after its last `-` (a whole-word prefix)."""
-    if not names:
-        return ""
-    low, high = min(names), max(names)
-    n = _common_len(low, high)
-    cut = low[:n].rfind("-")
-    return low[: cut + 1] if cut >= 0 else ""
-
-
-def _common_len(a: str, b: str) -> int:
-    """The length of the longest common prefix of `a` and `b` (a binary search over slice compares)."""
-    low, high = 0, min(len(a), len(b))
-    while low < high:  # a[:low] == b[:low] holds; a[:high + 1] == b[:high + 1] does not (or high is the end)
-        mid = (low + high + 1) // 2
-        if a[low:mid] == b[low:mid]:
-            low = mid
-        else:
-            high = mid - 1
-    return low
+def _top_titles(members: Sequence[_Entry]) -> tuple[tuple[int, str], ...]:
+    """The `_TOP_TITLES` titles of the largest leaves under `members`, as (-tokens, title), sorted."""
+    return tuple(sorted(t for e in members for t in e.titles)[:_TOP_TITLES])
 
 
 def _leaf_entry(leaf: BranchLeaf) -> _Entry:
+    """A leaf's entry: its name and tokens, then its summary, or its title when it has none (every
+    entry has a line saying what it holds, issue 24)."""
     name = leaf.name.rsplit("/", 1)[-1]
-    text = f"### {mask_name(name)} ({format_tokens(leaf.tokens)} tokens)" + (f"\n{leaf.summary}" if leaf.summary else "")
-    return _entry(name, text, leaf.heading, 1, leaf.tokens, name, name)
+    stem = mask_name(name[:-3] if name.endswith(".md") else name)
+    # The raw heading: cleaned and masked only where a description shows it (`_describe`), since
+    # the secret scan would cost every leaf of a domain at every hook run that renders it.
+    title = leaf.heading or stem
+    line = leaf.summary or cut_words(clean_title(leaf.heading) or stem, 120)
+    # mdformat's canonical form (issue 22): a blank line between the heading and its line, user text escaped.
+    text = f"### {heading_text_md(f'{mask_name(name)} ({format_tokens(leaf.tokens)} tokens)')}\n\n{inline_text(line)}"
+    return _entry(name, text, leaf.heading, 1, leaf.tokens, ((-leaf.tokens, title),))
 
 
-def _group_entry(label: str, target: str, members: Sequence[_Entry], name: str | None = None,
-                 span: bool = True) -> _Entry:
+def _group_entry(label: str, target: str, members: Sequence[_Entry], name: str | None = None) -> _Entry:
+    """A sub-branch's entry: its link line, then the line saying what it holds (`_describe`)."""
     leaves = sum(e.leaves for e in members)
     tokens = sum(e.leaf_tokens for e in members)
-    first, last = min(e.first for e in members), max(e.last for e in members)
-    what = f"{leaves} leaf" if leaves == 1 else f"{leaves} leaves"
-    text = f"### [{mask_name(label)}]({mask_name(target)})"
-    if span:  # a name range's label already says what it holds: no second line
-        text += f"\n{what}"
-        # the guide words: the first and last names, the last without the words it shares with the first
-        a, b = mask_name(_stem(first)), mask_name(_stem(last))
-        common = _common_prefix([a, b])
-        text += ": " + _short(a) + ("" if a == b else f" … {_short(b[len(common):] or b)}")
-    return _entry(name or label, text, "", leaves, tokens, first, last)
+    titles = _top_titles(members)
+    # mdformat's canonical form (issue 22): a blank line between the link and its description, escaped.
+    text = (f"### [{inline_text(mask_name(label), False)}]({mask_name(target)})\n\n"
+            f"{inline_text(_describe(leaves, titles, label.rstrip('/')))}")
+    return _entry(name or label, text, "", leaves, tokens, titles)
 
 
 def _index_text(labels: list[str], entries: Sequence[_Entry], split_from: Sequence[_Entry] | None) -> str:
@@ -497,7 +537,7 @@ def _index_text(labels: list[str], entries: Sequence[_Entry], split_from: Sequen
 
 
 def _text_of(head: tuple[str, str], entries: Sequence[_Entry]) -> str:
-    lines = list(head)
+    lines = [head[0], "", head[1]]  # a blank line after the title: mdformat's canonical form
     for entry in entries:
         lines += ["", entry.text]
     return "\n".join(lines) + "\n"
@@ -506,7 +546,7 @@ def _text_of(head: tuple[str, str], entries: Sequence[_Entry]) -> str:
 def _index_tokens(labels: list[str], entries: Sequence[_Entry], split_from: Sequence[_Entry] | None) -> int:
     """`estimate_tokens(_index_text(labels, entries, split_from))`, from the entries' quarters, without rendering.
 
-    The text is `title \n summary \n` then `\n entry \n` per entry: each entry is priced as its
+    The text is `title \n \n summary \n` then `\n entry \n` per entry: each entry is priced as its
     text plus two newlines (`_entry`), and no CRLF spans two parts (the head lines end in `Index`
     and `_`, and a char after an entry's text is a newline in both).
     """
@@ -514,7 +554,7 @@ def _index_tokens(labels: list[str], entries: Sequence[_Entry], split_from: Sequ
 
 
 def _tokens_of(head: tuple[str, str], entries: Sequence[_Entry]) -> int:
-    quarters = estimate_quarters(head[0]) + estimate_quarters(head[1]) + 2 + sum(e.quarters for e in entries)
+    quarters = estimate_quarters(head[0]) + estimate_quarters(head[1]) + 3 + sum(e.quarters for e in entries)
     return -(-quarters // 4)
 
 
@@ -524,7 +564,7 @@ def _index_head(labels: list[str], entries: Sequence[_Entry], split_from: Sequen
     leaves = sum(e.leaves for e in source)
     tokens = sum(e.leaf_tokens for e in source)
     count = f"{leaves} leaf" if leaves == 1 else f"{leaves} leaves"
-    title = f"# {' › '.join(labels)} Index"
+    title = f"# {heading_text_md(' › '.join(labels) + ' Index')}"
     if split_from is None:
         return title, f"_Estimated tokens: {format_tokens(tokens)} in {count}_"
     return title, f"_{format_tokens(tokens)} tokens in {count}; read the sub-branch that fits_"
@@ -534,24 +574,9 @@ def _sort_key(entry: _Entry) -> tuple[str, str]:
     return (entry.name.casefold(), entry.name)
 
 
-def _stem(name: str) -> str:
-    name = name.rstrip("/")
-    return name[:-3] if name.endswith(".md") else name
-
-
-def _short(name: str, chars: int = _NAME_CHARS) -> str:
-    return name if len(name) <= chars else name[: chars - 1] + "…"
-
-
 def _slug(label: str) -> str:
     slug = _SLUG_JUNK.sub("-", mask_name(label).casefold()).strip("-_")
     return slug or "x"
-
-
-def _is_range_slug(slug: str) -> bool:
-    """True for a name range's slug (`3`, `other-3`): its label already gives the guide words."""
-    last = slug.rsplit("-", 1)[-1]
-    return last.isdigit() and (slug == last or slug.startswith("other-")) and len(last) < 4
 
 
 def _join(parent: str, child: str) -> str:

@@ -1,56 +1,92 @@
-"""Classify a section into a domain by scored, deterministic keyword rules (DESIGN.md §2, issue 10).
+"""Classify a section into a domain by scored, deterministic keyword rules (DESIGN.md §2, issues 10, 23).
 
-Signals, strongest first; the first that scores decides:
+The words come from the lexicon (`bonsai_git/data/lexicon/<lang>.toml`, lexicon.py), one file per
+language; `.bonsai.toml` replaces or extends a domain's words (config.py).  Matching:
 
-1. **heading** words.  A keyword (config.DEFAULT_DOMAINS or `.bonsai.toml`) matches whole words,
-   case-insensitively, singular and plural both ways (`service`/`services`, `policy`/`policies`,
-   `class`/`classes`), a possessive `'s`, and the `-ing`/`-ed` forms of words of six letters or
-   more (`monitor` → "Monitoring"; `group` never matches "Grouping": too short to be a stem).  A
-   keyword of several words matches as a phrase, and the words it covers do not count again
-   (`professional network` is one identity match, not also the weak `network`).  CJK keywords
-   (Han, kana, Hangul) match as substrings: those scripts have no spaces between words.  Each
-   match scores 1; a weak keyword (`~word`: `network`, `voice`, `issues`, ...) scores ½.
-   A leading `Kind:` word (`Person:`, `Project:`, `Tool:`, a heading starting with `Incident`)
-   counts double for its domain, and a heading that starts with a date (`2026-05-14 …`,
-   `Mar 3, 2026`, `2026/02/27`, `2026年3月1日`) is a log entry whatever follows (decided_by
-   "prefix"); a date later in the heading adds one point to log (`Monthly Report — Feb 2026`).
-   A heading decides when its best domain has a full (non-weak) match; a heading of more than
-   LONG_HEADING words or LONG_HEADING_CHARS characters is a sentence, so it decides only with
-   BODY_MIN points, like a body.
-2. **body**: the section's first ~800 characters after the heading line, scored the same way and
-   added to any weak heading matches; decides when the best total reaches BODY_MIN.
-3. a weak heading match alone (decided_by "heading").
-4. **group**: the `#` heading the section sits under, scored like a heading.
-5. **document**: the domain that at least half (and at least DOCUMENT_MIN) of the document's
-   confidently placed sections (decided by their heading, prefix or config) got.
-6. **fallback**: `general`.
+- A Western keyword (en, de, es, fr, pt) matches whole words in every form its language's snowball
+  stemmer gives the same stem (`service`/`Services`, `monitor`/"Monitoring", `consulta`/"Consultas").
+  A language's stems are only read on a section when its language is seen in the document or the
+  section (its `stopwords`); English always is.  `=word` matches that form and its plural only
+  (`=group` is not "Grouping").  A German compound also matches by its last part
+  ("Laufgruppe" by `gruppe`).  A phrase matches its words in order; the words it covers do not
+  count again (`professional network` is one identity match, not also the weak `network`).
+- A CJK keyword (Han, kana, Hangul) matches as a substring; one of a single character only where no
+  Han or Hangul character touches it (`팀` in "팀 소개", not in "팀장").
+- Each match scores 1; a weak keyword (`~word`) scores ½; a heading-only one (`^word`) does not
+  count in a body.
+
+Signals, strongest first; the first that decides wins:
+
+1. **prefix**: a heading that starts with a date (`2026-05-14 …`, `Mar 3, 2026`, `2026年3月1日`) or is
+   an OpenClaw dreaming block (`Promoted From Short-Term Memory (DATE)`) is a log entry; a leading
+   `Kind:` word (`Person:`, `Project:`, `Tool:`, `Proyecto:`, a heading starting with `Incident`)
+   counts double for its domain.
+2. **heading** words, plus the names the document gives (`document_context`): the owner's name
+   scores NAME_WEIGHT for identity (a little under a keyword, so "Anja's health" is personal), the
+   agent's PREFIX_WEIGHT for agents (the agent's routines and rules are the agent's: "Ada's Routines").  A date later in the heading adds one point to log.  The heading decides when its
+   best domain reaches NAME_WEIGHT; a heading of more than LONG_HEADING words or LONG_HEADING_CHARS
+   characters is a sentence, so it decides only with BODY_MIN points, like a body.
+3. **name**: a heading that is another person's name (`_person_heading`: two or three capitalised
+   words, an honorific such as `Dr.`, `Sra.`, `Tía`, `さん`, `老师`, `선생님`, a CJK personal name)
+   whose body describes a person (the lexicon's `person` words: one for a name of several words or
+   a CJK name, two for a single word, a body that opens with one counting it twice) goes to people.
+4. **body**: the section's first BODY_CHARS characters, in its own language, added to any weak
+   heading matches; decides when the best total reaches BODY_MIN, or (when the heading says nothing)
+   CLEAR_MIN with twice the runner-up's points (a body clearly about one thing).
+5. a weak heading match alone (decided_by "heading").
+6. **group**: the `#` heading the section sits under, scored like a heading, unless its best domain
+   is `general` (`# Misc`, `# Other` do not decide).
+7. **document**: the domain at least half (and at least DOCUMENT_MIN) of the document's confident
+   sections got, given to a section with no signal of its own, or whose body's few words point
+   there too.  When the body's words point elsewhere, the section goes to `general`
+   (decided_by "fallback", Classification.document names the domain not used).
+8. **fallback**: `general`.
+
+In a novelist's memory (the lexicon's `fiction` words in the preamble or headings) the keywords
+that name a character (`characters`: `人物`, `Character`) score for projects, not people: a
+novel's characters and settings are working material for the book.
 
 Scores per domain are summed; the highest wins; ties break by table order (config.domains).
 decided_by is "config" when the winner's keywords came from `.bonsai.toml` (Config.configured).
 Traps stay right: `Seoul trip` is not SEO, `Capital planning` is not API, `Agenda` is not agent,
-`Grouping rules` is not community.  Pure: same inputs, same answer; no I/O.
+`Grouping rules` is not community, `Tasker` is not task, `Apiary` is not API, `Personalised` is
+not personal, `Brandywine` is not brand.  Pure: same inputs, same answer; no I/O (the lexicon
+files are package data, read once: lexicon.bundled).
 """
 
 from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from .config import FALLBACK_DOMAIN, Config
+from .lexicon import STEMMERS, Language, bundled
 from .tokens import has_cjk
 
 BODY_CHARS = 800  # the body signal reads this many characters after the heading line
 BODY_MIN = 2.0  # a body decides when its best domain scores at least this
+CLEAR_MIN = 1.5  # ... or, when the heading says nothing, at least this ...
+CLEAR_RATIO = 2.0  # ... and this many times the runner-up's points
 LONG_HEADING = 12  # a heading of more words (or LONG_HEADING_CHARS chars) is prose: it decides as a body would
 LONG_HEADING_CHARS = 80
 DOCUMENT_MIN = 3  # the document's dominant domain needs at least this many confident sections
+DOCUMENT_SHARE = 1 / 3  # ... and this share of all its sections: a few placed sections do not speak for the rest
 PREFIX_WEIGHT = 2.0
+NAME_WEIGHT = 0.9  # the owner's or agent's name in a heading: decides alone, loses to a topic word
 WEAK_WEIGHT = 0.5
 DATE_WEIGHT = 1.0
 LOG_DOMAIN = "log"
-CONFIDENT = frozenset({"heading", "prefix", "config"})
+MIN_STEM = 4  # a shorter stem outside English says too little: the keyword matches its own forms only
+PEOPLE_DOMAIN = "people"
+PROJECTS_DOMAIN = "projects"
+CONFIDENT = frozenset({"heading", "prefix", "config", "name"})
+LANGUAGE_SAMPLE = 160  # characters of each body read to tell the document's languages
+LANGUAGE_MIN = 4  # stopword hits a Western language needs in a document ...
+LANGUAGE_SHARE = 0.15  # ... and this share of all stopword hits
+SECTION_LANGUAGE_MIN = 3  # ... or in one section's own text
 
 # `Kind:` prefixes (issue 10): the first word of a heading followed by a colon.  `incident` and
 # `postmortem` count without a colon (`Incident 2025-08-12: a flaky test`).
@@ -59,6 +95,13 @@ KIND_PREFIXES: dict[str, str] = {
     "tool": "infrastructure", "service": "infrastructure", "host": "infrastructure",
     "server": "infrastructure", "incident": "infrastructure", "postmortem": "infrastructure",
     "client": "business", "customer": "business", "agent": "agents", "trip": "personal",
+    "persona": "people", "pessoa": "people", "personne": "people", "kontakt": "people",
+    "proyecto": "projects", "projeto": "projects", "projecto": "projects", "projekt": "projects",
+    "projet": "projects", "cliente": "business", "kunde": "business", "herramienta": "infrastructure",
+    "ferramenta": "infrastructure", "werkzeug": "infrastructure", "outil": "infrastructure",
+    "viaje": "personal", "viagem": "personal", "reise": "personal", "voyage": "personal",
+    "项目": "projects", "項目": "projects", "プロジェクト": "projects", "프로젝트": "projects",
+    "工具": "infrastructure", "ツール": "infrastructure", "客户": "business", "顧客": "business",
 }
 _NO_COLON_KINDS = frozenset({"incident", "postmortem"})
 
@@ -73,15 +116,20 @@ _LEADING_DATE = re.compile(rf"^[^\w]*{_DATE}(?!\d)", re.IGNORECASE)
 # A date anywhere: the above, plus month-year (`February 2026`, `2025-01`) and ISO weeks (`2025-W44`).
 _ANY_DATE = re.compile(rf"(?<!\w)(?:{_DATE}|{_MONTHS}\s+\d{{4}}|\d{{4}}-(?:0?[1-9]|1[0-2])|\d{{4}}-W\d{{1,2}})(?!\w)",
                        re.IGNORECASE)
+# OpenClaw's dreaming block: the entries it promoted from short-term memory on a day (issue 23).
+_DREAMING = re.compile(r"^\W*promoted\s+from\s+short[-\s]term\s+memory\b", re.IGNORECASE)
+_CJK_CHAR = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]")  # Han and Hangul (not kana)
 
 
 @dataclass(frozen=True, slots=True)
 class Classification:
     """Where a section goes and why.
 
-    domain: the chosen domain; decided_by: heading|prefix|body|group|document|config|fallback;
+    domain: the chosen domain; decided_by: heading|prefix|name|body|group|document|config|fallback;
     score: the winner's points (float); words: the words that scored for it (document order);
-    runner_up / runner_up_score: the next best domain and its points (None / 0.0 when none scored).
+    runner_up / runner_up_score: the next best domain and its points (None / 0.0 when none scored);
+    document: for "document", the document's dominant domain; for a "fallback", the dominant
+    domain that was not used because the section's own words point elsewhere (else None).
     """
 
     domain: str
@@ -90,6 +138,7 @@ class Classification:
     words: tuple[str, ...] = ()
     runner_up: str | None = None
     runner_up_score: float = 0.0
+    document: str | None = None
 
     @property
     def keyword(self) -> str | None:
@@ -119,127 +168,311 @@ class SectionInput:
 
 
 @dataclass(frozen=True, slots=True)
-class _Index:
-    """A domain table compiled for lookup: stem -> matches, phrases by first stem, CJK alternation."""
+class Context:
+    """What the document says about itself (`document_context`): the owner's and the agent's names
+    (casefolded words, or CJK strings), the Western languages seen (`en` always), whether it is a
+    novelist's memory, and its dominant domain (None until known)."""
 
+    owner: frozenset[str] = frozenset()
+    agent: frozenset[str] = frozenset()
+    languages: frozenset[str] = frozenset({"en"})
+    fiction: bool = False
+    document: str | None = None
+    vocabulary: frozenset[str] = frozenset()  # words the document writes in lowercase: never names
+
+
+NO_CONTEXT = Context()
+
+_Hit = tuple[str, str, float, bool]  # (domain, keyword, weight, heading only)
+
+
+@dataclass(frozen=True, slots=True)
+class _Index:
+    """A domain table compiled for lookup: (language, stem) -> matches, exact forms, phrases by
+    (language, first stem), German compound heads, the CJK alternation, and the special lists."""
+
+    key: tuple[tuple[tuple[str, tuple[str, ...]], ...], tuple[str, ...], bool]  # `_index`'s arguments but languages
+    languages: tuple[str, ...]  # the stemmed languages whose words it holds, English first
+    memo: dict[str, "_WordEntry"]  # what each word read so far matches (`_word_entry`); bounded at 65,536
     order: dict[str, int]
-    words: dict[str, tuple[tuple[str, str, float], ...]]
-    phrases: dict[str, tuple[tuple[tuple[str, ...], tuple[tuple[str, str, float], ...]], ...]]
+    stems: dict[str, dict[str, tuple[_Hit, ...]]]  # language -> stem -> matches
+    exact: dict[str, tuple[_Hit, ...]]
+    phrases: dict[str, dict[str, tuple[tuple[tuple[str, ...], tuple[_Hit, ...]], ...]]]  # language -> first stem
+    compounds: dict[str, tuple[_Hit, ...]]
+    prefixes: frozenset[str]  # the first four letters of every word a keyword can match: the rest are not stemmed
     cjk: str | None  # the substring keywords (CJK, or without letters) as one alternation (pattern source)
     cjk_only: bool  # every substring keyword holds CJK: a text without CJK cannot match
-    cjk_keywords: dict[str, tuple[tuple[str, str, float], ...]]
+    cjk_keywords: dict[str, tuple[_Hit, ...]]
     configured: frozenset[str]
-    surface: frozenset[str]
-    heading_only: frozenset[str]
+    person_words: frozenset[str]
+    person_substrings: tuple[str, ...]
+    stopwords: dict[str, tuple[str, ...]]
+    stopword_set: frozenset[str]
+    fiction_words: frozenset[str]
+    fiction_substrings: tuple[str, ...]
+    surnames: frozenset[str]
 
 
-@functools.lru_cache(maxsize=65536)  # memory text repeats its words: a lookup beats the rules
-def stem(word: str) -> str:
-    """The form two words share when they differ only by plural, possessive or -ing/-ed (lowercase str).
+@functools.cache
+def _stemmer(language: str) -> Callable[[str], str]:
+    import snowballstemmer  # type: ignore[import-untyped]  # pure Python; loaded when a section is classified
 
-    ies -> y, -sses/-shes/-ches/-xes/-zes lose -es, a final -s goes (not -ss/-us), and
-    -ing/-ed go when six letters or more remain (so "grouping" stays "grouping").
-    """
+    found: Callable[[str], str] = snowballstemmer.stemmer(STEMMERS[language]).stemWord
+    return found
+
+
+@functools.lru_cache(maxsize=1 << 17)  # memory text repeats its words: a lookup beats the stemmer
+def stem(word: str, language: str = "en") -> str:
+    """The snowball stem (str) of `word` in `language` (a lexicon.STEMMERS code; default English):
+    the form two words share when they differ only by plural, possessive or suffix
+    ("services" -> "servic", "Monitoring" -> "monitor", "Kwame's" -> "kwame")."""
     w = word.casefold()
-    if w.endswith("'s"):
+    if language == "en" and w.endswith("'s"):
         w = w[:-2]
-    if len(w) > 4 and w.endswith("ies"):
-        w = w[:-3] + "y"
-    elif w.endswith(("sses", "shes", "ches", "xes", "zes")):
-        w = w[:-2]
-    elif len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us")):
-        w = w[:-1]
-    if len(w) >= 9 and w.endswith("ing"):
-        w = w[:-3]
-    elif len(w) >= 8 and w.endswith("ed"):
-        w = w[:-2]
-    return w
+    return _stemmer(language)(w)
+
+
+def _forms(word: str) -> tuple[str, ...]:
+    """The forms an `=word` keyword matches: itself, its plurals and possessive (lowercase)."""
+    w = word.casefold()
+    out = [w, w + "s", w + "es", w + "'s"]
+    if w.endswith("y"):
+        out.append(w[:-1] + "ies")
+    return tuple(out)
+
+
+def _parse_keyword(raw: str) -> tuple[str, float, bool, bool]:
+    """(keyword, weight, heading only, exact form) of a keyword with its marks (`~`, `^`, `=`)."""
+    marks = raw[: len(raw) - len(raw.lstrip("~^="))]
+    return raw[len(marks):].strip(), WEAK_WEIGHT if "~" in marks else 1.0, "^" in marks, "=" in marks
+
+
+def _table(domains: tuple[tuple[str, tuple[str, ...]], ...], configured: tuple[str, ...],
+           fiction: bool, languages: frozenset[str]) -> list[tuple[str, str, str]]:
+    """(domain, language, raw keyword) for every keyword the index holds, in table order.
+
+    A configured domain has only its `.bonsai.toml` words (read as English); any other gets the
+    lexicon's words in `languages` (and the substring languages) plus the words `.bonsai.toml` added
+    (`extend`).  In a
+    novelist's memory the lexicon's `characters` keywords belong to projects.
+    """
+    lexicons = [lang for lang in bundled() if lang.code in languages or lang.code not in STEMMERS]
+    characters = {(lang.code, k) for lang in lexicons for k in lang.characters}
+    out: list[tuple[str, str, str]] = []
+    for domain, keywords in domains:
+        if domain not in configured:
+            for lang in lexicons:
+                for raw in dict(lang.domains).get(domain, ()):
+                    if (lang.code, raw) in characters and fiction:
+                        continue
+                    out.append((domain, lang.code, raw))
+            if fiction and domain == PROJECTS_DOMAIN:
+                out += [(domain, code, raw) for code, raw in sorted(characters)]
+        out += [(domain, "en", raw) for raw in keywords]
+    return out
 
 
 @functools.lru_cache(maxsize=64)
-def _index(domains: tuple[tuple[str, tuple[str, ...]], ...], configured: tuple[str, ...]) -> _Index:
-    words: dict[str, list[tuple[str, str, float]]] = {}
-    phrases: dict[tuple[str, ...], list[tuple[str, str, float]]] = {}
-    cjk: dict[str, list[tuple[str, str, float]]] = {}
-    heading_only: set[str] = set()
-    for domain, keywords in domains:
-        for raw in keywords:
-            marks = raw[: len(raw) - len(raw.lstrip("~^"))]
-            weight = WEAK_WEIGHT if "~" in marks else 1.0
-            keyword = raw[len(marks) :].strip()
-            if "^" in marks:
-                heading_only.add(keyword)
-            if not keyword:
-                continue
-            if has_cjk(keyword) or not _WORD.search(keyword):  # substrings: CJK, or no letters (`🚀`)
-                if all(d != domain for d, _k, _w in cjk.get(keyword, ())):
-                    cjk.setdefault(keyword, []).append((domain, keyword, weight))
-                continue
-            stems = tuple(stem(w) for w in _WORD.findall(keyword))
-            table = words.setdefault(stems[0], []) if len(stems) == 1 else phrases.setdefault(stems, [])
-            if stems and all(d != domain for d, _k, _w in table):  # `~test` and `~tests` count once
-                table.append((domain, keyword, weight))
-    by_first: dict[str, list[tuple[tuple[str, ...], tuple[tuple[str, str, float], ...]]]] = {}
-    for stems, hits in sorted(phrases.items(), key=lambda kv: (-len(kv[0]), kv[0])):  # longest first
-        by_first.setdefault(stems[0], []).append((stems, tuple(hits)))
+def _index(domains: tuple[tuple[str, tuple[str, ...]], ...], configured: tuple[str, ...],
+           fiction: bool = False, languages: frozenset[str] = frozenset({"en"})) -> _Index:
+    """The table compiled for lookup with the lexicon's words in `languages` (lexicon.STEMMERS codes;
+    the CJK files always): a language's stems are only made when a text in it is read."""
+    stems: dict[tuple[str, str], list[_Hit]] = {}
+    exact: dict[str, list[_Hit]] = {}
+    phrases: dict[tuple[str, ...], list[_Hit]] = {}
+    compounds: dict[str, list[_Hit]] = {}
+    cjk: dict[str, list[_Hit]] = {}
+
+    def add(table: list[_Hit], hit: _Hit) -> None:
+        if all(d != hit[0] for d, _k, _w, _h in table):  # `~test` and `~tests` count once
+            table.append(hit)
+
+    prefixes: set[str] = set()
+    for domain, code, raw in _table(domains, configured, fiction, languages):
+        keyword, weight, heading_only, is_exact = _parse_keyword(raw)
+        if not keyword:
+            continue
+        hit = (domain, keyword, weight, heading_only)
+        if has_cjk(keyword) or not _WORD.search(keyword):  # substrings: CJK, or no letters (`🚀`)
+            add(cjk.setdefault(keyword, []), hit)
+            continue
+        language = code if code in STEMMERS else "en"
+        parts = _WORD.findall(keyword)
+        first = parts[0].casefold()
+        for key in {first, stem(first, language)}:
+            prefixes.add(key[:4])
+            if len(key) < 4:  # `api` also starts "apis", "api's"
+                prefixes.update(key + end for end in "s'eiy")
+        if is_exact and len(parts) == 1:
+            for form in _forms(keyword):
+                add(exact.setdefault(form, []), hit)
+            continue
+        key = tuple(stem(w, language) for w in parts)
+        if len(key) == 1 and language != "en" and len(key[0]) < MIN_STEM:  # `comidas` -> `com` is `cómo`'s
+            for form in _forms(keyword):
+                add(exact.setdefault(form, []), hit)
+            continue
+        if len(key) == 1:
+            add(stems.setdefault((language, key[0]), []), hit)
+            if language == "de" and len(parts[0]) >= 5:
+                add(compounds.setdefault(parts[0].casefold(), []), hit)
+        else:
+            add(phrases.setdefault((language, *key), []), hit)
+    by_first: dict[str, dict[str, list[tuple[tuple[str, ...], tuple[_Hit, ...]]]]] = {}
+    for key, hits in sorted(phrases.items(), key=lambda kv: (-len(kv[0]), kv[0])):  # longest first
+        by_first.setdefault(key[0], {}).setdefault(key[1], []).append((key[2:], tuple(hits)))
+    by_language: dict[str, dict[str, tuple[_Hit, ...]]] = {}
+    for (language, s), hits in stems.items():
+        by_language.setdefault(language, {})[s] = tuple(hits)
     cjk_re = None
     if cjk:  # compiled (~2.5 ms) only when a text can match it: most memories hold no CJK (_substring_matcher)
         cjk_re = "|".join(re.escape(k) for k in sorted(cjk, key=lambda k: (-len(k), k)))
+    lexicons = bundled()
+    person = [w.casefold() for lang in lexicons for w in lang.person]
+    fiction_words = [w.casefold() for lang in lexicons for w in lang.fiction]
+    stop: dict[str, list[str]] = {}
+    for lang in lexicons:
+        for w in lang.stopwords:
+            stop.setdefault(w.casefold(), []).append(lang.code)
     return _Index(
+        key=(domains, configured, fiction),
+        languages=tuple(sorted(languages & STEMMERS.keys(), key=lambda c: (c != "en", c))),
+        memo={},
         order={d: i for i, (d, _) in enumerate(domains)},
-        words={k: tuple(v) for k, v in words.items()},
-        phrases={k: tuple(v) for k, v in by_first.items()},
+        stems=by_language,
+        exact={k: tuple(v) for k, v in exact.items()},
+        phrases={lang: {k: tuple(v) for k, v in table.items()} for lang, table in by_first.items()},
+        compounds={k: tuple(v) for k, v in compounds.items()},
+        prefixes=frozenset(prefixes),
         cjk=cjk_re,
         cjk_only=all(has_cjk(k) for k in cjk),
         cjk_keywords={k: tuple(v) for k, v in cjk.items()},
         configured=frozenset(configured),
-        surface=_surface_forms([*words, *(p[0] for p in phrases)]),
-        heading_only=frozenset(heading_only),
+        person_words=frozenset(w for w in person if " " not in w and not has_cjk(w)),
+        person_substrings=tuple(w for w in person if " " in w or has_cjk(w)),
+        stopwords={k: tuple(v) for k, v in stop.items()},
+        stopword_set=frozenset(stop),
+        fiction_words=frozenset(w for w in fiction_words if " " not in w and not has_cjk(w)),
+        fiction_substrings=tuple(w for w in fiction_words if " " in w or has_cjk(w)),
+        surnames=frozenset(s for lang in lexicons for s in lang.surnames),
     )
 
 
-def _score_text(text: str, index: _Index, scores: dict[str, float], found: dict[str, list[str]],
-                body: bool = False) -> None:
-    """Add every keyword match in `text` to `scores` ({domain: points}) and `found` ({domain: words});
-    in a `body`, heading-only keywords (`^word`) do not count.
+def _add(scores: dict[str, float], found: dict[str, list[str]], hits: Iterable[_Hit], shown: str,
+         body: bool) -> None:
+    """Count `hits` (one match, shown as `shown`) once per domain; heading-only ones not in a body."""
+    seen: dict[str, float] = {}
+    for domain, _keyword, weight, heading_only in hits:
+        if body and heading_only:
+            continue
+        seen[domain] = max(seen.get(domain, 0.0), weight)
+    for domain, weight in seen.items():
+        scores[domain] = scores.get(domain, 0.0) + weight
+        found.setdefault(domain, []).append(shown)
 
-    Only words whose lowercase form can stem to a keyword (`_Index.surface`) are stemmed: most words
-    of a body are not, and a set lookup is what keeps 1,000 sections within milliseconds.
-    """
+
+def _score_text(text: str, index: _Index, scores: dict[str, float], found: dict[str, list[str]],
+                body: bool = False, words: list[str] | None = None) -> None:
+    """Add every keyword match in `text` to `scores` ({domain: points}) and `found` ({domain: words});
+    in a `body`, heading-only keywords (`^word`) do not count.  Western words are stemmed in each
+    of the index's languages (`_index`); `words` is `_WORD.findall(text.casefold())` when the
+    caller has it already."""
     lowered = text.casefold()
-    words = _WORD.findall(lowered)
-    surface = index.surface
-    candidates = [i for i, w in enumerate(words) if w in surface]
-    if candidates:
-        # casefold can change a length (ß -> ss); then show the lowered words instead of the original
-        spans = [m.span() for m in _WORD.finditer(lowered)] if len(lowered) == len(text) else None
+    if words is None:
+        words = _WORD.findall(lowered)
+    if words:
+        shown_from = 0 if len(lowered) == len(text) else -1  # ß -> ss: show the lowered words instead
+        stopwords, memo = index.stopword_set, index.memo
         n, done = len(words), -1
-        for i in candidates:
-            if i <= done:  # inside a phrase already counted
+        for i, w in enumerate(words):
+            if i <= done or (body and w in stopwords):  # inside a phrase already counted; a body's "for", "to"
                 continue
-            s = stem(words[i])
+            entry = memo.get(w)
+            if entry is None:
+                entry = _word_entry(w, index)
+                if len(memo) >= 1 << 16:
+                    memo.clear()
+                memo[w] = entry
+            hits, starts = entry
             span = 1
-            hits = index.words.get(s, ())
-            for phrase, phrase_hits in index.phrases.get(s, ()):
-                size = len(phrase)
-                if i + size <= n and all(stem(words[i + j]) == phrase[j] for j in range(1, size)):
-                    hits, span = phrase_hits, size
+            for language, phrases in starts:  # the phrases this word's stem begins
+                for rest, phrase_hits in phrases:
+                    size = len(rest) + 1
+                    if i + size <= n and all(stem(words[i + j], language) == rest[j - 1] for j in range(1, size)):
+                        hits, span = phrase_hits, size
+                        break
+                if span > 1:
                     break
+            if not hits:
+                continue
             done = i + span - 1
-            shown = text[spans[i][0] : spans[done][1]] if spans is not None else " ".join(words[i : done + 1])
-            shown = _one_string(shown)
-            for domain, keyword, weight in hits:
-                if body and keyword in index.heading_only:
-                    continue
-                scores[domain] = scores.get(domain, 0.0) + weight
-                found.setdefault(domain, []).append(shown)
+            if shown_from < 0:
+                shown = " ".join(words[i : done + 1])
+            else:
+                first, shown_from = _locate(lowered, w, shown_from)
+                for j in range(i + 1, done + 1):
+                    _start, shown_from = _locate(lowered, words[j], shown_from)
+                shown = text[first:shown_from]
+            _add(scores, found, hits, _one_string(shown), body)
     if index.cjk is not None and (not index.cjk_only or has_cjk(text)):
         for m in _substring_matcher(index.cjk).finditer(text):
-            for domain, keyword, weight in index.cjk_keywords[m.group()]:
-                if body and keyword in index.heading_only:
-                    continue
-                scores[domain] = scores.get(domain, 0.0) + weight
-                found.setdefault(domain, []).append(m.group())
+            keyword = m.group()
+            if len(keyword) == 1 and _touches_cjk(text, m.start(), m.end()):
+                continue
+            _add(scores, found, index.cjk_keywords[keyword], keyword, body)
+
+
+_WordEntry = tuple[tuple[_Hit, ...], tuple[tuple[str, tuple[tuple[tuple[str, ...], tuple[_Hit, ...]], ...]], ...]]
+
+
+def _word_entry(word: str, index: _Index) -> _WordEntry:
+    """What one lowercase word matches in `index`: (its single-word matches in every language of the
+    index, the phrases its stem begins per language).  A word whose first four letters start no
+    keyword is not stemmed; a long German word with no match of its own tries its compound head."""
+    hits: tuple[_Hit, ...] = ()
+    starts: list[tuple[str, tuple[tuple[tuple[str, ...], tuple[_Hit, ...]], ...]]] = []
+    if word[:4] in index.prefixes:
+        hits = index.exact.get(word, ())
+        for language in index.languages:
+            s = stem(word, language)
+            found = index.stems.get(language, {}).get(s)
+            if found:
+                hits = hits + found if hits else found
+            phrases = index.phrases.get(language, {}).get(s)
+            if phrases:
+                starts.append((language, phrases))
+    if not hits and "de" in index.languages and len(word) >= 8:
+        hits = _compound_head(word, index)
+    return hits, tuple(starts)
+
+
+def _locate(lowered: str, word: str, start: int) -> tuple[int, int]:
+    """(start, end) of the next whole-word `word` in `lowered` at or after `start` (a word of
+    `_WORD.findall(lowered)`, so it is there)."""
+    at = lowered.find(word, start)
+    while at > 0 and (lowered[at - 1].isalnum() or (at + len(word) < len(lowered) and lowered[at + len(word)].isalnum())):
+        nxt = lowered.find(word, at + 1)
+        if nxt < 0:
+            break
+        at = nxt
+    return (at, at + len(word)) if at >= 0 else (start, start)
+
+
+def _compound_head(word: str, index: _Index) -> tuple[_Hit, ...]:
+    """The matches of a German compound's last part (`laufgruppe` -> `gruppe`), longest part first;
+    the part is tried as written and without a plural or linking ending (-en, -n, -e, -s)."""
+    for form in (word, *(word[: -len(end)] for end in ("en", "n", "e", "s") if word.endswith(end))):
+        for k in range(3, len(form) - 4):
+            hits = index.compounds.get(form[k:])
+            if hits:
+                return hits
+    return ()
+
+
+def _touches_cjk(text: str, start: int, end: int) -> bool:
+    """True when a Han or Hangul character stands right before `start` or at `end` in `text`."""
+    return (start > 0 and _CJK_CHAR.match(text[start - 1]) is not None) or (
+        end < len(text) and _CJK_CHAR.match(text[end]) is not None)
 
 
 @functools.lru_cache(maxsize=64)
@@ -248,22 +481,9 @@ def _substring_matcher(source: str) -> re.Pattern[str]:
     return re.compile(source)
 
 
-def _surface_forms(stems: Iterable[str]) -> frozenset[str]:
-    """Every lowercase word that `stem` can map to one of `stems` (a superset is safe: it only filters)."""
-    out: list[str] = []  # one frozenset at the end: a set per stem was ~3 ms of every migration's first plan
-    for k in stems:
-        for base in (k, k + "ing", k + "ed"):
-            s, es = base + "s", base + "es"
-            out += (base, s, es, base + "'s", s + "'s", es + "'s")
-            if base.endswith("y"):
-                ies = base[:-1] + "ies"
-                out += (ies, ies + "'s")
-    return frozenset(out)
-
-
 def _prefix(heading: str) -> tuple[str, str] | None:
-    """(domain, the prefix text) for a `Kind:` heading or a leading date, else None."""
-    m = _LEADING_DATE.match(heading)
+    """(domain, the prefix text) for a `Kind:` heading, a leading date or a dreaming block, else None."""
+    m = _LEADING_DATE.match(heading) or _DREAMING.match(heading)
     if m:
         return LOG_DOMAIN, m.group().strip(" \t*_#>-—–:")
     found = _WORD.search(heading, 0, 40)  # the first word of heading[:40]
@@ -300,11 +520,12 @@ def _decision(scores: dict[str, float], found: dict[str, list[str]], by: str, in
 
 
 def _heading_scores(
-    heading: str, index: _Index,
+    heading: str, index: _Index, context: Context = NO_CONTEXT,
 ) -> tuple[dict[str, float], dict[str, list[str]], str | None]:
     """Score a heading: (scores, words, the domain its prefix named or None).
 
-    A leading date decides log outright (LABELS.md: "a heading that starts with a date -> log").
+    A leading date or a dreaming block decides log outright (LABELS.md: "a heading that starts with
+    a date -> log").  The owner's and the agent's names score NAME_WEIGHT for identity / agents.
     """
     scores: dict[str, float] = {}
     found: dict[str, list[str]] = {}
@@ -312,13 +533,23 @@ def _heading_scores(
     prefixed = None
     if prefix is not None and prefix[0] in index.order:
         domain, text = prefix
-        if domain == LOG_DOMAIN and _LEADING_DATE.match(heading):
+        if domain == LOG_DOMAIN and (_LEADING_DATE.match(heading) or _DREAMING.match(heading)):
             return {LOG_DOMAIN: PREFIX_WEIGHT}, {LOG_DOMAIN: [text]}, LOG_DOMAIN
         scores[domain] = PREFIX_WEIGHT
         found[domain] = [text + ":"]
         prefixed = domain
         heading = heading[heading.casefold().index(text.casefold()) + len(text) :]
     _score_text(heading, index, scores, found)
+    if context.owner or context.agent:
+        for domain, names, role, weight in (("identity", context.owner, "owner", NAME_WEIGHT),
+                                            ("agents", context.agent, "agent", PREFIX_WEIGHT)):
+            name = _named(heading, names)
+            if name is not None and domain in index.order:
+                scores[domain] = scores.get(domain, 0.0) + weight
+                found.setdefault(domain, []).append(f"{name} ({role})")
+    if "(me)" in heading.casefold() and "identity" in index.order:
+        scores["identity"] = scores.get("identity", 0.0) + PREFIX_WEIGHT
+        found.setdefault("identity", []).append("(me)")
     if LOG_DOMAIN in index.order:
         m = _ANY_DATE.search(heading)
         if m:
@@ -327,68 +558,333 @@ def _heading_scores(
     return scores, found, prefixed
 
 
-def classify_section(section: SectionInput, config: Config, document: str | None = None) -> Classification:
+def _named(heading: str, names: frozenset[str]) -> str | None:
+    """The first of `names` in `heading`: a Western name as a whole word (also `Ada's`, German
+    `Anjas`), a CJK name as a substring; None when none is."""
+    if not names:
+        return None
+    for m in _WORD.finditer(heading):
+        w = m.group().casefold()
+        if w in names or (w.endswith("'s") and w[:-2] in names) or (w.endswith("s") and w[:-1] in names):
+            return m.group()
+    for name in sorted(names, key=lambda n: (-len(n), n)):
+        if has_cjk(name) and name in heading:
+            return name
+    return None
+
+
+# --- what the document says about itself: names, languages, fiction (issue 23) ----------------
+
+_UPPER = "A-ZÀ-ÖØ-ÞĀ-ŽА-Я"
+_LOWER = "a-zß-öø-ÿā-žа-я"
+_CAP = rf"[{_UPPER}][{_LOWER}'’-]+"
+_NAME_RE = rf"({_CAP}(?:[ \t]+{_CAP}){{0,2}})"
+_HONORIFIC_WORDS = r"(?:(?:Prof|Dr|Dra|Drª|Sr|Sra|Mr|Mrs|Ms|Mx|Herr|Frau|Mme|M)\.?[ \t]+)*"
+# The agent's name: "You are Ada, ...", "Eres Brisa", "Du bist Kobold", "Tu es Lune", "Você é a Cotovia".
+_AGENT_PATTERNS = (
+    re.compile(rf"(?i:\byou are|\byou're|\byour name is|\beres|\bte llamas|\bvocê é|\btu és|\bés|\bdu bist|"
+               rf"\bdein name ist|\btu es|\btu t'appelles|\bi am|\bi'm|\bmy name is)[ \t]+"
+               rf"(?:(?:the|a|an|o|a|el|la|der|die|das|le|la)[ \t]+)?{_NAME_RE}(?=[ \t]*[,.;:(—–\-!]|[ \t]+(?:the|a|an|o|el|la|der|die|das|le|un|une|ein|eine)\b)"),
+    re.compile(r"(?:你是|您是|我是|你叫)([\u3400-\u9fff]{2,4})(?=[，,。、的（(]|$)"),
+    re.compile(r"(?:あなたは|私は)([\u3040-\u30ff\u3400-\u9fff]{2,8})(?:です|だ|。|、)"),
+    re.compile(r"(?:너는|당신은|나는)[ \t]*([\uac00-\ud7af]{2,5})(?:이다|입니다|야|예요|이에요|,|\.)"),
+)
+# The owner's name: "Owner: Helena Silva", "assistant of/for/de/der Lola Ferrer", "周雨桐的写作助手".
+_OWNER_PATTERNS = (
+    re.compile(rf"(?:\bowner|\bhuman|\buser|\bdon[oa]|\bpropietari[oa]|\bpropriétaire|\bbesitzer(?:in)?|"
+               rf"\binhaber(?:in)?|\bdueñ[oa]|\butilizador[a]?|\busuario)[ \t]*[:=][ \t]*"
+               rf"{_HONORIFIC_WORDS}{_NAME_RE}", re.IGNORECASE),
+    re.compile(rf"(?:assistant|assistante|assistente|asistente|assistent(?:in)?|helper|agent|secretary|"
+               rf"secretária|secretaria|sekretär(?:in)?)[ \t]+(?:of|for|to|de|da|do|der|des|von|für|pour|para)"
+               rf"[ \t]+(?:the[ \t]+|la[ \t]+|el[ \t]+)?{_HONORIFIC_WORDS}{_NAME_RE}", re.IGNORECASE),
+    re.compile(r"([\u3400-\u9fff]{2,4})(?:（[^）]{0,20}）|\([^)]{0,20}\))?的[\u3400-\u9fff]{0,4}(?:助手|助理|秘书|秘書)"),
+    re.compile(r"([\u3040-\u30ff\u3400-\u9fff]{2,6})(?:さん|様)?の(?:アシスタント|秘書|助手)"),
+)
+_ABOUT = re.compile(r"^\W*(?:about|sobre|über|à propos de|a propos de|关于|關於)[ \t]+(?:(?:a|o|la|el)[ \t]+)?"
+                    r"(\S+(?:[ \t]+\S+)?)\W*$", re.IGNORECASE)
+_ME = re.compile(rf"{_NAME_RE}[ \t]*\((?:me|eu|yo|ich|moi|我|私)\)", re.IGNORECASE)
+_PUNCTUATION = ".,;:!?()[]{}<>\"'`*_~#|/\\«»“”‘’…—–-"
+_NOT_NAMES = frozenset({
+    "ag", "the", "team", "lab", "family", "família", "familia", "familie", "famille", "household", "company",
+    "me", "mim", "mí", "mich", "moi", "us", "my", "user", "owner", "human", "assistant",
+})
+
+
+def document_context(preamble: str, sections: Sequence[SectionInput], config: Config) -> Context:
+    """What the document says about itself (Context): the owner's and the agent's names from the
+    preamble ("You are Ada, …", "Owner: …", "the assistant of …"), a `… (me)` heading and an
+    `About <name>` heading; the Western languages its text shows (its stopwords); whether it is a
+    novelist's memory (the lexicon's `fiction` words in the preamble or headings).  Pure."""
+    index = _index(config.domains, config.configured)
+    owner: set[str] = set()
+    agent: set[str] = set()
+    for pattern in _AGENT_PATTERNS:
+        for m in pattern.finditer(preamble[:4000]):
+            agent |= _name_words(m.group(1))
+    for pattern in _OWNER_PATTERNS:
+        for m in pattern.finditer(preamble[:4000]):
+            owner |= _name_words(m.group(1))
+    headings: list[str] = []
+    samples: list[str] = [preamble[:2000]]
+    about: list[str] = []
+    for s in sections:  # one read of each: a section's body may be made as it is asked for (plan.py)
+        heading = s.heading
+        headings.append(heading)
+        samples.append(s.body[:LANGUAGE_SAMPLE])
+        me = _ME.search(heading) if "(" in heading else None
+        if me:
+            owner |= _name_words(me.group(1))
+        found = _ABOUT.match(heading) if not about else None
+        if found:
+            about.append(found.group(1))
+    if about and not owner:  # the first `About X` names the owner when nothing else did
+        owner |= _name_words(about[0])
+    owner -= agent
+    # whitespace-split tokens, stripped of punctuation: a regex over every body cost more than the rest
+    tokens = Counter("\n".join(samples + headings).split())
+    vocabulary: set[str] = set()
+    counts: dict[str, int] = {}
+    stopwords = index.stopwords
+    for token, n in tokens.items():
+        if not token[0].islower():  # a capitalised word is neither a stopword we count nor lowercase vocabulary
+            continue
+        w = token.rstrip(_PUNCTUATION)
+        if w:
+            vocabulary.add(w)
+            for code in stopwords.get(w, ()):
+                counts[code] = counts.get(code, 0) + n
+    total = sum(counts.values())
+    languages = {"en"} | {c for c, n in counts.items() if n >= LANGUAGE_MIN and n >= LANGUAGE_SHARE * total}
+    return Context(frozenset(owner), frozenset(agent), frozenset(languages),
+                   _is_fiction("\n".join([preamble[:4000], *headings]), index),
+                   None, frozenset(vocabulary))
+
+
+def _name_words(name: str) -> set[str]:
+    """The words of a personal name that identify it in a heading (casefolded; CJK kept whole, and a
+    Chinese name of three characters also by its given name: 周雨桐 -> 雨桐)."""
+    name = name.strip()
+    if has_cjk(name):
+        out = {name}
+        if len(name) == 3 and _CJK_CHAR.match(name[0]):
+            out.add(name[1:])
+        return out
+    return {w.casefold() for w in _WORD.findall(name) if len(w) > 1 and w.casefold() not in _NOT_NAMES
+            and w[0].isupper()}
+
+
+def _count_words(words: Iterable[str], index: _Index, counts: dict[str, int]) -> None:
+    """Add the distinct stopwords among `words` (casefolded) per language to `counts`."""
+    for w in index.stopword_set.intersection(words):
+        for code in index.stopwords[w]:
+            counts[code] = counts.get(code, 0) + 1
+
+
+def _is_fiction(text: str, index: _Index) -> bool:
+    lowered = text.casefold()
+    return any(w in index.fiction_words for w in _WORD.findall(lowered)) or any(
+        s in lowered for s in index.fiction_substrings)
+
+
+def _section_languages(words: list[str], index: _Index, context: Context) -> frozenset[str]:
+    """The document's languages plus any a section's own words (casefolded) show (SECTION_LANGUAGE_MIN
+    distinct stopwords)."""
+    counts: dict[str, int] = {}
+    _count_words(words, index, counts)
+    extra = {c for c, n in counts.items() if n >= SECTION_LANGUAGE_MIN and c not in context.languages}
+    return context.languages | extra if extra else context.languages
+
+
+# Honorifics before a name (Dr. Jonas Brandt, Sra. Lopes, Tía Rosario) and after one (田中さん, 林老师).
+_HONORIFICS = frozenset({
+    "dr", "dra", "drª", "sr", "sra", "srta", "mr", "mrs", "ms", "mx", "miss", "prof", "profª", "profa", "herr",
+    "frau", "mme", "mlle", "don", "doña", "dona", "dom", "tía", "tío", "tia", "tio", "abuela", "abuelo", "avó",
+    "avô", "vovó", "vovô", "tante", "onkel", "oma", "opa", "aunt", "auntie", "uncle", "grandma", "grandpa",
+    "granny", "nonna", "nonno", "mamie", "papi", "oncle", "madame", "monsieur", "señor", "señora", "senhor",
+    "senhora", "sir", "dame", "lady", "lord",
+})
+_CJK_HONORIFICS = ("先生", "老师", "老師", "医生", "醫生", "律师", "律師", "教授", "阿姨", "叔叔", "さん", "様",
+                   "氏", "くん", "ちゃん", "先輩", "선생님", "교수님", "씨", "님")
+_PARTICLES = frozenset({"de", "da", "do", "dos", "das", "van", "von", "der", "den", "la", "le", "di", "del", "du",
+                        "e", "y", "bin", "ibn", "al"})
+_DESCRIPTION = re.compile(r"\s*(?:\(|（|—|–|\s-\s|:|：|,|，|/)")
+
+
+_WORD_ENDINGS = ("ing", "ed", "tion", "sion", "ness", "ment", "ies", "ity", "ship")  # English words, not names
+
+
+def _person_heading(heading: str, index: _Index, vocabulary: frozenset[str] = frozenset()) -> tuple[str, bool] | None:
+    """(the name, whether an honorific marks it) when `heading` is a person's name, else None.
+
+    A name: one to three capitalised words (particles such as `de`, `van` between them), after an
+    optional honorific (`Dr.`, `Sra.`, `Tía`); or a CJK name: an honorific suffix (`さん`, `老师`,
+    `선생님`) after one to five CJK characters, or two to four Han/Hangul characters that start with
+    a family name of the lexicon's `surnames`.  A description after it (`Sr. Amadeu (canalizador)`,
+    `Tomás — explicações`) is allowed.  A word the document also writes in lowercase
+    (`vocabulary`: "Open Loops", "Lessons Learned") or with an English word ending is not a name.
+    """
+    core = _DESCRIPTION.split(heading.strip(" \t*_#>"), maxsplit=1)[0].strip(" \t*_#>.")
+    if not core or len(core) > 60:
+        return None
+    if has_cjk(core):
+        compact = core.replace(" ", "").replace("\u3000", "")
+        for suffix in _CJK_HONORIFICS:
+            if compact.endswith(suffix) and 1 <= len(compact) - len(suffix) <= 5 and all(
+                    has_cjk(ch) for ch in compact[: -len(suffix)]):
+                return core, True
+        if 2 <= len(compact) <= 4 and all(_CJK_CHAR.match(ch) for ch in compact):
+            if compact[:2] in index.surnames or compact[:1] in index.surnames:
+                return core, False
+        return None
+    words = core.split()
+    honorific = False
+    if len(words) > 1 and words[0].rstrip(".").casefold() in _HONORIFICS:
+        honorific = True
+        words = words[1:]
+    if not 1 <= len(words) <= 3 or words[0].casefold() in _PARTICLES or words[-1].casefold() in _PARTICLES:
+        return None
+    for w in words:
+        if w.casefold() in _PARTICLES:
+            continue
+        letters = w.replace("-", "").replace("'", "").replace("’", "")
+        if not (letters.isalpha() and w[0].isupper() and len(letters) > 1 and not letters.isupper()):
+            return None
+        low = w.lower()
+        if not honorific and (low.endswith(_WORD_ENDINGS) or low in vocabulary
+                              or (low.endswith("s") and (low[:-1] in vocabulary or low[:-2] in vocabulary))):
+            return None
+        if any(ch.isupper() for ch in letters[1:]) and "-" not in w:  # `McDonald` passes, `PhD` does not
+            if not letters.startswith(("Mc", "Mac", "O")):
+                return None
+    return core, honorific
+
+
+def _person_cues(body: str, index: _Index) -> list[str]:
+    """The words of `body` that show it describes a person (the lexicon's `person` words), in order."""
+    text = body[:BODY_CHARS].casefold()
+    cues = [w for w in _WORD.findall(text) if w in index.person_words]
+    cues += [s for s in index.person_substrings if s in text]
+    return cues
+
+
+def classify_section(section: SectionInput, config: Config, document: str | None = None,
+                     context: Context | None = None) -> Classification:
     """Classify one section (heading, body, `#` group) with `config.domains`; total: never raises.
 
-    `document` is the document's dominant domain (`dominant_domain`), or None.  The steps and
-    weights are in this module's docstring.
+    `document` is the document's dominant domain (`dominant_domain`), or None; `context` what the
+    document says about itself (`document_context`), or None for nothing.  The steps and weights
+    are in this module's docstring.
     """
-    return _classify(section, _index(config.domains, config.configured), document)
+    ctx = context or NO_CONTEXT
+    if document is not None:
+        ctx = Context(ctx.owner, ctx.agent, ctx.languages, ctx.fiction, document, ctx.vocabulary)
+    return _classify(section, _index(config.domains, config.configured, ctx.fiction, ctx.languages), ctx)
 
 
-def _classify(section: SectionInput, index: _Index, document: str | None) -> Classification:
-    scores, found, prefixed = _heading_scores(section.heading, index)
+def _classify(section: SectionInput, index: _Index, context: Context) -> Classification:
+    """Classify one section with `context`: its own signals, then the document's (`_from_document`)."""
+    own, body_scores, body_found = _own(section, index, context)
+    return own if own is not None else _from_document(body_scores, body_found, index, context.document)
+
+
+def _own(section: SectionInput, index: _Index, context: Context,
+         ) -> tuple[Classification | None, dict[str, float], dict[str, list[str]]]:
+    """(the decision the section's own signals make, or None; the body's scores and words, for the
+    document step)."""
+    scores, found, prefixed = _heading_scores(section.heading, index, context)
     # LONG_HEADING + 1 words need that many chars and one between each: a shorter heading skips the count
     long = len(section.heading) > LONG_HEADING_CHARS or (
         len(section.heading) > 2 * LONG_HEADING and len(_WORD.findall(section.heading)) > LONG_HEADING)
-    needed = BODY_MIN if long else 1.0
+    needed = BODY_MIN if long else NAME_WEIGHT
     if max(scores.values(), default=0.0) >= needed:
         ranked = _rank(scores, index)
-        return _decision(scores, found, "prefix" if ranked[0][0] == prefixed else "heading", index, ranked)
-    if section.body:
+        return _decision(scores, found, "prefix" if ranked[0][0] == prefixed else "heading", index, ranked), {}, {}
+    body = section.body[:BODY_CHARS]
+    body_words = _WORD.findall(body.casefold()) if body else []
+    languages = _section_languages(body_words, index, context) if body_words else context.languages
+    if languages is not context.languages:  # the section's own language: read its heading in it too
+        context = Context(context.owner, context.agent, languages, context.fiction, context.document,
+                          context.vocabulary)
+        index = _index(*index.key, languages)
+        scores, found, prefixed = _heading_scores(section.heading, index, context)
+        if max(scores.values(), default=0.0) >= needed:
+            ranked = _rank(scores, index)
+            by = "prefix" if ranked[0][0] == prefixed else "heading"
+            return _decision(scores, found, by, index, ranked), {}, {}
+    if not scores and PEOPLE_DOMAIN in index.order:
+        vocabulary = context.vocabulary or frozenset(w for w in _WORD.findall(body) if w[0].islower())
+        person = _person_heading(section.heading, index, vocabulary)
+        if person is not None:
+            name, honorific = person
+            cues = _person_cues(body, index)
+            opening = _WORD.search(body.casefold())  # "Neto. ...", "Filha, 34 anos": the body opens on who they are
+            if opening is not None and opening.group() in index.person_words:  # so that word counts twice
+                cues.insert(0, opening.group())
+            if len(cues) >= (0 if honorific else 1 if " " in name.strip() or has_cjk(name) else 2):
+                return Classification(PEOPLE_DOMAIN, "name", PREFIX_WEIGHT, (name, *cues[:3])), {}, {}
+    body_scores, body_found = scores, found
+    if body:
         body_scores = dict(scores)
         body_found = {d: list(w) for d, w in found.items()}
-        _score_text(section.body[:BODY_CHARS], index, body_scores, body_found, body=True)
-        if max(body_scores.values(), default=0.0) >= BODY_MIN:
-            return _decision(body_scores, body_found, "body", index)
+        _score_text(body, index, body_scores, body_found, body=True, words=body_words)
+        if body_scores:
+            ranked = _rank(body_scores, index)
+            best, runner = ranked[0][1], ranked[1][1] if len(ranked) > 1 else 0.0
+            if best >= BODY_MIN or (not scores and best >= CLEAR_MIN and best >= CLEAR_RATIO * runner):
+                return _decision(body_scores, body_found, "body", index, ranked), {}, {}
     if scores:
-        return _decision(scores, found, "heading", index)
+        return _decision(scores, found, "heading", index), {}, {}
     if section.group:
-        group_scores, group_found, _ = _heading_scores(section.group, index)
+        group_scores, group_found, _ = _heading_scores(section.group, index, context)
         if max(group_scores.values(), default=0.0) >= WEAK_WEIGHT:
-            return _decision(group_scores, group_found, "group", index)
-    if document is not None:
-        return Classification(document, "document", 0.0, (), None, 0.0)
-    return Classification(FALLBACK_DOMAIN)
+            group = _decision(group_scores, group_found, "group", index)
+            if group.domain != FALLBACK_DOMAIN:  # `# Misc`, `# Other`: the group says nothing
+                return group, {}, {}
+    return None, body_scores, body_found
 
 
-def dominant_domain(decisions: Iterable[Classification]) -> str | None:
-    """The domain at least half, and at least DOCUMENT_MIN, of the confident decisions got, or None.
+def _from_document(body_scores: dict[str, float], body_found: dict[str, list[str]], index: _Index,
+                   document: str | None) -> Classification:
+    """A section no signal of its own placed: the document's dominant domain when nothing in its body
+    contradicts it (no other domain with CLEAR_MIN points), else `general` naming the domain not used."""
+    if document is None:
+        return Classification(FALLBACK_DOMAIN)
+    best = max(body_scores.values(), default=0.0)
+    if best < CLEAR_MIN or body_scores.get(document, 0.0) >= best:
+        return Classification(document, "document", 0.0, tuple(body_found.get(document, ())), None, 0.0, document)
+    ranked = _rank(body_scores, index)
+    return Classification(FALLBACK_DOMAIN, "fallback", 0.0, (), ranked[0][0], ranked[0][1], document)
 
-    Confident: decided by the heading, a prefix or a configured keyword.
+
+def dominant_domain(decisions: Sequence[Classification]) -> str | None:
+    """The domain at least half, and at least DOCUMENT_MIN, of the confident decisions got, and at least
+    DOCUMENT_SHARE of all the sections, or None.
+
+    Confident: decided by the heading, a prefix, a name or a configured keyword with at least one
+    full point (a weak word alone is not), or by a body with BODY_MIN points.
     """
     counts: dict[str, int] = {}
     total = 0
     for d in decisions:
-        if d.decided_by in CONFIDENT:
+        if (d.decided_by in CONFIDENT and d.score >= 1.0) or (d.decided_by == "body" and d.score >= BODY_MIN):
             counts[d.domain] = counts.get(d.domain, 0) + 1
             total += 1
     if not counts:
         return None
     domain, count = min(counts.items(), key=lambda kv: (-kv[1], kv[0]))
-    return domain if count >= DOCUMENT_MIN and 2 * count >= total else None
+    return domain if count >= DOCUMENT_MIN and 2 * count >= total and count >= DOCUMENT_SHARE * len(decisions) else None
 
 
-def classify_document(sections: Sequence[SectionInput], config: Config) -> tuple[Classification, ...]:
-    """Classify every section of one document, in order: each on its own, then the sections nothing
-    placed get the document's dominant domain (`dominant_domain`) when there is one."""
-    index = _index(config.domains, config.configured)  # hashing the table once, not per section
-    first = [_classify(s, index, None) for s in sections]
-    document = dominant_domain(first)
-    if document is None:
-        return tuple(first)
-    # a fallback means no other signal scored, so the document's domain is all that is left
-    return tuple(Classification(document, "document") if c.decided_by == "fallback" else c for c in first)
+def classify_document(sections: Sequence[SectionInput], config: Config, preamble: str = "") -> tuple[Classification, ...]:
+    """Classify every section of one document, in order, with what the document says about itself
+    (`document_context` of `preamble`, the text before the first `##`, and the sections): each
+    section on its own, then the sections nothing placed get the document's dominant domain
+    (`dominant_domain`) when there is one and nothing in them points elsewhere."""
+    context = document_context(preamble, sections, config)
+    index = _index(config.domains, config.configured, context.fiction, context.languages)  # once, not per section
+    first = [_own(s, index, context) for s in sections]
+    document = dominant_domain([c if c is not None else Classification(FALLBACK_DOMAIN) for c, _s, _f in first])
+    return tuple(c if c is not None else _from_document(s, f, index, document) for c, s, f in first)
 
 
 def classify_heading(heading: str, config: Config) -> Classification:

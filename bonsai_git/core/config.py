@@ -3,10 +3,10 @@
 Every key has a default, so the file is never required.  Shape (DESIGN.md §2):
 
     min_tokens = 1000            # refuse smaller files unless --force
-    preamble_tokens = 40         # a larger preamble becomes the leaf general/preamble.md
+    preamble_tokens = 150        # a larger preamble becomes the leaf general/preamble.md
     pinned = ["Core Rules"]      # extra pin rules: whole words/phrases or exact headings
     absorb = true                # the hook moves `##` sections after the end marker into leaves
-    branch_tokens = 260          # no index file grows past this: bigger ones split into sub-branches
+    branch_tokens = 1800         # no index file grows past this: bigger ones split into sub-branches
     [tokens]
     estimator = "script-aware"   # or "chars4"
     [domains]                    # listed domains come first, in this order; a default domain
@@ -14,6 +14,8 @@ Every key has a default, so the file is never required.  Shape (DESIGN.md §2):
     [domains.research]           # the table shape also takes a one-line scope
     keywords = ["paper", "~study"]
     scope = "papers, studies and reading notes"
+    [domains.personal]           # `extend` adds words to a domain's lexicon words
+    extend = ["apiary", "~allotment"]
     [commit]
     subject = "bonsai: migrate MEMORY.md into {domains} domains ({before} -> {after} boot tokens)"
     [secrets]
@@ -40,122 +42,30 @@ DEFAULT_SUBJECT = "bonsai: migrate MEMORY.md into {domains} domains ({before} ->
 # The commit subject's placeholders, with a sample of the type each gets (transaction.commit_message).
 SUBJECT_FIELDS: dict[str, object] = {"domains": 7, "before": "6,340", "after": "256", "sections": 23}
 MAX_DOMAIN_NAME = 60
-# The bound on every index file (issue 11): 260 keeps trunk + each index on the way to a leaf
-# under ~700 tokens at 1,000 leaves; below MIN_BRANCH_TOKENS an index holds too few entries.
-DEFAULT_BRANCH_TOKENS = 260
+# The bound on every index file (issue 24): an index stays one file while a reader takes it in at
+# a glance, about 40 entries.  Measured on the shared corpus (`python benchmarks/bench_lookup.py`:
+# every file planned with the default config, each of its 406 folder leaves' index entries
+# estimated): an entry is 38 tokens at the median, 43 at p90, so 40 entries at p90 plus the title
+# lines is ~1,742 tokens, rounded up.  (Issue 11's 260 split a domain of 8 leaves into 4 files.)
+# Below MIN_BRANCH_TOKENS an index holds too few entries.
+DEFAULT_BRANCH_TOKENS = 1800
 MIN_BRANCH_TOKENS = 150
+# The preamble (the memory's title and the agent's standing framing) stays in the trunk up to
+# this many tokens (issue 24: it tells the agent who it is; 40 moved most of them out of boot).
+DEFAULT_PREAMBLE_TOKENS = 150
 
-# The default domains, in table order (ties between equal scores break by this order), with their
-# keywords (DESIGN.md §2; ../shared/corpus/LABELS.md draws the borders).  The seed's table is kept:
-# every seed keyword still names its seed domain, except `monitoring` (infrastructure, by sense) and
-# the ambiguous `network`, `voice` and `issues`, which are weak.  Keyword syntax (classify.py):
-# a word matches whole words, singular and plural both ways and -ing/-ed forms of long words; several
-# words match as a phrase; CJK keywords match as substrings; a leading `~` makes a keyword weak
-# (half a point, and the body is read before a weak match alone decides); a leading `^` makes it
-# count in headings only (`about`, `who`: common in any body).
-DEFAULT_DOMAINS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("identity", (
-        "identity", "personal", "family", "personality", "preferences", "professional network",
-        "about me", "about my human", "^owner", "profile", "biography", "background", "working style",
-        "writing style", "voice and style", "^~style", "^tone", "habits", "^values", "^about", "^~who", "career", "education", "work history", "^kids", "^children", "^parenting",
-        "~network", "~my human", "~user",
-        "身份", "个人", "個人", "家庭", "偏好", "用户", "用戶", "使用者", "喜好", "习惯", "習慣",
-        "プロフィール", "自己紹介", "好み", "家族", "신원", "프로필", "선호", "가족", "개인", "사용자",
-    )),
-    ("people", (
-        "people", "person", "team", "contacts", "contact list", "colleagues", "coworkers",
-        "stakeholders", "leadership", "committee", "supervisor", "staff", "employees", "who's who",
-        "relationships", "friends", "mentors", "mentees", "neighbors", "network contacts",
-        "人员", "人員", "联系人", "聯絡人", "联络人", "团队", "團隊", "同事", "人物", "人脉", "人脈",
-        "担当者", "連絡先", "チーム", "人間関係", "メンバー", "成员", "成員", "사람", "연락처", "팀", "동료",
-        "인맥", "멤버",
-    )),
-    ("business", (
-        "business", "revenue", "company", "seo", "events", "product", "brand", "pricing", "clients",
-        "customers", "sales", "marketing", "market", "competitors", "campaign", "audience",
-        "sponsors", "invoices", "vendors", "suppliers", "shop", "store", "orders", "hiring",
-        "fundraising", "investors", "metrics", "kpi", "finance", "budget", "keywords", "backlinks",
-        "listings", "marketplace", "newsletter", "podcast", "deals", "leads", "prospects", "strategy",
-        "operations", "logistics", "shipping", "content calendar", "^board", "~partners", "accounts", "okrs", "social media", "^launch",
-        "money", "conferences", "trade shows", "trading", "portfolio", "watchlist", "positions", "~pipeline", "~goals",
-        "业务", "公司", "营收", "客户", "产品", "品牌", "销售", "市场", "营销", "价格", "定价",
-        "供应商", "商品", "物流", "发货", "订单", "業務", "營收", "客戶", "產品", "銷售", "行銷",
-        "價格", "供應商", "訂單", "会社", "顧客", "売上", "事業", "製品", "価格", "営業", "取引先",
-        "비즈니스", "회사", "고객", "매출", "제품", "브랜드", "가격", "영업", "마케팅", "거래처",
-    )),
-    ("projects", (
-        "projects", "initiatives", "roadmap", "milestones", "project status", "investigations",
-        "experiments", "thesis", "dissertation", "programme", "~research", "~backlog",
-        "项目", "項目", "专案", "專案", "课题", "課題", "プロジェクト", "案件", "研究テーマ",
-        "프로젝트", "과제",
-    )),
-    ("infrastructure", (
-        "infrastructure", "services", "cron", "~voice", "api", "~issues", "quirks", "config",
-        "configuration", "tools", "servers", "hosts", "hosting", "environments", "deploys",
-        "deployment", "ports", "monitoring", "alerts", "on-call", "oncall", "escalation", "backups",
-        "restore", "runbooks", "secrets", "api keys", "credentials", "access", "incidents", "outages",
-        "dns", "database", "storage", "ci", "build", "commands", "shell", "snippets", "scripts",
-        "release process", "dependencies", "gotchas", "dev environment", "integrations", "platforms",
-        "router", "wifi", "vpn", "home assistant", "homelab", "repository", "repo", "git", "codebase",
-        "stack", "architecture", "certificates", "ssl", "equipment", "maintenance", "capacity",
-        "known issues", "issue tracker", "tracker", "scheduled jobs", "jobs", "software", "hardware",
-        "devices", "email setup", "accounts and access", "postmortems", "bugs", "tech debt", "technical debt",
-        "passwords", "permissions", "~system", "~systems", "~network", "~release",
-        "基础设施", "服务", "配置", "接口", "工具", "部署", "服务器", "伺服器", "系统", "系統",
-        "设置", "設定", "备份", "備份", "监控", "監控", "运维", "運維", "环境", "環境", "服務",
-        "サーバー", "インフラ", "ツール", "監視", "バックアップ", "デプロイ",
-        "서버", "인프라", "설정", "도구", "백업", "모니터링", "배포",
-    )),
-    ("agents", (
-        "agent", "task", "sub-agent", "assistant", "bot", "subagents", "rules", "workflow",
-        "templates", "format", "~conventions", "~recurring", "reminders", "briefing", "triage",
-        "task queue", "inbox", "heartbeat", "operating rules", "instructions", "guidelines", "must not",
-        "agent identity", "persona", "~boundaries",
-        # to-do lists belong to their items' domain (the body decides); the agent's list otherwise
-        "~todo", "~to-do", "~open loops", "~action items", "~priorities", "~待办", "~待辦", "~やること", "~할 일",
-        "智能体", "任务", "任務", "代理", "助手", "助理", "模板", "工作流", "提醒", "规则", "規則",
-        "エージェント", "アシスタント", "タスク", "ルール", "에이전트", "작업", "비서", "규칙", "템플릿",
-    )),
-    ("community", (
-        "community", "directory", "meetup", "group", "communities", "forum", "club", "volunteers",
-        "members", "discord", "social groups",
-        "社区", "社區", "社群", "コミュニティ", "커뮤니티", "모임", "동호회",
-    )),
-    ("legal", (
-        "legal", "non-compete", "contract", "compliance", "law", "lawyer", "attorney", "gdpr",
-        "privacy", "^terms", "license", "licensing", "nda", "public records", "records requests",
-        "safeguarding", "data retention", "retention", "regulations", "regulatory", "trademark",
-        "copyright", "litigation",
-        "法律", "合同", "合約", "合规", "合規", "隐私", "隱私", "法规", "法規", "契約", "法務",
-        "법률", "계약", "규정", "개인정보",
-    )),
-    ("personal", (
-        "health", "fitness", "workouts", "gym", "exercise", "diet", "nutrition", "sleep", "medical",
-        "doctor", "personal finance", "savings", "home", "house", "travel", "trips", "vacation",
-        "holidays", "hobbies", "hobby", "reading list", "books", "language study", "wedding",
-        "recipes", "cooking", "pets", "garden", "passport", "visa", "training plan", "^car", "vehicle",
-        "medications", "dentist", "injuries", "physiotherapy", "insurance", "taxes", "bills", "subscriptions", "mortgage", "rent",
-        "apartment", "^school", "language learning", "music", "photography", "gaming", "movies",
-        "shopping list", "groceries", "^routine",
-        "健康", "健身", "旅行", "旅游", "旅遊", "爱好", "愛好", "趣味", "勉強", "学习", "學習",
-        "运动", "運動", "家居", "婚礼", "婚禮", "読書", "건강", "운동", "여행", "취미", "공부", "결혼",
-    )),
-    ("log", (
-        "log", "journal", "diary", "changelog", "change log", "weekly review", "monthly review",
-        "reviews", "retrospective", "retro", "session log", "daily notes", "timeline",
-        "achievements", "^history", "~report", "~updates", "~weekly", "~monthly",
-        "日志", "日誌", "周报", "週報", "月报", "月報", "回顾", "回顧", "复盘", "復盤", "日記",
-        "振り返り", "変更履歴", "議事録", "会议记录", "會議記錄", "일지", "회고", "기록", "일기", "회의록",
-    )),
-    ("dates", (
-        "^dates", "^remember", "anniversary", "birthday", "^deadlines", "^due dates", "renewals",
-        "^important dates", "^key dates",
-        "日期", "生日", "纪念日", "紀念日", "截止", "期限", "誕生日", "記念日", "締切", "생일",
-        "기념일", "마감", "날짜",
-    )),
-    # LABELS.md: archive pointers and glossaries belong nowhere else.
-    ("general", ("archive", "glossary", "miscellaneous", "misc", "归档", "歸檔", "杂项", "雜項", "アーカイブ", "보관")),
+# The default domains, in table order (ties between equal scores break by this order).  Their words
+# are the lexicon's (bonsai_git/data/lexicon/<lang>.toml, lexicon.py; issue 23), so a default domain's
+# entry here holds no keywords: an empty tuple means "the lexicon's words".  `.bonsai.toml` may
+# replace them (`name = [...]`, `keywords = [...]`) or add to them (`extend = [...]`); the added
+# words are kept in this tuple.  Keyword syntax (classify.py): a word matches whole words in every
+# form its stemmer joins; several words match as a phrase; CJK keywords match as substrings; a
+# leading `~` makes a keyword weak, `^` counts it in headings only, `=` matches that form only.
+DEFAULT_DOMAIN_NAMES: tuple[str, ...] = (
+    "identity", "people", "business", "projects", "infrastructure", "agents", "community", "legal",
+    "personal", "log", "dates", "general",
 )
+DEFAULT_DOMAINS: tuple[tuple[str, tuple[str, ...]], ...] = tuple((name, ()) for name in DEFAULT_DOMAIN_NAMES)
 # One line per domain saying what it holds (issue 10; ../shared/corpus/LABELS.md draws the borders).
 # The trunk shows these, `explain` and the README list them; `.bonsai.toml` may set a domain's scope.
 DOMAIN_SCOPES: dict[str, str] = {  # short: the trunk loads one line per domain at every boot
@@ -201,7 +111,7 @@ class Config:
     configured: tuple[str, ...] = ()
     pinned: tuple[str, ...] = DEFAULT_PIN_RULES
     min_tokens: int = 1000
-    preamble_tokens: int = 40
+    preamble_tokens: int = DEFAULT_PREAMBLE_TOKENS
     branch_tokens: int = DEFAULT_BRANCH_TOKENS
     estimator: str = "script-aware"
     absorb: bool = True
@@ -241,8 +151,8 @@ def parse_config(text: str, source: str = CONFIG_FILE) -> Config:
     if estimator not in ESTIMATORS:
         raise BadInput(f"{source}: tokens.estimator must be one of {', '.join(ESTIMATORS)}")
     subject = _table(data, "commit", ("subject",), source).get("subject", cfg.subject)
-    if not isinstance(subject, str) or not subject.strip() or "\n" in subject:
-        raise BadInput(f"{source}: commit.subject must be a one-line string")
+    if not isinstance(subject, str) or not subject.strip() or not is_one_line(subject):
+        raise BadInput(f"{source}: commit.subject must be a one-line string (no line break: CR, LF, U+2028...)")
     _check_subject(subject, source)
     domains, scopes, configured = _domains(data.get("domains", {}), source)
     allow = _secret_allow(_table(data, "secrets", ("allow",), source).get("allow", []), source)
@@ -273,6 +183,8 @@ def _int(data: dict[str, object], key: str, default: int, source: str) -> int:
 def _strings(value: object, key: str, source: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
         raise BadInput(f"{source}: {key} must be a list of non-empty strings")
+    if not all(is_one_line(v) for v in value):
+        raise BadInput(f"{source}: {key} must be a list of one-line strings (no line break: CR, LF, U+2028...)")
     return tuple(value)
 
 
@@ -312,18 +224,24 @@ def _domains(
                            f"(at most {MAX_DOMAIN_NAME}, not {FALLBACK_DOMAIN!r} or 'pinned')")
         where = f"domains.{name}"
         if isinstance(value, dict):
-            unknown = sorted(set(value) - {"keywords", "scope"})
+            unknown = sorted(set(value) - {"keywords", "extend", "scope"})
             if unknown:
                 raise BadInput(f"{source}: unknown key {where + '.' + unknown[0]!r}; known keys in "
-                               f"[{where}]: keywords, scope")
+                               f"[{where}]: keywords, extend, scope")
+            if "keywords" in value and "extend" in value:
+                raise BadInput(f"{source}: [{where}] takes keywords (replace the words) or extend (add to "
+                               "them), not both")
             scope = value.get("scope")
             if scope is not None:
-                if not isinstance(scope, str) or not scope.strip() or "\n" in scope:
-                    raise BadInput(f"{source}: {where}.scope must be a one-line string")
+                if not isinstance(scope, str) or not scope.strip() or not is_one_line(scope):
+                    raise BadInput(f"{source}: {where}.scope must be a one-line string (no line break: CR, LF, "
+                                   "U+2028...)")
                 scopes[name] = scope.strip()
             if "keywords" in value:
                 keywords = _strings(value["keywords"], f"{where}.keywords", source)
                 configured.append(name)
+            elif "extend" in value:  # the lexicon's words (a default domain) and these
+                keywords = _strings(value["extend"], f"{where}.extend", source)
             else:
                 keywords = defaults.get(name, ())
         else:
@@ -333,6 +251,14 @@ def _domains(
     names = {n for n, _ in listed}
     domains = tuple(listed) + tuple(d for d in DEFAULT_DOMAINS if d[0] not in names)
     return domains, scopes, tuple(configured)
+
+
+def is_one_line(text: str) -> bool:
+    """True when `text` holds no line break of any kind: LF, CR, VT, FF, FS/GS/RS, NEL, U+2028, U+2029
+    (str.splitlines' set).  Scopes and the commit subject are rendered into the trunk's block and the
+    commit; a bare CR there reads as a new line to CommonMark and to a reader, so a scope could
+    inject what looks like a second end marker and a `## heading` (issue 21 §7)."""
+    return "".join(text.splitlines()) == text
 
 
 def is_domain_name(name: str) -> bool:

@@ -1,10 +1,13 @@
 """`bonsai-git explain`: why a section goes where it goes (pure: text in, records and text out).
 
 For each heading (with an optional body), or for every `##` section of a file in context (its `#`
-group and the document's dominant domain count, as in a migration), one record: heading, line
-(None for a bare heading), domain (`pinned` for a pin rule), the step that decided
-(classify.Classification.decided_by, or `pin`), the score, the words that scored, the runner-up
-and its score, and the leaf path a migration would use (files only).  The domain table with each
+group, the preamble's names and the document's dominant domain count, as in a migration: the
+records come from the migration's own plan, so `explain --file` and migrate always agree), one
+record: heading, line (None for a bare heading), domain (`pinned` for a pin rule), the step that
+decided (classify.Classification.decided_by, or `pin`), the score, the words that scored (an
+owner's or agent's name shows as `Ada (agent)`), the runner-up and its score, `document` (the
+document's main domain a `document` decision took, or that a `fallback` did not use), and the
+leaf path a migration would use (files only).  The domain table with each
 domain's one-line scope comes with it.
 """
 
@@ -43,7 +46,8 @@ def explain_file(text: str, config: Config) -> list[dict[str, Any]]:
     except BadInput:  # e.g. an already migrated trunk (marker lines): explain without leaf paths
         sections = split_sections(text).sections
         kept = [s for s in sections if not is_pinned(s.heading, config)]
-        found = iter(classify_document([SectionInput(s.heading, body_of(s.text), s.group) for s in kept], config))
+        inputs = [SectionInput(s.heading, body_of(s.text), s.group) for s in kept]
+        found = iter(classify_document(inputs, config, split_sections(text).preamble))
         out = []
         for s in sections:
             c = None if is_pinned(s.heading, config) else next(found)
@@ -76,6 +80,7 @@ def _record(heading: str, line: int | None, domain: str, decided_by: str, c: Cla
         "heading": heading, "line": line, "domain": domain, "decided_by": decided_by,
         "score": c.score if c else 0.0, "words": list(c.words) if c else [],
         "runner_up": c.runner_up if c else None, "runner_up_score": c.runner_up_score if c else 0.0,
+        "document": c.document if c else None,
     }
     if path is not None:
         record["path"] = path
@@ -89,8 +94,18 @@ def _line(e: dict[str, Any]) -> str:
         head += f" ({e['path']})"
     if e["decided_by"] == "pin":
         return f"{head}: pinned by a pin rule, stays verbatim in the trunk"
+    if e["decided_by"] == "fallback" and e.get("document") and e["runner_up"]:
+        return (f"{head}: decided by fallback: the document's main domain {e['document']} was not used, "
+                f"the body points to {e['runner_up']} ({e['runner_up_score']:g}, too little to decide)")
     if e["decided_by"] == "fallback":
         return f"{head}: decided by fallback (no keyword in the heading, body or group)"
+    if e["decided_by"] == "document":
+        words = ", ".join(f'"{w}"' for w in e["words"])
+        return (f"{head}: decided by document: no signal of its own decides, and nothing in it contradicts the "
+                f"document's main domain" + (f" (body words for it: {words})" if words else ""))
+    if e["decided_by"] == "name":
+        name, cues = (e["words"] or [""])[0], ", ".join(f'"{w}"' for w in e["words"][1:]) or "an honorific"
+        return f"{head}: decided by name: the heading is a person's name ({name!r}) and the body describes a person ({cues})"
     words = ", ".join(f'"{w}"' for w in e["words"]) or "none"
     runner = f"{e['runner_up']} {e['runner_up_score']:g}" if e["runner_up"] else "none"
     return f"{head}: decided by {e['decided_by']}, score {e['score']:g} (words: {words}); runner-up: {runner}"

@@ -11,7 +11,8 @@ Findings (each a warning; any warning makes `bonsai-git status` exit 1), in this
 | `boot_truncated` | a bootstrap file would be cut at session start (per-file or total cap) |
 | `boot_near_limit` | a bootstrap file is at >= 85% of its cap |
 | `boot_total_near_limit` | all bootstrap files together are at >= 85% of the total cap |
-| `claude_code_cut` | Claude Code would not load all of MEMORY.md (200 lines / 25,000 bytes) |
+| `claude_code_cut` | Claude Code's auto memory would not load all of MEMORY.md (200 lines, then 25,000 chars, comment lines stripped); not under `--profile claude` when CLAUDE.md imports it whole |
+| `not_loaded` | the profile's runtime does not load MEMORY.md at boot at all (Codex without `bonsai-git connect codex`, Claude Code without the import, OpenClaw pointed at another folder); names the `bonsai-git connect` to run |
 | `stale_index` | `bonsai-git reindex --check` would rewrite this generated file |
 | `reindex_error` | the indexes could not be checked (a leaf is not UTF-8, ...) |
 | `unclosed_comment` | an HTML comment (`<!-- ...`) never closed swallows the headings after it (line and headings named) |
@@ -42,8 +43,9 @@ JSON (`bonsai-git status --json`), schema_version 1; keys are stable, new keys m
               "total_cap": int|null, "headroom_chars": int|null,
               "files": [{"name", "chars", "tokens", "cap", "injected_chars", "lost_chars",
                          "truncated", "near_limit"}],
-              "claude_code": {"lines", "bytes", "max_lines", "max_bytes", "lost_lines",
-                              "lost_bytes", "fits"} | null},
+              "claude_code": {"lines", "chars", "bytes", "max_lines", "max_chars", "max_bytes",
+                              "lost_lines", "lost_chars", "lost_bytes", "stripped_lines", "fits"} | null,
+              "loaded": {"loaded": bool, "by": str}},
      "leaves": int, "leaf_tokens": int,
      "domains": [{"name", "leaves", "tokens", "largest_leaf": {"path", "tokens"}}],
      "stale": [path] | null,
@@ -53,6 +55,10 @@ JSON (`bonsai-git status --json`), schema_version 1; keys are stable, new keys m
      "notes": [str],
      "openclaw_provenance": "none"|"agent"|"armed"|"untrusted"|"unknown",
      "lookup": {"leaves", "median", "p95", "max", "largest_index": {"path", "tokens"} | null} | null}
+
+`claude_code` counts what is left after whole-line HTML comments are stripped (`stripped_lines`);
+its cap counts chars (`max_chars`; `max_bytes` is the same number, kept for older readers).
+`loaded`: whether the profile's runtime loads MEMORY.md at boot, and by what (boot.loaded_at_boot).
 
 `lookup` (null before migration): tokens an agent reads from boot to a leaf's entry (MEMORY.md
 plus each index file on the way; lookup.py), lower median, nearest-rank p95 and max over the
@@ -70,7 +76,18 @@ import re
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 
-from .boot import CLAUDE_CODE_MAX_BYTES, CLAUDE_CODE_MAX_LINES, BootBudget, BootProfile, boot_budget
+from dataclasses import replace
+
+from .boot import (
+    CLAUDE_CODE_MAX_CHARS,
+    CLAUDE_CODE_MAX_LINES,
+    CODEX_MAX_BYTES,
+    BootBudget,
+    BootProfile,
+    RuntimeFacts,
+    boot_budget,
+    loaded_at_boot,
+)
 from .config import FALLBACK_DOMAIN, SINGLE_FILE_DOMAINS, Config, is_domain_name
 from .indexes import DomainStats, domain_stats
 from .layout import (
@@ -83,7 +100,7 @@ from .layout import (
     misplaced_message,
     parse_trunk,
 )
-from .lookup import LookupCost, index_sizes, leaf_costs, summarize_costs
+from .lookup import LookupCost, index_sizes, leaf_paths, summarize_costs
 from .secretscan import find_secrets, finding_fingerprint, mask_name, mask_secrets, name_secret_kinds
 from .sections import split_sections, unclosed_comment_warning
 from .tokens import estimate_tokens
@@ -91,7 +108,8 @@ from .tokens import estimate_tokens
 SCHEMA_VERSION = 1
 DAY = 86_400
 KINDS = (
-    "no_trunk", "boot_truncated", "boot_near_limit", "boot_total_near_limit", "claude_code_cut", "stale_index",
+    "no_trunk", "boot_truncated", "boot_near_limit", "boot_total_near_limit", "claude_code_cut", "not_loaded",
+    "stale_index",
     "reindex_error", "unclosed_comment", "unreadable_leaf", "untracked_leaf", "misplaced_leaf", "domain_name",
     "orphan_leaf", "orphan_entry", "oversized_leaf",
     "oversized_domain", "old_general_leaf", "purge_due", "inbox", "unpinned_section", "secret", "openclaw_provenance", "attributes",
@@ -136,6 +154,7 @@ class Survey:
     provenance: str = "none"
     attributes: str | None = None  # gitsettings.attribute_problem's message, when MEMORY.md's attributes are missing
     chain_files: tuple[tuple[str, str], ...] = ()  # Codex's candidates: {path from the project root: text}
+    runtime: RuntimeFacts = RuntimeFacts()  # what the runtimes' own settings say (runtimes.py)
     # provenance.provenance_warning(provenance): the shell reads OpenClaw's record and words it
     provenance_warning: str | None = None
     shallow: bool = False  # a shallow clone: no ages (history.py); the report notes it
@@ -192,6 +211,7 @@ class StatusReport:
     thresholds: Thresholds
     provenance: str = "none"
     lookup: LookupCost | None = None
+    loaded: tuple[bool, str] = (True, "")  # the runtime loads MEMORY.md at boot, and by what
 
     @property
     def healthy(self) -> bool:
@@ -243,7 +263,14 @@ def assess(survey: Survey, profile: BootProfile, thresholds: Thresholds = Thresh
     boot_files = dict(survey.boot_files)
     trunk = boot_files.get(TRUNK)
     parts = parse_trunk(trunk) if trunk is not None else None
-    budget = boot_budget(boot_files, profile, survey.config.estimator, dict(survey.chain_files))
+    facts = survey.runtime
+    chain = dict(survey.chain_files)
+    if profile.chain:  # Codex's own config: its fallback names join the chain; its budget, unless overridden
+        profile = replace(profile, files=(*profile.files, *(n for n in facts.codex_fallbacks if n not in profile.files)))
+        if profile.total_cap == CODEX_MAX_BYTES:
+            profile = replace(profile, total_cap=facts.codex_max_bytes, file_cap=facts.codex_max_bytes)
+    budget = boot_budget(boot_files, profile, survey.config.estimator, chain, facts.claude_import is not None)
+    loaded = loaded_at_boot(budget, facts, chain) if trunk is not None else (False, f"no {TRUNK}")
     conflicts = conflict_lines(survey)
     located = leaf_locations(survey)
     stats = domain_stats(readable_leaves(survey, conflicts, located), survey.config.estimator)
@@ -255,7 +282,8 @@ def assess(survey: Survey, profile: BootProfile, thresholds: Thresholds = Thresh
     findings = [
         *_trunk_findings(trunk, waiting),
         *(_above_block_findings(parts.pinned, survey.config) if parts is not None else ()),
-        *_boot_findings(budget),
+        *_boot_findings(budget, facts.claude_import is not None),
+        *_loaded_findings(budget.profile, loaded, trunk is not None),
         *_index_findings(survey, masked, located),
         *_leaf_findings(survey, stats, thresholds, conflicts, located),
         *_layout_findings(survey, trunk, located),
@@ -279,7 +307,20 @@ def assess(survey: Survey, profile: BootProfile, thresholds: Thresholds = Thresh
         inbox_tokens=estimate_tokens(inbox, survey.config.estimator) if inbox.strip() else 0,
         findings=tuple(sorted(findings, key=_finding_key)), notes=notes, thresholds=thresholds,
         provenance=survey.provenance, lookup=survey_lookup_cost(survey) if parts is not None else None,
+        loaded=loaded,
     )
+
+
+def connect_command(profile: BootProfile) -> str:
+    """The `bonsai-git connect` line for `profile`'s runtime."""
+    runtime = "codex" if profile.chain else "claude" if profile.name == "claude" else "openclaw"
+    return f"bonsai-git connect {runtime}"
+
+
+def _loaded_findings(profile: BootProfile, loaded: tuple[bool, str], has_trunk: bool) -> Iterable[Finding]:
+    if has_trunk and not loaded[0]:
+        yield Finding("not_loaded", TRUNK, None, f"{profile.label} does not load it at boot ({loaded[1]}); run "
+                      f"{connect_command(profile)}")
 
 
 def survey_lookup_cost(survey: Survey) -> LookupCost:
@@ -288,8 +329,9 @@ def survey_lookup_cost(survey: Survey) -> LookupCost:
     indexes = dict(survey.indexes)
     singles = [f.path for f in survey.leaves if f.path in SINGLE_FILE_DOMAINS.values()]
     sizes = index_sizes(indexes, survey.config.estimator)  # once for both: 16,000 index files at 60,000 leaves
-    costs = leaf_costs(trunk, indexes, survey.config.estimator, singles, sizes)
-    return summarize_costs(costs, indexes, survey.config.estimator, sizes)
+    paths = leaf_paths(trunk, indexes, survey.config.estimator, singles, sizes)
+    return summarize_costs({p: c for p, (c, _) in paths.items()}, indexes, survey.config.estimator, sizes,
+                           {p: d for p, (_, d) in paths.items()})
 
 
 def _provenance_findings(state: str, warning: str | None) -> Iterable[Finding]:
@@ -339,10 +381,15 @@ def _above_block_findings(pinned: str, config: Config) -> Iterable[Finding]:
                       "or pin it (📌 in its heading, or a `pinned` rule in .bonsai.toml)")
 
 
-def _boot_findings(budget: BootBudget) -> Iterable[Finding]:
+def _boot_findings(budget: BootBudget, claude_whole: bool = False) -> Iterable[Finding]:
     profile = budget.profile
     for f in budget.files:
-        if f.truncated and profile.chain:
+        if f.truncated and profile.name == "claude":
+            yield Finding("boot_truncated", f.name, None,
+                          f"{f.chars:,} chars after comment lines are stripped; Claude Code's auto memory keeps "
+                          f"{f.injected:,} ({CLAUDE_CODE_MAX_LINES} lines, then {profile.file_cap:,} chars) and "
+                          f"loses the last {f.lost:,}")
+        elif f.truncated and profile.chain:
             yield Finding("boot_truncated", f.name, None,
                           f"{f.chars:,} bytes; {profile.label} stops at {profile.total_cap:,} bytes across its "
                           f"instruction files: cut at byte {f.injected:,}, the last {f.lost:,} bytes are never loaded")
@@ -359,10 +406,12 @@ def _boot_findings(budget: BootBudget) -> Iterable[Finding]:
                       f"{budget.total_chars:,} {profile.unit} injected is {100 * budget.total_chars // profile.total_cap}% "
                       f"of the {profile.total_cap:,}-{profile.unit[:-1]} total cap")
     cc = budget.claude_code
-    if cc is not None and not cc.fits:
+    if cc is not None and not cc.fits and not (profile.name == "claude" and claude_whole):
         yield Finding("claude_code_cut", TRUNK, None,
-                      f"Claude Code loads only the first {CLAUDE_CODE_MAX_LINES} lines / {CLAUDE_CODE_MAX_BYTES:,} "
-                      f"bytes: {cc.lost_lines:,} lines ({cc.lost_bytes:,} bytes) would not load")
+                      f"Claude Code's auto memory loads only the first {CLAUDE_CODE_MAX_LINES} lines, then "
+                      f"{CLAUDE_CODE_MAX_CHARS:,} chars (comment lines stripped): {cc.lost_lines:,} lines "
+                      f"({cc.lost_chars:,} chars) would not load; an @{TRUNK} import in CLAUDE.md loads it whole "
+                      f"(bonsai-git connect claude)")
 
 
 def _path_masker() -> Callable[[str], str]:

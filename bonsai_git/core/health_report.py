@@ -9,11 +9,11 @@ from collections.abc import Callable, Iterable
 from datetime import datetime, timezone
 from typing import Any
 
-from .boot import CLAUDE_CODE_MAX_BYTES, CLAUDE_CODE_MAX_LINES
+from .boot import CLAUDE_CODE_MAX_CHARS, CLAUDE_CODE_MAX_LINES
 from .health import SCHEMA_VERSION, Candidate, Finding, StatusReport
 from .layout import TRUNK
 from .secretscan import mask_name
-from .lookup import LookupCost
+from .lookup import LookupCost, cost_text
 
 
 def iso_utc(seconds: int) -> str:
@@ -39,9 +39,11 @@ def status_json(report: StatusReport) -> dict[str, Any]:
             "headroom_chars": boot.headroom,
             "files": [{"name": f.name, "chars": f.chars, "tokens": f.tokens, "cap": f.cap, "injected_chars": f.injected,
                        "lost_chars": f.lost, "truncated": f.truncated, "near_limit": f.near_limit} for f in boot.files],
+            "loaded": {"loaded": report.loaded[0], "by": report.loaded[1]},
             "claude_code": None if cc is None else {
-                "lines": cc.lines, "bytes": cc.bytes, "max_lines": CLAUDE_CODE_MAX_LINES,
-                "max_bytes": CLAUDE_CODE_MAX_BYTES, "lost_lines": cc.lost_lines, "lost_bytes": cc.lost_bytes,
+                "lines": cc.lines, "chars": cc.chars, "bytes": cc.bytes, "max_lines": CLAUDE_CODE_MAX_LINES,
+                "max_chars": CLAUDE_CODE_MAX_CHARS, "max_bytes": CLAUDE_CODE_MAX_CHARS, "lost_lines": cc.lost_lines,
+                "lost_chars": cc.lost_chars, "lost_bytes": cc.lost_bytes, "stripped_lines": cc.stripped,
                 "fits": cc.fits},
         },
         "leaves": sum(d.leaves for d in report.domains),
@@ -87,11 +89,9 @@ def status_text(report: StatusReport, color: bool = False) -> str:
 
 
 def lookup_line(cost: LookupCost) -> str:
-    """One line on the lookup cost: tokens read from boot to a leaf's entry, and the largest index."""
-    largest = "" if cost.largest_index is None else (
-        f"; largest index {cost.largest_index[0]} (~{cost.largest_index[1]:,})")
-    return (f"  lookup: ~{cost.median:,} tokens median, ~{cost.p95:,} p95, ~{cost.max:,} max from boot to a leaf's "
-            f"entry over {cost.leaves} leaves{largest}")
+    """One line on the lookup cost: tokens read from boot to a leaf's entry, the reads and depth of
+    the path, and the index files' sizes (lookup.py)."""
+    return "  " + cost_text(cost, f" over {cost.leaves} leaves", True)
 
 
 def reflect_text(candidates: tuple[Candidate, ...]) -> str:
@@ -112,15 +112,23 @@ def _boot_table(report: StatusReport, paint: Callable[[str, str], str]) -> list[
     p = boot.profile
     cap = f"{p.file_cap:,} chars per file" + (f", {p.total_cap:,} in total" if p.total_cap is not None else "")
     if p.chain:
-        cap = f"{p.total_cap or p.file_cap:,} bytes across AGENTS.override.md / AGENTS.md / MEMORY.md, root folder first"
+        cap = f"{p.total_cap or p.file_cap:,} bytes across {' / '.join(p.files)}, root folder first"
+    elif p.name == "claude":
+        cap = (f"auto memory: {CLAUDE_CODE_MAX_LINES} lines, then {p.file_cap:,} chars, comment lines stripped; "
+               "a CLAUDE.md import is never cut")
     trunk = "n/a" if report.trunk_tokens is None else f"~{report.trunk_tokens:,}"
     state = "migrated" if report.migrated else "not migrated"
+    loaded = (f"Loaded at boot: yes, by {report.loaded[1]}" if report.loaded[0]
+              else paint(f"Loaded at boot: no: {report.loaded[1]}", "red"))
     lines = [f"Boot: {trunk} tokens in {TRUNK} ({state}); ~{boot.tokens:,} tokens in all boot files",
+             f"{p.label}: {loaded}",
              f"Boot budget ({p.label}: {cap})",
              f"  {'file':<14}{p.unit:>9}{'cap':>9}{'used':>6}{'tokens':>9}  loaded"]
     for f in boot.files:
         used = f"{100 * f.chars // f.cap}%" if f.cap else "-"
-        if f.truncated and p.chain:
+        if f.truncated and p.name == "claude":
+            loaded = paint(f"CUT at char {f.injected:,}: the last {f.lost:,} chars are never loaded", "red")
+        elif f.truncated and p.chain:
             loaded = paint(f"CUT at byte {f.injected:,}: the last {f.lost:,} bytes are never loaded", "red")
         elif f.truncated:
             head = int(f.injected * p.head_ratio)
@@ -138,10 +146,11 @@ def _boot_table(report: StatusReport, paint: Callable[[str, str], str]) -> list[
                      f"{TRUNK} only when project_doc_fallback_filenames lists it")
     cc = boot.claude_code
     if cc is not None:
-        fit = "loads whole" if cc.fits else paint(f"{cc.lost_lines:,} lines ({cc.lost_bytes:,} bytes) would not load",
+        fit = "loads whole" if cc.fits else paint(f"{cc.lost_lines:,} lines ({cc.lost_chars:,} chars) would not load",
                                                   "red")
-        lines.append(f"  Claude Code: {cc.lines:,} of {CLAUDE_CODE_MAX_LINES} lines, {cc.bytes:,} of "
-                     f"{CLAUDE_CODE_MAX_BYTES:,} bytes: {fit}")
+        stripped = f" ({cc.stripped:,} comment lines stripped)" if cc.stripped else ""
+        lines.append(f"  Claude Code auto memory: {cc.lines:,} of {CLAUDE_CODE_MAX_LINES} lines, {cc.chars:,} of "
+                     f"{CLAUDE_CODE_MAX_CHARS:,} chars{stripped}: {fit}")
     return lines
 
 

@@ -6,23 +6,27 @@ in sorted orders, with no clock, host or absolute path: same leaves, same bytes.
 
 Formats (DESIGN.md §3):
 - branch indexes `memory/domains/<d>/_index.md`: a title, the domain's token total, then one
-  `### <name>.md (~N tokens)` entry per leaf (sorted by name) with its one-line summary; past
+  `### <name>.md (~N tokens)` entry per leaf (sorted by name) with its one-line summary (or its
+  title when it has none); past
   `branch_tokens` the index lists sub-branches instead (branches.py: a B-tree of index files);
 - root index `memory/_index.md` (not loaded at boot): one line per domain with its tokens, leaf
   count and largest leaves, and a summary line;
 - the trunk block (between MEMORY.md's markers) is *quiet*: it depends only on the set of
-  domains, their scope lines and the line ending, never on tokens, counts or leaf names, so
-  editing, adding or deleting a leaf inside existing domains never rewrites MEMORY.md.  It holds
-  one line on how to look things up, one on where new memories go, and each domain with its
-  scope; the index path is `memory/domains/<domain>/_index.md`, said once, and a single-file
-  domain names its file.  At most 380 tokens: scopes are shortened, then dropped, then the
-  last domains are folded into one line, when many domains would not fit.
+  domains, their scope lines, their topics (`domain_topics`: from leaf *names* only) and the
+  line ending, never on tokens, counts or leaf text, so an edit inside a leaf never rewrites
+  MEMORY.md, and adding, removing or renaming a leaf does only when the topics shown change
+  (issue 24).  It holds one line on how to find a fact, one on where new memories go, and each
+  domain with its scope and topics; the index path is `memory/domains/<domain>/_index.md`, said
+  once, and a single-file domain names its file.  At most 380 tokens (`_BLOCK_LEVELS`): the
+  topic lists are shortened first, then the scopes, then the last domains are folded into one line.
 Names (domains, leaves, sub-folders, sub-branch labels) are shown through
 `secretscan.mask_name`, whoever made the file: an agent-made `notes-akia….md` must not carry its
 key into always-loaded text (branches.py masks what it shows and the index file names it makes).
-The block's begin line carries a CRC-32 of the block's body (`#1a2b3c4d`): "is this block
-exactly what the renderer wrote" is then an exact check (`foreign_block_line`), and text typed
-between the markers is refused rather than overwritten.
+The block's begin line carries a CRC-32 of what the block's body says (`#1a2b3c4d`,
+`mdtext.formatting_key`): "is this block what the renderer wrote" is then an exact check
+(`foreign_block_line`) that a Markdown formatter's reflowing does not fail, and text typed
+between the markers is refused rather than overwritten.  Every file is written in mdformat's
+canonical form (core/mdtext.py), and a file a formatter rewrote anyway is fresh (`formatted_alike`).
 """
 
 from __future__ import annotations
@@ -34,15 +38,19 @@ from dataclasses import dataclass
 
 from .branches import BranchLeaf, LayoutMemo, fits_one_index, heading_text, render_domain_indexes
 from .config import DEFAULT_BRANCH_TOKENS, SINGLE_FILE_DOMAINS, Config, domain_scope
-from .layout import BEGIN, DOMAINS_DIR, END, INDEX_NAME, ROOT_INDEX, TRUNK, Leaf, TrunkParts
+from .mdtext import formatting_key, inline_text
+from .layout import BEGIN, DOMAINS_DIR, END, INDEX_NAME, ROOT_INDEX, TRUNK, Leaf, TrunkParts, parse_trunk
 from .secretscan import mask_name
-from .summary import summarize
+from .summary import cut_words, summarize
 from .tokens import estimate_tokens, format_tokens
 
 BLOCK_CAP_TOKENS = 380
+TOPIC_CHARS = 80  # the most chars of topics a domain line shows while the block fits
 ROOT_SUMMARY_CHARS = 80
 ROOT_LEAF_NAMES = 5
-LOOKUP_LINE = f"Look up: {DOMAINS_DIR}/<domain>/{INDEX_NAME}, then its links down to the leaf."
+# Paths in code spans: `<domain>` read as an HTML tag and `_index` as emphasis (mdformat escaped them; issue 22).
+LOOKUP_LINE = (f"To find a fact, read `{DOMAINS_DIR}/<domain>/{INDEX_NAME}` of its domain below, then the leaf it "
+               "names (or `memory_search` / `grep memory/`).")
 WRITE_LINE = "New memories: a `## Heading` section below the end marker."
 
 
@@ -155,50 +163,122 @@ def render_root_index(stats: tuple[DomainStats, ...], newline: str = "\n", facts
     return assemble_root_index([root_domain_entry(s, facts) for s in stats], newline)
 
 
-RootEntry = tuple[int, int, list[str]]  # a domain's (tokens, leaves, lines) in the root index
+# A domain's (tokens, leaves, lines) in the root index, and its topics for the trunk (`domain_topics`).
+RootEntry = tuple[int, int, list[str], tuple[str, ...]]
 
 
 def root_domain_entry(stats: DomainStats, facts: FactsOf | None = None) -> RootEntry:
-    """One domain's part of `memory/_index.md`: (its tokens, its leaf count, its lines without newlines).
+    """One domain's part of `memory/_index.md`: (its tokens, its leaf count, its lines without newlines,
+    its `domain_topics`).
 
     The hook's incremental run keeps these per domain and renders only the edited domains' again
-    (`assemble_root_index` joins them): the same bytes as `render_root_index`.
+    (`assemble_root_index` joins them, `render_trunk` takes the topics): the same bytes as a full run.
     """
     summaries = {} if facts is None or not stats.leaves else {stats.name: facts(stats.leaves[0][0]).root_summary}
-    return stats.tokens, len(stats.leaves), _domain_lines(stats, ROOT_LEAF_NAMES, True, summaries)
+    return (stats.tokens, len(stats.leaves), _domain_lines(stats, ROOT_LEAF_NAMES, True, summaries),
+            domain_topics(stats.name, (leaf.name for leaf, _ in stats.leaves)))
+
+
+# Words of leaf names that name no topic (stop words, and words every memory uses).
+_NAME_STOPWORDS = frozenset(
+    "and the for with from into about notes note our my your their his her its this that how what when why "
+    "who new old misc general other stuff things info".split()
+)
+TOPICS_SHOWN = 12  # the most topics a domain line can show
+
+
+def domain_topics(domain: str, names: Iterable[str]) -> tuple[str, ...]:
+    """The topics the trunk shows for a domain (most important first), from its leaf names alone.
+
+    `names` are leaf names in the domain folder (`passport-renewal.md`, `seo/audit.md`).  A word
+    (3+ letters, or a year) shared by 2+ names not yet covered is a topic, the word that covers
+    the most names first (ties alphabetical); a sub-folder counts as a word of its leaves; then
+    each name no shared word covers, as words (`passport renewal`), alphabetical; at most
+    TOPICS_SHOWN.  A word in every name (`person` in people/) says nothing and is left out.
+    Names only, never the leaves' text: an edit inside a leaf cannot change them (quiet trunk,
+    issue 24), adding, removing or renaming a leaf only when these topics change.  A
+    single-file domain has none.
+    """
+    if domain in SINGLE_FILE_DOMAINS:
+        return ()
+    words_of: dict[str, list[str]] = {}
+    for name in sorted(set(names)):
+        parts = (name[:-3] if name.endswith(".md") else name).split("/")
+        words = [mask_name(folder) for folder in parts[:-1]]
+        words += [w for w in mask_name(parts[-1]).split("-") if (len(w) >= 3 and not w.isdigit()) or _is_year(w)]
+        words_of[name] = [w for w in dict.fromkeys(words) if w.casefold() not in _NAME_STOPWORDS]
+    names_of: dict[str, set[str]] = {}
+    for name, words in words_of.items():
+        for word in words:
+            names_of.setdefault(word, set()).add(name)
+    counts = {word: len(found) for word, found in names_of.items()}
+    everywhere = {w for w, c in counts.items() if c == len(words_of) and c > 2}
+    topics: list[str] = []
+    left = set(words_of)
+    for word in sorted((w for w, c in counts.items() if c >= 2 and w not in everywhere), key=lambda w: (-counts[w], w)):
+        covered = names_of[word] & left
+        if len(covered) >= 2:
+            topics.append(word)
+            left -= covered
+        if len(topics) >= TOPICS_SHOWN:
+            return tuple(topics)
+    singles = sorted(" ".join(w for w in mask_name(_stem(n)).split("-") if w and w not in everywhere)
+                     or _stem(n) for n in left)
+    return tuple((topics + [t for t in singles if t])[:TOPICS_SHOWN])
+
+
+def _stem(name: str) -> str:
+    last = name.rsplit("/", 1)[-1]
+    return last[:-3] if last.endswith(".md") else last
+
+
+def _is_year(word: str) -> bool:
+    return len(word) == 4 and word.isdigit() and word[:2] in ("19", "20")
 
 
 def assemble_root_index(entries: Sequence[RootEntry], newline: str = "\n") -> str:
     """`memory/_index.md` from each domain's `root_domain_entry`, in domain-name order."""
-    leaves = sum(count for _, count, _ in entries)
-    total = sum(tokens for tokens, _, _ in entries)
+    leaves = sum(entry[1] for entry in entries)
+    total = sum(entry[0] for entry in entries)
     lines = [
         "# Memory Index",
+        "",
         f"{format_tokens(total)} tokens in {leaves} leaves. Before a task, read the index of its domain:"
-        f" {DOMAINS_DIR}/<domain>/{INDEX_NAME}",
+        f" `{DOMAINS_DIR}/<domain>/{INDEX_NAME}`",
     ]
-    for _, _, domain_lines in entries:
-        lines += domain_lines
+    if entries:
+        lines.append("")  # a blank line before the list: mdformat's canonical form (issue 22)
+    for entry in entries:
+        lines += entry[2]
     return newline.join(lines) + newline
 
 
-def render_block(domains: Iterable[str], newline: str = "\n", scopes: Mapping[str, str] | None = None) -> str:
+# (scope level, topic chars per domain) tried in turn until the block fits BLOCK_CAP_TOKENS: the
+# topic lists are shortened first, then the scopes (0 whole, 1 first clause, 2 none).
+_BLOCK_LEVELS = ((0, TOPIC_CHARS), (0, 60), (0, 40), (1, 60), (1, 40), (2, 60), (2, 40), (1, 24), (2, 24), (2, 0))
+
+
+def render_block(domains: Iterable[str], newline: str = "\n", scopes: Mapping[str, str] | None = None,
+                 topics: Mapping[str, Sequence[str]] | None = None) -> str:
     """The trunk's quiet generated block for the domain names `domains`: markers included, each line
     `newline`-ended, at most BLOCK_CAP_TOKENS tokens.  `scopes` are configured scope lines
-    (`.bonsai.toml`); the others come from `config.DOMAIN_SCOPES`.  Depends on nothing else."""
+    (`.bonsai.toml`); the others come from `config.DOMAIN_SCOPES`.  `topics` {domain: its
+    `domain_topics`}, shown after the scope, as many as fit TOPIC_CHARS (then `…`).  Depends on
+    nothing else: the domains' names, scopes and topics, never tokens, counts or leaf text."""
     names = sorted(set(domains))
-    for level in range(3):
-        body = _block_body(names, names, level, newline, scopes)
+    shown = {name: tuple((topics or {}).get(name, ())) for name in names}
+    for level, chars in _BLOCK_LEVELS:
+        body = _block_body(names, names, level, newline, scopes, shown, chars)
         if estimate_tokens(_wrap(body, newline)) <= BLOCK_CAP_TOKENS:
             return _wrap(body, newline)
     low, high = 1, len(names)  # the most domains shown, without scopes, that fit (at least one)
     while low < high:
         mid = (low + high + 1) // 2
-        if estimate_tokens(_wrap(_block_body(names[:mid], names, 2, newline, scopes), newline)) <= BLOCK_CAP_TOKENS:
+        if estimate_tokens(_wrap(_block_body(names[:mid], names, 2, newline, scopes, shown, 0), newline)) <= BLOCK_CAP_TOKENS:
             low = mid
         else:
             high = mid - 1
-    return _wrap(_block_body(names[:low], names, 2, newline, scopes), newline)
+    return _wrap(_block_body(names[:low], names, 2, newline, scopes, shown, 0), newline)
 
 
 def config_scopes(config: Config) -> dict[str, str]:
@@ -207,9 +287,15 @@ def config_scopes(config: Config) -> dict[str, str]:
     return dict(scopes) if scopes else {}
 
 
-def render_trunk(parts: TrunkParts, domains: Iterable[str], scopes: Mapping[str, str] | None = None) -> str:
-    """The trunk with its block regenerated; the user's text before and after is kept as is."""
-    return parts.pinned + render_block(domains, parts.newline, scopes) + parts.inbox
+def render_trunk(parts: TrunkParts, domains: Iterable[str], scopes: Mapping[str, str] | None = None,
+                 topics: Mapping[str, Sequence[str]] | None = None) -> str:
+    """The trunk with its block regenerated (`render_block`); the user's text before and after is kept as is."""
+    return parts.pinned + render_block(domains, parts.newline, scopes, topics) + parts.inbox
+
+
+def stats_topics(stats: Iterable[DomainStats]) -> dict[str, tuple[str, ...]]:
+    """{domain: `domain_topics`} of each domain's leaves: what `render_trunk` shows."""
+    return {s.name: domain_topics(s.name, (leaf.name for leaf, _ in s.leaves)) for s in stats}
 
 
 def render_tree(
@@ -232,8 +318,10 @@ def render_tree(
     files.update(render_index_files(stats, config, facts, branches))
     for path in sorted(existing_indexes):
         files.setdefault(path, None)
-    files[ROOT_INDEX] = render_root_index(stats, facts=facts)
-    files[TRUNK] = render_trunk(trunk, (s.name for s in stats), config_scopes(config))
+    roots = [root_domain_entry(s, facts) for s in stats]  # their topics are the trunk's: computed once
+    files[ROOT_INDEX] = assemble_root_index(roots)
+    files[TRUNK] = render_trunk(trunk, (s.name for s in stats), config_scopes(config),
+                                {s.name: entry[3] for s, entry in zip(stats, roots)})
     return dict(sorted(files.items()))
 
 
@@ -272,26 +360,48 @@ def stale_files(rendered: Mapping[str, str | None], current: Mapping[str, str | 
 
 
 def _block_body(shown: Sequence[str], names: Sequence[str], level: int, nl: str,
-                scopes: Mapping[str, str] | None) -> str:
-    """The block's lines between the markers; `level` 0 full scopes, 1 first clause, 2 none."""
-    lines = [LOOKUP_LINE, WRITE_LINE]
+                scopes: Mapping[str, str] | None, topics: Mapping[str, Sequence[str]], chars: int) -> str:
+    """The block's lines between the markers; `level` 0 full scopes, 1 first clause, 2 none;
+    `chars` the topic chars per domain line (`_topic_list`)."""
+    # mdformat's canonical form (issue 22): blank lines after the begin marker, around the list
+    # and before the end marker; user text (names, scopes, topics) escaped as mdformat escapes it.
+    lines = ["", LOOKUP_LINE, WRITE_LINE, ""]
     for name in shown:
         scope = domain_scope(name, dict(scopes) if scopes else None)
         if level == 1:
             scope = re.split(r"[:,;(]", scope, maxsplit=1)[0].strip()
         single = SINGLE_FILE_DOMAINS.get(name)
-        head = f"- {mask_name(name)}" + (f" ({single})" if single else "")
-        lines.append(f"{head}: {scope}" if scope and level < 2 else head)
+        head = mask_name(name) + (f" ({single})" if single else "")
+        listed = _topic_list(topics.get(name, ()), chars)
+        text = " — ".join(part for part in (scope if level < 2 else "", listed) if part)
+        lines.append("- " + inline_text(f"{head}: {text}" if text else head))
     hidden = len(names) - len(shown)
     if hidden:
-        lines.append(f"- +{hidden} more domains: see {ROOT_INDEX}")
+        lines.append(f"- +{hidden} more domains: see `{ROOT_INDEX}`")
+    lines.append("")
     return nl.join(lines) + nl
+
+
+def _topic_list(topics: Sequence[str], chars: int) -> str:
+    """As many of `topics` as fit `chars` (each cut at a word boundary to 32), `, `-joined, then `, …`
+    when some are left out; "" when none fits."""
+    shown: list[str] = []
+    used = 0
+    for topic in topics:
+        text = cut_words(topic, 32)
+        if used + len(text) + 2 > chars:
+            break
+        shown.append(text)
+        used += len(text) + 2
+    if not shown:
+        return ""
+    return ", ".join(shown) + (", …" if len(shown) < len(topics) else "")
 
 
 def _domain_lines(s: DomainStats, names: int, with_summary: bool, summaries: dict[str, str]) -> list[str]:
     single = SINGLE_FILE_DOMAINS.get(s.name)
     count = len(s.leaves)
-    head = f"- {mask_name(s.name)} ({format_tokens(s.tokens)} tokens"
+    head = f"{mask_name(s.name)} ({format_tokens(s.tokens)} tokens"
     if single is not None:
         head += f"): {single}"
     else:
@@ -300,11 +410,11 @@ def _domain_lines(s: DomainStats, names: int, with_summary: bool, summaries: dic
             listed = [mask_name(leaf.stem) for leaf, _ in s.leaves[:names]]
             more = count - len(listed)
             head += ": " + ", ".join(listed) + (f", +{more} more" if more else "")
-    lines = [head]
+    lines = ["- " + inline_text(head)]  # escaped as one text, as mdformat reads it (issue 22)
     if with_summary:
         if s.name not in summaries:
             summaries[s.name] = next((summarize(leaf.text, ROOT_SUMMARY_CHARS) for leaf, _ in s.leaves), "")
-        summary = summaries[s.name]
+        summary = inline_text(summaries[s.name])
         if summary:
             lines.append(f"  {summary}")
     return lines
@@ -329,7 +439,7 @@ def foreign_block_line(block: str) -> int | None:
     generated blocks) is regenerated whole: None.  Reindex and the hook refuse (exit 3) on a
     foreign line: regenerating the block would lose it.
     """
-    if "\n<<<<<<<" in block:
+    if "\n<<<<<<<" in block or block.startswith("<<<<<<<"):
         return None
     first, _, rest = block.partition("\n")
     crc = _CRC.search(first)
@@ -340,7 +450,7 @@ def foreign_block_line(block: str) -> int | None:
         return None
     end = rest.rfind(END)
     body = rest[:end] if end >= 0 else rest
-    if _crc(body) == crc.group(1):
+    if crc.group(1) in (_crc(body), _crc_exact(body)):  # the second: a block written before issue 22
         return None
     nl = "\r\n" if first.endswith("\r") else "\n"
     lines = body.split(nl)
@@ -351,9 +461,34 @@ def foreign_block_line(block: str) -> int | None:
 
 
 def _crc(body: str) -> str:
-    # Over the body read with LF line endings: the same block checked out with CRLF
-    # (core.autocrlf=true) is the renderer's own, not text typed into it (issue 12 §4).
+    # Over what the body says (mdtext.formatting_key): the block a Markdown formatter reflowed,
+    # re-bulleted or re-escaped is still the renderer's own, not text typed into it (issue 22),
+    # and so is the block checked out with CRLF (core.autocrlf=true, issue 12 §4).
+    return f"{zlib.crc32(formatting_key(body).encode('utf-8', 'surrogatepass')):08x}"
+
+
+def _crc_exact(body: str) -> str:
+    # The CRC blocks carried before issue 22: over the body's exact text, read with LF endings.
     return f"{zlib.crc32(body.replace(chr(13) + chr(10), chr(10)).encode('utf-8', 'surrogatepass')):08x}"
+
+
+def formatted_alike(path: str, current: bytes, wanted: bytes) -> bool:
+    """True when the generated file at `path` holds `current` where the renderer gives `wanted`, and
+    the two differ only in what a Markdown formatter changes (mdtext.formatting_key): the
+    formatter's version is fresh, never rewritten back (issue 22: commits never settled).
+
+    For MEMORY.md the user's text before and after the block must be equal, byte for byte.
+    """
+    try:
+        now, then = current.decode("utf-8"), wanted.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    if path == TRUNK:
+        a, b = parse_trunk(now), parse_trunk(then)
+        if a is None or b is None or (a.pinned, a.inbox) != (b.pinned, b.inbox):
+            return False
+        now, then = a.block, b.block
+    return formatting_key(now) == formatting_key(then)
 
 
 def _wrap(body: str, nl: str) -> str:

@@ -25,6 +25,9 @@ try:  # the sha1 module itself (git_blob_id): importing hashlib would load OpenS
 except ImportError:  # pragma: no cover - other Python implementations
     from hashlib import sha1 as _sha1
 
+# The migration trailer naming a leaf an edited plan placed otherwise than the rules (issue 23):
+# `regroup --all` leaves it where it is, as it leaves a `move`.
+CHOSEN_TRAILER = "Bonsai-Chosen"
 TRUNK = "MEMORY.md"
 MEMORY_DIR = "memory"
 DOMAINS_DIR = "memory/domains"
@@ -36,7 +39,10 @@ BEGIN_PREFIX = "<!-- bonsai:begin"
 BEGIN = "<!-- bonsai:begin generated"
 END = "<!-- bonsai:end -->"
 _BEGIN_LINE = re.compile(r"^<!-- bonsai:begin\b[^\n]*$", re.M)
-_END_LINE = re.compile(r"^<!-- bonsai:end -->[ \t]*\r?$", re.M)
+# The end marker at a line start; text after it on the same line is the inbox's first text: an agent
+# appending `## Dentist` to a trunk saved without a final newline glues it to the marker (issue 21 §9).
+_END_LINE = re.compile(r"^<!-- bonsai:end -->", re.M)
+_BLANK_REST = re.compile(r"[ \t]*(?:\r?\n|\r?$)")
 # git's conflict lines: `<<<<<<< ours`, `||||||| base` (diff3), `=======`, `>>>>>>> theirs`.
 _CONFLICT_LINE = re.compile(r"^(?:(<{7})|(\|{7})|(={7})|(>{7}))(?:[ \t][^\n]*)?\r?$", re.M)
 _CONFLICT_HINT = re.compile(r"^(?:<{7}|>{7})", re.M)
@@ -110,12 +116,48 @@ def parse_trunk(text: str) -> TrunkParts | None:
     if begin is None or end is None:
         return None
     stop = end.end()
-    if text.startswith("\r\n", stop):
-        stop += 2
-    elif text.startswith("\n", stop):
-        stop += 1
+    blank = _BLANK_REST.match(text, stop)
+    if blank is not None:  # the marker's own line: trailing blanks and its line break belong to the block
+        stop = blank.end()
     newline = "\r\n" if text[begin.start() : begin.end()].endswith("\r") else "\n"
     return TrunkParts(text[: begin.start()], text[begin.start() : stop], text[stop:], newline)
+
+
+def widen_to_block_conflict(parts: TrunkParts) -> TrunkParts:
+    """`parts` with a merge conflict around the block's begin line taken into the block.
+
+    The begin line carries the block's CRC, so two branches that each changed the block (their
+    trunk topics, issue 24) conflict on it: git writes `<<<<<<< ours`, our begin line and what
+    follows, `=======`, their begin line ..., `>>>>>>> theirs`, and `parse_trunk` starts the
+    block at the last begin line, leaving the region's opening in the user's text.  When every
+    side of that region starts with a begin line (so all of it is generated text: a side's
+    block, and after an end line nothing but blank lines), the whole region is part of the
+    block, which is regenerated.  Anything else stays as parsed (the conflict check then
+    refuses it): the user's bytes are never dropped.
+    """
+    pinned = parts.pinned
+    at = max((m.start() for m in _CONFLICT_LINE.finditer(pinned) if m.group(1)), default=-1)
+    if at < 0:
+        return parts
+    text = pinned + parts.block + parts.inbox
+    close = next((m for m in _CONFLICT_LINE.finditer(text, at + 7) if m.group(1) or m.group(4)), None)
+    if close is None or close.group(1):
+        return parts
+    sides: list[list[str]] = [[]]
+    for line in text[at: close.start()].split("\n")[1:]:
+        if _CONFLICT_LINE.fullmatch(line):
+            sides.append([])
+        else:
+            sides[-1].append(line.rstrip("\r"))
+    for side in sides:
+        side = side[:-1] if side and side[-1] == "" else side
+        if not side or not _BEGIN_LINE.fullmatch(side[0]):
+            return parts
+        ends = [i for i, line in enumerate(side) if _END_LINE.fullmatch(line)]
+        if ends and any(line.strip() for line in side[ends[0] + 1:]):
+            return parts  # the user's text after a side's end marker
+    stop = max(len(pinned) + len(parts.block), text.find("\n", close.end()) + 1 or len(text))
+    return TrunkParts(text[:at], text[at:stop], text[stop:], parts.newline)
 
 
 def code_spans(text: str, *, closed: bool = False) -> list[tuple[int, int]]:
@@ -175,8 +217,10 @@ def markers_missing(text: str = "") -> BadInput:
             line = text.count("\n", 0, start) + 1
             return BadInput(f"{TRUNK}:{line}: an HTML comment or code fence opened here is not closed before the "
                             f"bonsai markers, so Markdown reads them as part of it; close it (`-->` or the fence)")
-    return BadInput(f"{TRUNK}: its bonsai markers are missing but {DOMAINS_DIR}/ exists; put them back "
-                    f"(e.g. `git checkout -- {TRUNK}`, or `git diff {TRUNK}` to see what changed)")
+    # Never advise `git checkout -- MEMORY.md`: it would throw away the memory written since (issue 21 §9).
+    return BadInput(f"{TRUNK}: its bonsai markers are missing but {DOMAINS_DIR}/ exists; put the two marker lines "
+                    f"back around the generated block (`git diff {TRUNK}` shows what changed; "
+                    f"`git show HEAD:{TRUNK}` shows them)")
 
 
 def is_migrated(text: str) -> bool:
@@ -324,7 +368,8 @@ def shown_name(path: str) -> str:
 def leaves_from_bytes(files: Iterable[tuple[str, bytes]]) -> tuple[Leaf, ...]:
     """Leaf records of `(workspace-relative leaf path, bytes)` pairs already read, in the given order.
 
-    Raises BadInput for a leaf that is not UTF-8 or holds merge-conflict markers (as read_leaves).
+    Raises BadInput for a leaf that is not UTF-8, holds a NUL byte (issue 21 §8: migrate refuses one, so
+    flatten then migrate would not round-trip) or merge-conflict markers (as read_leaves).
     """
     leaves = []
     for path, data in files:
@@ -333,6 +378,9 @@ def leaves_from_bytes(files: Iterable[tuple[str, bytes]]) -> tuple[Leaf, ...]:
             continue
         check_file_name(path)
         text = decode_utf8(data, path)
+        if "\0" in text:  # migrate refuses a NUL (binary data): what is indexed must flatten and migrate back
+            raise BadInput(f"{path}: holds a NUL byte at byte offset {data.find(bytes(1))} (binary data, not "
+                           "Markdown), which flatten and migrate could not read back; remove it, then commit again")
         line = find_conflict_marker(text)
         if line is not None:
             raise BadInput(f"{path}:{line}: merge-conflict marker; resolve the conflict, then commit again")

@@ -25,6 +25,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+from urllib.parse import unquote
 
 from .layout import TRUNK
 
@@ -62,7 +63,9 @@ def may_have_links(text: str) -> bool:
 
 
 def find_links(text: str) -> tuple[Link, ...]:
-    """Every link and image destination in `text` (markdown-it's tokens), with its 1-based line."""
+    """Every link and image destination in `text` (markdown-it's tokens), with its 1-based line; the
+    destination percent-decoded, as written (markdown-it's normalizeLink encodes it), so that it
+    compares with a heading's anchor and names a file path."""
     if not may_have_links(text):
         return ()
     found: list[Link] = []
@@ -75,8 +78,8 @@ def find_links(text: str) -> tuple[Link, ...]:
                 line += 1
             elif child.type in ("link_open", "image"):
                 href = child.attrGet("href" if child.type == "link_open" else "src")
-                if isinstance(href, str):
-                    found.append(Link(line, href))
+                if isinstance(href, str):  # markdown-it percent-encodes it (`#café` -> `#caf%C3%A9`): decode
+                    found.append(Link(line, unquote(href)))
     return tuple(found)
 
 

@@ -7,9 +7,9 @@ back byte for byte.
 
 Placement rules:
 - a section whose heading matches a pin rule stays verbatim in the trunk, after the preamble;
-- the preamble stays in the trunk when it is small (<= `preamble_tokens`, default 40: a title
-  line and a standing instruction; the largest default that keeps the corpus's mean boot
-  reduction >= 90% with the quiet trunk's domain scopes) or carries a BOM or YAML front matter (they belong at the top of the file);
+- the preamble stays in the trunk when it is small (<= `preamble_tokens`, default 150: the
+  memory's title and the agent's standing framing, which tell it who it is at every boot; the
+  corpus's mean boot reduction stays >= 85%, issue 24) or carries a BOM or YAML front matter (they belong at the top of the file);
   otherwise it becomes the leaf `memory/domains/general/preamble.md`, whole (one piece, like
   every section: the title line does not stay behind on its own);
 - every other section becomes one leaf in the domain the scored classifier gives it
@@ -39,7 +39,7 @@ from .config import FALLBACK_DOMAIN, SINGLE_FILE_DOMAINS, Config
 from .errors import BadInput, Failed
 from .indexes import (
     DomainStats, config_scopes, domain_fits_one_index, domain_stats, render_block, render_index_files,
-    render_root_index,
+    render_root_index, stats_topics,
 )
 from .layout import DOMAINS_DIR, ROOT_INDEX, TRUNK, Leaf, parse_trunk
 from .sections import BOM, Section, split_sections
@@ -190,7 +190,7 @@ def plan_migration(original: str | SourceText, config: Config,
             order.append(("leaf", preamble_leaf))
             leaf_parts.append(_Part(FALLBACK_DOMAIN, "", doc.preamble, None))
             moved_tokens = estimate_tokens(doc.preamble, config.estimator)
-    decisions = _decide(doc.sections, config, choices)
+    decisions = _decide(doc.sections, config, choices, doc.preamble)
     section_slots: list[tuple[str, int]] = []
     for section, (domain, decision, name) in zip(doc.sections, decisions):
         if domain == PINNED:
@@ -206,7 +206,7 @@ def plan_migration(original: str | SourceText, config: Config,
     pinned_text = "".join(text for _, text in pinned_parts)
     stats = domain_stats(leaves, config.estimator)
     head = pinned_text + _separator(pinned_text, newline)
-    trunk = head + render_block((s.name for s in stats), newline, config_scopes(config))
+    trunk = head + render_block((s.name for s in stats), newline, config_scopes(config), stats_topics(stats))
     _refuse_marker_lookalikes(trunk, head)
     # The placements first, then let go of the per-section records before the indexes are rendered:
     # planning's peak memory is at its end, with everything it made still held (issue 15).
@@ -238,13 +238,14 @@ def plan_migration(original: str | SourceText, config: Config,
 
 
 def _decide(
-    sections: Sequence[Section], config: Config, choices: Sequence[SectionChoice] | None,
+    sections: Sequence[Section], config: Config, choices: Sequence[SectionChoice] | None, preamble: str = "",
 ) -> list[tuple[str, Classification | None, str | None]]:
-    """Per section: (domain or PINNED, the classifier's record or None, fixed leaf name or None)."""
+    """Per section: (domain or PINNED, the classifier's record or None, fixed leaf name or None);
+    `preamble` (the text before the first `##`) names the owner and the agent (classify_document)."""
     if choices is not None:
         return [(c.domain, None, c.leaf if c.domain != PINNED else None) for c in choices]
     kept = [i for i, s in enumerate(sections) if not is_pinned(s.heading, config)]
-    found = classify_document(_ClassifierInputs(sections, kept), config)
+    found = classify_document(_ClassifierInputs(sections, kept), config, preamble)
     out: list[tuple[str, Classification | None, str | None]] = [(PINNED, None, None)] * len(sections)
     for i, decision in zip(kept, found):
         out[i] = (decision.domain, decision, None)

@@ -20,7 +20,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from .config import FALLBACK_DOMAIN, MAX_DOMAIN_NAME, SINGLE_FILE_DOMAINS, Config, domain_scope, is_domain_name
+from .config import (FALLBACK_DOMAIN, MAX_DOMAIN_NAME, SINGLE_FILE_DOMAINS, Config, domain_scope, is_domain_name,
+                     is_one_line)
 from .errors import BadInput
 from .plan import PINNED, PREAMBLE_LEAF, MigrationPlan, SectionChoice
 from .sections import Section
@@ -148,7 +149,14 @@ def _choice(entry: dict[str, object], section: Section, n: int, known: set[str],
     key = (domain, name_key(leaf))
     if key in used:
         raise BadInput(f"{where}: leaf {leaf!r} is already used in {domain} by entry {used[key]}")
-    used[key] = n
+    # The same file name in two folders of one domain (`a/x`, `b/x`): move, archive and purge take a
+    # leaf by its name, and would refuse both as ambiguous ever after (issue 21 §4).
+    base_key = (domain, "/" + name_key(leaf.rpartition("/")[2]))
+    if base_key in used:
+        raise BadInput(f"{where}: leaf name {leaf.rpartition('/')[2]!r} is already used in {domain} by entry "
+                       f"{used[base_key]} (in another folder), so the name would be ambiguous; give it another "
+                       "name")
+    used[key] = used[base_key] = n
     return SectionChoice(domain, leaf)
 
 
@@ -163,8 +171,9 @@ def _with_plan_domains(table: object, config: Config, source: str) -> Config:
         if not is_domain_name(name) or name in (FALLBACK_DOMAIN, PINNED):
             raise BadInput(f"{source}: domain name {name!r} must be lowercase letters, digits or '-' "
                            f"(at most {MAX_DOMAIN_NAME}, not {FALLBACK_DOMAIN!r} or {PINNED!r})")
-        if not isinstance(scope, str) or "\n" in scope:
-            raise BadInput(f"{source}: domains.{name} must be a one-line scope string")
+        if not isinstance(scope, str) or not is_one_line(scope):
+            raise BadInput(f"{source}: domains.{name} must be a one-line scope string (no line break: CR, LF, "
+                           "U+2028...)")
         if scope.strip():
             scopes[name] = scope.strip()
         if name not in existing:

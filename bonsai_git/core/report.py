@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .lookup import lookup_cost
+from .lookup import cost_text, lookup_cost
 
 if TYPE_CHECKING:  # typing only
     from .plan import MigrationPlan
@@ -34,7 +34,8 @@ def migration_json(result: MigrationResult) -> dict[str, Any]:
      domains: {name: {leaves, tokens}}, files: [paths], secret_warnings: ["path:line: kind (sha256:…)"]
      (never the value),
      preamble_moved: {path, tokens, keep: the .bonsai.toml line that keeps it in the trunk} or null,
-     lookup: {leaves, median, p95, max, largest_index: {path, tokens} | null} | null}
+     lookup: {leaves, median, p95, max, largest_index: {path, tokens} | null, depth, reads_median,
+              index_files, index_tokens_median} | null}
     A pinned section's domain is "pinned" and its path MEMORY.md.  `lookup`: tokens from boot to a
     leaf's entry in the planned tree (lookup.py).
     """
@@ -83,10 +84,7 @@ def migration_text(result: MigrationResult) -> str:
     else:
         head = f"Wrote the tree for {len(plan.domains)} domains (not committed: --no-commit)"
     cost = lookup_cost(plan.file_map())
-    largest = "" if cost.largest_index is None else f"; largest index ~{cost.largest_index[1]:,}"
-    lines = [head, f"boot tokens: {before:,} -> {after:,} ({saved:.0f}% less at every session start)",
-             f"lookup: ~{cost.median:,} tokens median, ~{cost.p95:,} p95, ~{cost.max:,} max from boot to a leaf's "
-             f"entry{largest}"]
+    lines = [head, f"boot tokens: {before:,} -> {after:,} ({saved:.0f}% less at every session start)", cost_text(cost)]
     for d in plan.domains:
         lines.append(f"  {d.name:<16} {len(d.leaves):>4} {'leaf ' if len(d.leaves) == 1 else 'leaves'} {d.tokens:>8,} tokens")
     if plan.pinned_sections:
@@ -96,6 +94,10 @@ def migration_text(result: MigrationResult) -> str:
                      f"out of boot; to keep it in MEMORY.md, add this line to .bonsai.toml "
                      f"{'before migrating' if result.dry_run else '(then bonsai-git rollback and migrate again)'}: "
                      f"{moved['keep']}")
+    for path, heading, line in getattr(result, "taught", ()):
+        lines.append(f"You placed {heading!r} in {path} (the rules put it elsewhere); "
+                     + (f"to teach the rules, add to .bonsai.toml: {line}" if line else
+                        "no keyword would place it there (regroup --all leaves it where you put it)"))
     if result.dry_run:
         lines.append("Sections (heading -> leaf path (decided by)):")
         lines += [f"  {p.heading or '(empty heading)'} -> {p.path} ({p.decided_by})" for p in plan.placed]

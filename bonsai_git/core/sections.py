@@ -32,7 +32,8 @@ _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.S)
 class Section:
     """One level-2 section: its heading text (inline source, one line), exact text, 1-based line,
     and `group`: the text of the last top-level `#` heading before it ("" when none, or when the
-    document has a single `#` heading: that is its title, not a group)."""
+    document has a single `#` heading, or for the `#` that opens the file before any `##`: that is
+    its title, not a group)."""
 
     heading: str
     text: str
@@ -90,9 +91,10 @@ def split_sections(text: str) -> SplitDocument:
         return SplitDocument(text, ())
     groups: list[str] = []
     group = ""
-    for _offset, _line, level, heading in events:
+    for k, (_offset, _line, level, heading) in enumerate(events):
         if level == 1:
-            group = heading
+            # the file's first heading, a `#` before every `##`, is its title, not a group (issue 23)
+            group = "" if k == 0 else heading
         else:
             groups.append(group)
     if sum(1 for event in events if event[2] == 1) < 2:

@@ -10,14 +10,18 @@ is summarized by its first heading.  Markdown markers are stripped (list bullets
 marks, emphasis `*x*`/`_x_`/`**x**`, code spans; links keep their text), secret-looking values
 are masked, and the result is cut to at most 120 chars between whole grapheme clusters (an
 emoji ZWJ sequence, a flag, a letter and its combining marks, a Hangul syllable in jamo are
-never split; `_cluster_start`) at a word boundary when there is one.  A summary never contains
-`<!--` or `-->`, so it cannot break the trunk's markers.  Pure: text in, text out.
+never split; `_cluster_start`) at a word boundary when there is one.  After ` · ` come the
+distinctive words of the leaf's first lines (the DETAIL_LINES after that line, and the part of it
+the cut dropped) that it does not show: names, numbers, dates, hosts, acronyms (issue 24: a
+selector picks a leaf by them, not by its first sentence alone; `_compose`).  A summary never
+contains `<!--` or `-->`, so it cannot break the trunk's markers.  Pure: text in, text out.
 
 Speed: the pre-commit hook summarizes every leaf at every commit, so the common leaf (one
 `## ` section, LF or CRLF endings) is summarized without markdown-it (`_summary_without_parser`,
 ~100x faster, and markdown-it stays off the hook's import path).  That path gives up, and the
 parsed path decides, whenever a level-2 heading could end the section at or before the chosen
-line; both paths give the same bytes (tests/core/test_summary_fast.py checks it with hypothesis).
+line, or (for the details) in the DETAIL_LINES after it; both paths give the same bytes
+(tests/core/test_summary_fast.py checks it with hypothesis).
 """
 
 from __future__ import annotations
@@ -53,11 +57,14 @@ _RULE_ENDS = "|:-*_="
 def summarize(text: str, max_chars: int = MAX_SUMMARY_CHARS) -> str:
     """Return the one-line summary (str, <= max_chars chars, may be "") of a leaf's text.
 
-    `text` is a whole leaf: a `##` section (its heading line is skipped) or free text.
+    `text` is a whole leaf: a `##` section (its heading line is skipped) or free text.  The
+    first prose line, then (after ` · `) the distinctive words of the leaf's first lines it does
+    not already show (`_compose`).
     """
-    fast = _summary_without_parser(text)
+    fast = _fast_pick(text)
     if fast is not None:
-        return "" if not fast else _cut(_mask(fast), max_chars)
+        lines, index, lead, front_matter = fast
+        return "" if not lead else _compose(lead, _detail_lines(lines, index, front_matter), max_chars)
     return summarize_parsed(text, max_chars)
 
 
@@ -69,8 +76,135 @@ def summarize_parsed(text: str, max_chars: int = MAX_SUMMARY_CHARS) -> str:
     body = doc.preamble if not doc.sections else doc.sections[0].text.split("\n", 1)[-1]
     if doc.sections and doc.preamble.strip():
         body = doc.preamble
-    picked = _pick(_lines(body), front_matter=not doc.sections or bool(doc.preamble.strip()))
-    return "" if picked is None or not picked[1] else _cut(_mask(picked[1]), max_chars)
+    lines = _lines(body)
+    front_matter = not doc.sections or bool(doc.preamble.strip())
+    picked = _pick(lines, front_matter=front_matter)
+    if picked is None or not picked[1]:
+        return ""
+    return _compose(picked[1], _detail_lines(lines, picked[0], front_matter), max_chars)
+
+
+# Lines after the summary's own that the details come from (`_detail_lines`): a leaf's first lines.
+DETAIL_LINES = 6
+_DETAIL_STRIP = ",.;:!?()[]{}\"'“”‘’«»<>*"
+_NOT_NAMES = frozenset(
+    "I A An The This That These Those It Its We Our You Your He She They Their His Her If When Then And But Or "
+    "For With From To In On At By Of As Is Are Was Were Be Not No Yes Also Only Each Every All Any Some See Use "
+    "Note Notes Keep Never Always Do Don't Ask Tell OK".split()
+)
+_DIGIT = re.compile(r"\d")
+_ENOUGH_WORDS = 16
+_NUMBER_RUN = re.compile(r"\d[\d.,:/%–-]*\d")
+_HOSTLIKE = re.compile(r"[^\W_][\w-]*(?:\.[\w-]+)*\.[^\W\d_]{2,}|[^@/\s]*[@/]\S*[^\W_]")
+
+
+def _detail_lines(lines: list[str], index: int, front_matter: bool) -> list[str]:
+    """The cleaned, masked candidate lines among the DETAIL_LINES lines after line `index`."""
+    out = []
+    for i, line in _candidate_lines(lines, front_matter=front_matter):
+        if i > index + DETAIL_LINES:
+            break
+        if i > index:
+            cleaned = _clean(line)
+            if cleaned:
+                out.append(cleaned)
+    return _mask("\n".join(out)).split("\n") if out else out  # one secret scan for the lines
+
+
+def _compose(lead: str, details: list[str], max_chars: int) -> str:
+    """The summary line: `lead` (masked, cut between clusters at a word boundary), then ` · ` and the
+    distinctive words (`_distinctive`) of `lead` and `details` that the cut lead does not show, in
+    document order, whole, as many as fit `max_chars` (issue 24: a selector needs the names,
+    numbers, hosts and dates of a leaf's first lines, not only its first sentence).  The lead
+    keeps at least 55% of the budget."""
+    lead = _mask(lead)
+    cut = _cut(lead, max_chars)
+    words = _distinctive([lead, *details])
+    missing = [w for w in words if w.casefold() not in cut.casefold()]
+    if not missing:
+        return cut
+    room = max_chars - 3 - len(", ".join(missing))
+    cut = _cut(lead, max(max_chars * 55 // 100, room))
+    out, sep = cut, " · "
+    for word in (w for w in words if w.casefold() not in cut.casefold()):
+        if len(out) + len(sep) + len(word) <= max_chars:
+            out += sep + word
+            sep = ", "
+    return out
+
+
+def _distinctive(texts: list[str]) -> list[str]:
+    """The words of `texts` a selector can tell a leaf by, in order, once each (casefolded): numbers,
+    dates and versions (a digit), hosts, addresses and paths (`x.example`, `a@b`, `/etc/x`),
+    acronyms, and names (a capitalised word not starting a sentence; runs of them kept together:
+    `Dana Reyes`).  Masked values (`…[masked]`) are never taken.  A plain lowercase word is passed
+    over first (the hook summarizes every new leaf)."""
+    found: list[str] = []
+    seen: set[str] = set()
+
+    def add(item: str) -> None:
+        if item.casefold() not in seen:
+            seen.add(item.casefold())
+            found.append(item)
+
+    for text in texts:
+        if len(found) >= _ENOUGH_WORDS:
+            break  # more than a summary line can show: the rest is not read
+        name: list[str] = []
+        lone = False  # `name` is one sentence-opening capital so far (`Every`, or the `Dana` of `Dana Reyes`)
+        start = True
+        for raw in text.split():
+            if raw.isalpha() and raw.islower():  # the common word: plain and lowercase, nothing to tell by
+                if name and not lone:
+                    add(" ".join(name))
+                name = []
+                start = False
+                continue
+            word = raw.strip(_DETAIL_STRIP)
+            if word.endswith(("'s", "’s")):
+                word = word[:-2]
+            if not word.isascii() and any(_unspaced(ch) for ch in word):  # CJK text: only its numbers are words
+                word = max(_NUMBER_RUN.findall(word), key=len, default="")
+            if len(word) > 32:
+                word = ""
+            kind = "" if not word or "…" in word or "[masked]" in word else _word_kind(word, False)
+            if kind == "name" and start and not name:
+                opening = word  # a capital starting a sentence: a name only if another follows it
+                start = raw[-1:] in ".!?" or raw.endswith(("。", "！", "？"))
+                if not start and raw[-1:] not in ",;:)":
+                    name = [opening]
+                    lone = True
+                    continue
+                continue
+            if name and kind != "name":
+                if not lone:
+                    add(" ".join(name))
+                name = []
+            lone = False
+            if kind == "name":
+                name.append(word)
+                if raw[-1:] in ".!?:;,)":
+                    add(" ".join(name))
+                    name = []
+            elif kind:
+                add(word)
+            start = raw[-1:] in ".!?" or raw.endswith(("。", "！", "？"))
+        if name and not lone:
+            add(" ".join(name))
+    return found
+
+
+def _word_kind(word: str, sentence_start: bool) -> str:
+    """"number", "host", "acronym", "name" or "" for one word of a summary's source text."""
+    if _DIGIT.search(word):
+        return "" if word.isdigit() and len(word) < 3 else "number"  # `12 customers`: too common to tell by
+    if ("." in word or "@" in word or "/" in word) and _HOSTLIKE.fullmatch(word):
+        return "host"
+    if len(word) >= 2 and word.isupper() and word.isalpha() and word not in _NOT_NAMES:
+        return "acronym"
+    if not sentence_start and word[0].isupper() and word not in _NOT_NAMES and len(word) >= 2:
+        return "name"
+    return ""
 
 
 def _pick(lines: list[str], *, front_matter: bool) -> tuple[int, str] | None:
@@ -116,13 +250,23 @@ def _mask(line: str) -> str:
 
 
 def _summary_without_parser(text: str) -> str | None:
-    """The cleaned summary line ("" if none) of a leaf, or None when only the parser can tell.
+    """The cleaned first prose line ("" if none) of a leaf, or None when only the parser can tell
+    (`_fast_pick`'s lead, without the detail window's condition)."""
+    picked = _fast_pick(text, details=False)
+    return None if picked is None else picked[2]
+
+
+def _fast_pick(text: str, details: bool = True) -> tuple[list[str], int, str, bool] | None:
+    """(lines, index of the chosen line, its cleaned text ("" if none), front matter?) of a leaf,
+    or None when only the parser can tell.
 
     The section's body is everything after the first line up to the next level-2 heading.  We
     scan the whole rest instead, and accept the first meaningful line only when no line up to
     it could be an ATX `##` heading and no line up to the end of its paragraph could be a
     setext underline: then no heading can start at or before it, so the parser would have
     cut the section after it and picked the same line.
+    With `details`, the lines the summary's details come from (DETAIL_LINES after the chosen
+    one) must hold no heading either: the parser's section would end before them.
     """
     if not text.startswith("## "):
         return _summary_of_headingless(text)
@@ -133,12 +277,13 @@ def _summary_without_parser(text: str) -> str | None:
         return None
     picked = _pick(lines, front_matter=False)
     if picked is not None and picked[1]:
-        return picked[1] if _no_heading_through(lines, picked[0]) else None
-    return "" if _no_heading_through(lines, len(lines) - 1) else None
+        through = min(len(lines) - 1, picked[0] + DETAIL_LINES) if details else picked[0]
+        return (lines, picked[0], picked[1], False) if _no_heading_through(lines, through) else None
+    return (lines, len(lines), "", False) if _no_heading_through(lines, len(lines) - 1) else None
 
 
-def _summary_of_headingless(text: str) -> str | None:
-    """The cleaned summary line of a text no line of which could be a level-2 heading, else None.
+def _summary_of_headingless(text: str) -> tuple[list[str], int, str, bool] | None:
+    """`_fast_pick` of a text no line of which could be a level-2 heading, else None.
 
     Such a text is all preamble to the parser (a preamble leaf, `# Title` then prose).
     """
@@ -148,7 +293,7 @@ def _summary_of_headingless(text: str) -> str | None:
     if any(_ATX_H2.match(line) for line in lines) or _could_underline(lines, len(lines)):
         return None
     picked = _pick(lines, front_matter=True)
-    return "" if picked is None else picked[1]
+    return (lines, len(lines), "", True) if picked is None else (lines, picked[0], picked[1], True)
 
 
 def _no_heading_through(lines: list[str], index: int) -> bool:
@@ -244,6 +389,44 @@ def _cut(text: str, max_chars: int) -> str:
     if space > max_chars // 2:
         cut = cut[:space]
     return cut.rstrip(" ,;:-—·.") + "…"
+
+
+def clean_title(heading: str) -> str:
+    """A heading's text as an index shows it (str, one line): Markdown markers stripped as in a
+    summary, secret-looking values masked; "" for a blank heading.  `heading` is the heading
+    line without its `#` marks (branches.heading_text)."""
+    if not heading:
+        return ""
+    return _mask(_clean(heading))
+
+
+def cut_words(text: str, max_chars: int) -> str:
+    """`text` if it fits in `max_chars`, else cut at the last space before the budget, plus `…`.
+
+    Never inside a word or a grapheme cluster (issue 24): with no space to cut at, a text in a
+    script written without spaces (CJK, Thai ...) is cut between two of its letters at a cluster
+    boundary; any other text keeps its first word whole, past the budget.
+    """
+    if len(text) <= max_chars:
+        return text
+    space = text.rfind(" ", 0, max_chars)
+    if space > 0:
+        return text[:space].rstrip(" ,;:-—·.") + "…"
+    end = max_chars - 1
+    while end > 0 and not (_cluster_start(text, end) and _unspaced(text[end - 1]) and _unspaced(text[end])):
+        end -= 1
+    if end > 0:
+        return text[:end] + "…"
+    first = text.split(" ", 1)[0]
+    return first if first == text else first.rstrip(" ,;:-—·.") + "…"
+
+
+def _unspaced(ch: str) -> bool:
+    """True for a letter of a script written without spaces between words (CJK, kana, Thai, Lao, Khmer, Myanmar)."""
+    code = ord(ch)
+    return (0x2E80 <= code <= 0x9FFF or 0xF900 <= code <= 0xFAFF or 0x20000 <= code <= 0x3FFFF
+            or 0x0E00 <= code <= 0x0EFF or 0x1000 <= code <= 0x109F or 0x1780 <= code <= 0x17FF
+            or 0xFF66 <= code <= 0xFF9F)
 
 
 _ZWJ = "\u200d"

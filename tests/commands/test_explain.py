@@ -35,7 +35,7 @@ def test_explain_shows_step_words_runner_up_and_the_scope_table() -> None:
 
 def test_explain_body_decides_when_the_heading_does_not() -> None:
     code, out, _ = explain("Odds and ends", "--body", "Router and DNS on the NAS; VPN for remote access.")
-    assert code == 0 and out.startswith("'Odds and ends' -> infrastructure: decided by body, score 4")
+    assert code == 0 and out.startswith("'Odds and ends' -> infrastructure: decided by body, score 5")
     code, out, _ = explain("Odds and ends")
     assert out.startswith("'Odds and ends' -> general: decided by fallback")
 
@@ -45,7 +45,8 @@ def test_explain_json_has_records_and_domains() -> None:
     data = json.loads(out)
     assert code == 0
     assert data["sections"][0] == {"heading": "Person: Ann Lee", "line": None, "domain": "people", "decided_by": "prefix",
-                                   "score": 2.0, "words": ["Person:"], "runner_up": None, "runner_up_score": 0.0}
+                                   "score": 2.0, "words": ["Person:"], "runner_up": None, "runner_up_score": 0.0,
+                                   "document": None}
     assert data["sections"][1]["domain"] == "personal"
     assert [d["name"] for d in data["domains"]] == list(DOMAIN_SCOPES)
 

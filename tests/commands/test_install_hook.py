@@ -13,9 +13,9 @@ import pytest
 from click.testing import CliRunner
 
 from bonsai_git.cli import main
-from bonsai_git.githook import SCRIPT
+from bonsai_git.githook import PUSH_SCRIPT, SCRIPT
 from living_tree import (
-    LIVING, SCENARIOS, MakeRepo, assert_commit_stops_once_then_passes, commit_all, delete_leaf, edit_leaf, env, migrated,
+    LIVING, SCENARIOS, MakeRepo, assert_commit_lands_at_once, commit_all, delete_leaf, edit_leaf, env, migrated,
     run, tree_files, write,
 )
 from support import ROOT, git
@@ -28,6 +28,7 @@ def install(repo: Path, *args: str) -> tuple[int, str, str]:
 
 def test_hook_script_is_the_packaged_one() -> None:
     assert (ROOT / "hooks/pre-commit").read_bytes() == SCRIPT.read_bytes()
+    assert (ROOT / "hooks/pre-push").read_bytes() == PUSH_SCRIPT.read_bytes()
     assert os.access(ROOT / "hooks/pre-commit", os.X_OK)
     assert subprocess.run(["sh", "-n", str(SCRIPT)]).returncode == 0
 
@@ -37,7 +38,7 @@ def test_plain_hook_stops_a_stale_commit_once(make_repo: MakeRepo, change: Calla
     repo = migrated(make_repo)
     assert install(repo)[0] == 0
     change(repo)
-    assert_commit_stops_once_then_passes(repo)
+    assert_commit_lands_at_once(repo)
 
 
 def test_plain_hook_lets_an_unrelated_commit_through_untouched(make_repo: MakeRepo) -> None:
@@ -54,8 +55,9 @@ def test_install_hook_is_idempotent_and_uninstall_reverses_it(make_repo: MakeRep
     hooks = repo / ".git/hooks"
     before = sorted(p.name for p in hooks.iterdir())
     code, out, _ = install(repo)
-    assert (code, out) == (0, f"installed: {hooks / 'pre-commit'}\n")
+    assert (code, out) == (0, f"installed: {hooks / 'pre-commit'}\ninstalled: {hooks / 'pre-push'}\n")
     assert (hooks / "pre-commit").read_bytes() == SCRIPT.read_bytes()
+    assert (hooks / "pre-push").read_bytes() == (ROOT / "hooks" / "pre-push").read_bytes()  # the push gate
     assert stat.S_IMODE((hooks / "pre-commit").stat().st_mode) == 0o755
     assert install(repo)[1].startswith("already installed:")
     assert install(repo, "--uninstall")[1].startswith("uninstalled:")
@@ -74,8 +76,8 @@ def test_install_hook_chains_an_existing_hook_and_uninstall_restores_it(make_rep
     chained = repo / ".git/hooks/pre-commit.bonsai-chained"
     assert chained.read_bytes() == script and stat.S_IMODE(chained.stat().st_mode) == 0o750
     edit_leaf(repo)
-    assert_commit_stops_once_then_passes(repo)
-    assert (repo / ".git/theirs.log").read_text() == "theirs ran\ntheirs ran\n"  # both attempts ran it first
+    assert_commit_lands_at_once(repo)
+    assert (repo / ".git/theirs.log").read_text() == "theirs ran\n"  # it ran first, in the one attempt
     assert install(repo)[1].startswith("already installed:")
     assert install(repo, "--uninstall")[1].startswith("uninstalled (the previous hook is back)")
     assert theirs.read_bytes() == script and stat.S_IMODE(theirs.stat().st_mode) == 0o750
@@ -118,7 +120,9 @@ def test_install_hook_honours_core_hooks_path(make_repo: MakeRepo) -> None:
     delete_leaf(repo)
     git(repo, "add", "-A")
     result = run(["git", "commit", "-q", "-m", "delete"], repo)  # git sends a hook's stdout to stderr
-    assert result.returncode != 0 and "bonsai-git: removed memory/domains/personal/_index.md" in result.stderr
+    assert result.returncode == 0 and "staged them: " in result.stderr
+    assert "memory/domains/personal/_index.md" in result.stderr  # removed with its last leaf, in the same commit
+    assert git(repo, "ls-files", "memory/domains/personal") == "" and git(repo, "status", "--porcelain") == ""
 
 
 def test_install_hook_from_a_linked_worktree_installs_for_the_repository(make_repo: MakeRepo, tmp_path: Path) -> None:
@@ -127,7 +131,7 @@ def test_install_hook_from_a_linked_worktree_installs_for_the_repository(make_re
     assert install(tmp_path / "wt")[0] == 0
     assert (repo / ".git/hooks/pre-commit").is_file()
     edit_leaf(tmp_path / "wt")
-    assert_commit_stops_once_then_passes(tmp_path / "wt")
+    assert_commit_lands_at_once(tmp_path / "wt")
 
 
 def test_install_hook_updates_an_older_copy_and_refuses_a_leftover_chain(make_repo: MakeRepo) -> None:
@@ -159,7 +163,7 @@ def test_plain_hook_falls_back_to_python3_dash_m(make_repo: MakeRepo, tmp_path: 
     bare_path = {"PATH": f"{only_python}{os.pathsep}/usr/bin{os.pathsep}/bin"}
     result = subprocess.run(["git", "commit", "-q", "-m", "x"], cwd=repo, capture_output=True, text=True,
                             env=env() | bare_path)
-    assert result.returncode != 0 and "bonsai-git: wrote memory/domains/business/_index.md" in result.stderr
+    assert result.returncode == 0 and "staged them: memory/_index.md memory/domains/business/_index.md" in result.stderr
     (only_python / "python3").unlink()
     (only_python / "python3").write_text("#!/bin/sh\nexit 1\n")
     (only_python / "python3").chmod(0o755)

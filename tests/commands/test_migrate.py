@@ -9,7 +9,7 @@ from support import MakeRepo, bonsai, git
 
 
 def test_migrate_reports_a_moved_preamble_on_its_own_line_with_the_config_line_that_keeps_it(make_repo: MakeRepo) -> None:
-    preamble = "# Memory\n\n" + "Standing rule: the newer dated source wins over older notes. " * 8 + "\n\n"
+    preamble = "# Memory\n\n" + "Standing rule: the newer dated source wins over older notes. " * 12 + "\n\n"  # > 150
     repo = make_repo(preamble + "## Pricing\n\nMugs $18.\n")
     dry = bonsai("migrate", "-C", str(repo), "--force", "--dry-run", catch_exceptions=False)
     line = next(ln for ln in dry.stdout.splitlines() if ln.startswith("The preamble"))

@@ -15,11 +15,11 @@ MEMORY = (
     "## Clients\n\nAcme pays net 30; Birch Cafe pays on delivery.\n\n"
     "## Client pricing\n\nMugs $18 wholesale, $32 retail.\n\n"
     "## Glaze tests\n\nCeladon crawls on the tall mugs.\n\n"
-    "## Kiln schedule\n\nBisque on Mondays, glaze firing on Thursdays.\n\n"
+    "## Firing schedule\n\nBisque on Mondays, glaze firing on Thursdays.\n\n"
     "## Odds and ends\n\nThe blue tile cracked.\n"
 )
 GLAZE = "memory/domains/general/glaze-tests.md"
-KILN = "memory/domains/general/kiln-schedule.md"
+KILN = "memory/domains/general/firing-schedule.md"
 
 
 def migrated(make_repo: MakeRepo) -> Path:
@@ -40,7 +40,7 @@ def test_move_takes_several_leaves_in_one_commit(make_repo: MakeRepo) -> None:
     result = bonsai("move", "-C", str(repo), "glaze-tests", KILN, "glaze-tests.md", "studio")
     assert result.exit_code == 0, result.output
     assert (repo / "memory/domains/studio/glaze-tests.md").read_bytes() == glaze
-    assert (repo / "memory/domains/studio/kiln-schedule.md").read_bytes() == kiln
+    assert (repo / "memory/domains/studio/firing-schedule.md").read_bytes() == kiln
     message = git(repo, "log", "-1", "--format=%B")
     assert message.startswith("bonsai: move 2 leaves to studio\n") and message.rstrip().endswith("Bonsai-Op: move")
     assert f"{GLAZE} -> memory/domains/studio/glaze-tests.md" in message
@@ -67,7 +67,7 @@ def test_regroup_dry_run_then_nothing_to_do_on_a_fresh_tree(make_repo: MakeRepo)
 
 def test_regroup_after_a_config_change_then_git_revert(make_repo: MakeRepo) -> None:
     repo = migrated(make_repo)
-    (repo / ".bonsai.toml").write_text('[domains.studio]\nkeywords = ["glaze", "kiln"]\nscope = "the pottery studio"\n')
+    (repo / ".bonsai.toml").write_text('[domains.studio]\nkeywords = ["glaze", "firing"]\nscope = "the pottery studio"\n')
     commit(repo, "config: a studio domain", ".bonsai.toml")
     before, head = memory_files(repo), git(repo, "rev-parse", "HEAD")
     dry = bonsai("regroup", "-C", str(repo), "--dry-run")
@@ -77,7 +77,7 @@ def test_regroup_after_a_config_change_then_git_revert(make_repo: MakeRepo) -> N
     assert proc.returncode == 0, proc.stderr
     message = git(repo, "log", "-1", "--format=%B")
     assert message.startswith("bonsai: regroup 2 leaves (general/, current rules)\n")
-    assert f"{KILN} -> memory/domains/studio/kiln-schedule.md (config: Kiln)" in message
+    assert f"{KILN} -> memory/domains/studio/firing-schedule.md (config: Firing)" in message
     assert message.rstrip().endswith("Bonsai-Op: regroup")
     assert (repo / "memory/domains/studio/glaze-tests.md").read_bytes() == before[GLAZE]  # bytes untouched
     assert (repo / "memory/domains/general/odds-and-ends.md").is_file()  # nothing places it elsewhere
@@ -103,7 +103,7 @@ def test_regroup_all_resorts_every_leaf_except_those_a_move_placed(make_repo: Ma
 
 def test_regroup_refuses_uncommitted_memory_changes(make_repo: MakeRepo) -> None:
     repo = migrated(make_repo)
-    (repo / KILN).write_text("## Kiln schedule\n\nchanged\n")
+    (repo / KILN).write_text("## Firing schedule\n\nchanged\n")
     before = snapshot(repo)
     result = bonsai("regroup", "-C", str(repo))
     assert result.exit_code == 3 and f"{KILN}: has uncommitted changes" in result.stderr
@@ -127,3 +127,41 @@ def test_regroup_needs_a_leafs_own_words_not_only_the_dominant_domain() -> None:
     leaves = tuple(Leaf("people", f"p{i}.md", f"## Person: P{i}\n\nfriend\n") for i in range(4))
     leaves += (Leaf("general", "ana-ruiz.md", "## Ana Ruiz\n\nmet at the fair\n"),)
     assert regroup_moves(leaves, Config()) == {}
+
+
+def test_move_prints_the_bonsai_toml_line_that_would_have_placed_the_leaf(make_repo: MakeRepo) -> None:
+    repo = migrated(make_repo)
+    result = bonsai("move", "-C", str(repo), "glaze-tests", "business")
+    assert result.exit_code == 0, result.output
+    line = 'domains.business.extend = ["glaze"]'
+    assert f"note: to place glaze-tests.md in business next time, add to .bonsai.toml: {line}\n" in result.stderr
+    assert not (repo / ".bonsai.toml").exists()  # never edited silently
+    (repo / ".bonsai.toml").write_text(line + "\n")  # adopted: the rules now agree, nothing more to teach
+    commit(repo, "config: glaze is business", ".bonsai.toml")
+    back = bonsai("move", "-C", str(repo), "memory/domains/business/glaze-tests.md", "general")
+    assert back.exit_code == 0 and "add to .bonsai.toml" not in back.output
+    again = bonsai("move", "-C", str(repo), "memory/domains/general/glaze-tests.md", "business")
+    assert again.exit_code == 0 and "add to .bonsai.toml" not in again.output
+
+
+def test_a_placement_chosen_in_an_edited_plan_is_kept_by_regroup_all(make_repo: MakeRepo, tmp_path: Path) -> None:
+    repo = make_repo(MEMORY)
+    plan = tmp_path / "plan.toml"
+    assert bonsai("migrate", "-C", str(repo), "--force", "--dry-run", "--plan-out", str(plan)).exit_code == 0
+    text = plan.read_text(encoding="utf-8")
+    start = text.index('heading = "Clients"\n')
+    entry = text[start:text.index("[[section]]", start)]
+    plan.write_text(text[:start] + entry.replace('domain = "business"', 'domain = "people"') +
+                    text[start + len(entry):], encoding="utf-8")
+    result = bonsai("migrate", "-C", str(repo), "--force", "--plan", str(plan))
+    assert result.exit_code == 0, result.output
+    assert ("You placed 'Clients' in memory/domains/people/clients.md (the rules put it elsewhere); to teach the "
+            'rules, add to .bonsai.toml: domains.people.extend = ["clients"]') in result.stdout
+    message = git(repo, "log", "-1", "--format=%B")
+    assert "Bonsai-Chosen: memory/domains/people/clients.md" in message.splitlines()
+    leaf = Leaf("people", "clients.md", (repo / "memory/domains/people/clients.md").read_text(encoding="utf-8"))
+    assert "memory/domains/people/clients.md" in regroup_moves((leaf,), Config(), all_leaves=True)  # the rules differ
+    before = snapshot(repo)
+    regroup = bonsai("regroup", "-C", str(repo), "--all", "--dry-run")
+    assert regroup.exit_code == 0 and "clients.md" not in regroup.stdout  # the choice stays, as a move would
+    assert snapshot(repo) == before

@@ -1,6 +1,8 @@
-"""Boot budget: OpenClaw's per-file and total caps, USER.md's own cap, Claude Code's 200 lines / 25,000 bytes."""
+"""Boot budget: OpenClaw's per-file and total caps, USER.md's own cap, Claude Code's 200 lines / 25,000 chars."""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import pytest
 
@@ -67,13 +69,34 @@ def test_with_caps_overrides_and_keeps_smaller_file_caps() -> None:
 
 
 @pytest.mark.parametrize(
-    ("text", "lost_lines", "lost_bytes"),
+    ("text", "lost_lines", "lost_chars"),
     [("a\n" * 200, 0, 0), ("a\n" * 201, 1, 2), ("a" * 25_000, 0, 0), ("a" * 25_001, 0, 1),
-     (("b" * 199 + "\n") * 130, 5, 1_000), ("", 0, 0)],
+     (("b" * 199 + "\n") * 130, 5, 1_000), ("", 0, 0),
+     ("é" * 25_000, 0, 0),  # 50,000 bytes, 25,000 chars: the cap counts chars (measured)
+     ("<!-- c -->\n" * 50 + "a\n" * 200, 0, 0),  # whole-line comments are stripped before counting
+     ("<!-- open\nstill comment\n-->\n" + "a\n" * 201, 1, 2),  # a multi-line comment too
+     ("```\n<!-- kept: in a fence -->\n```\n" + "a\n" * 198, 1, 2),
+     ("<!-- c --> text\n" + "a\n" * 200, 1, 2),  # not a whole-line comment: counted
+     ("x" * 24_990 + "\n" + "y" * 20 + "\n", 1, 21)],  # the char cut drops the whole line it falls in (measured)
 )
-def test_claude_code_fit_first_200_lines_or_25000_bytes(text: str, lost_lines: int, lost_bytes: int) -> None:
+def test_claude_code_fit_strips_comment_lines_then_200_lines_then_25000_chars(
+        text: str, lost_lines: int, lost_chars: int) -> None:
     fit = claude_code_fit(text)
-    assert (fit.lost_lines, fit.lost_bytes, fit.fits) == (lost_lines, lost_bytes, lost_bytes == 0)
+    assert (fit.lost_lines, fit.lost_chars, fit.fits) == (lost_lines, lost_chars, lost_chars == 0)
+
+
+def test_claude_code_fit_counts_utf16_units_like_javascript() -> None:
+    fit = claude_code_fit("😀" * 12_501)  # 25,002 UTF-16 units: the last emoji does not fit
+    assert (fit.chars, fit.lost_chars, fit.lost_bytes) == (25_002, 2, 4)
+
+
+def test_claude_profile_whole_when_imported_else_cut_as_auto_memory() -> None:
+    claude = profile_named("claude")
+    text = "a\n" * 300
+    imported = boot_budget({"MEMORY.md": text}, claude, claude_whole=True)
+    auto = boot_budget({"MEMORY.md": text}, claude)
+    assert [(f.name, f.chars, f.lost) for f in imported.files] == [("MEMORY.md", 600, 0)]
+    assert [(f.name, f.injected, f.lost) for f in auto.files] == [("MEMORY.md", 400, 200)]
 
 
 def test_profiles_table_is_newest_first_and_names_are_unique() -> None:
@@ -86,7 +109,7 @@ CODEX = profile_named("codex")
 
 def test_codex_profile_is_32_kib_in_bytes_across_the_chain() -> None:
     assert (CODEX.total_cap, CODEX.unit, CODEX.chain) == (32_768, "bytes", True)
-    assert CODEX.files == ("AGENTS.override.md", "AGENTS.md", "MEMORY.md")
+    assert CODEX.files == ("AGENTS.override.md", "AGENTS.md")  # MEMORY.md only when a fallback name (measured)
 
 
 def test_codex_chain_one_file_per_folder_root_first_cut_at_the_byte_budget() -> None:
@@ -100,13 +123,14 @@ def test_codex_chain_one_file_per_folder_root_first_cut_at_the_byte_budget() -> 
         "agent/deep/AGENTS.md": "  \n",                     # blank: skipped, the fallback is read
         "agent/deep/MEMORY.md": "## Memory\nlost whole\n",
     }
-    files = codex_chain(paths, CODEX)
+    files = codex_chain(paths, replace(CODEX, files=(*CODEX.files, "MEMORY.md")))  # fallback names MEMORY.md
     assert [(f.name, f.chars, f.injected, f.lost) for f in files] == [
         ("AGENTS.md", 30_000, 30_000, 0),
         ("agent/AGENTS.override.md", 5_000, 2_768, 2_232),  # the cut point: byte 2,768 of this file
         ("agent/deep/MEMORY.md", 21, 0, 21),
     ]
-    assert boot_budget({"MEMORY.md": "x\n"}, CODEX, chain=paths).files == files
+    assert boot_budget({"MEMORY.md": "x\n"}, replace(CODEX, files=(*CODEX.files, "MEMORY.md")), chain=paths).files == files
+    assert [f.name for f in codex_chain(paths, CODEX)] == ["AGENTS.md", "agent/AGENTS.override.md"]  # no fallback
 
 
 def test_codex_chain_fits_without_a_cut() -> None:

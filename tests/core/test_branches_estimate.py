@@ -1,6 +1,6 @@
 """Fast paths of the sub-branch layout, proven equal to the general code with hypothesis: the split
 prices an index from its entries' quarter-tokens (branches._index_tokens) instead of rendering it,
-common prefixes by slice compares, heading words of an ASCII heading lowered first."""
+heading words of an ASCII heading lowered first."""
 
 from __future__ import annotations
 
@@ -23,23 +23,14 @@ _LEAF = st.builds(BranchLeaf, name=_TEXT.map(lambda s: s + ".md"), heading=_TEXT
 def test_index_tokens_equal_the_estimate_of_the_rendered_index(leaves: list[BranchLeaf], labels: list[str],
                                                               split: bool, grouped: bool) -> None:
     entries = [branches._leaf_entry(leaf) for leaf in leaves]
-    if grouped and entries:  # sub-branch entries, with and without their guide-word line
-        entries = [branches._group_entry(labels[0], f"{labels[-1]}.md", entries[: i + 1], span=i % 2 == 0)
+    if grouped and entries:  # sub-branch entries, with their description lines
+        entries = [branches._group_entry(labels[i % len(labels)], f"{labels[-1]}.md", entries[: i + 1])
                    for i in range(len(entries))] + entries
     split_from = entries if split else None
     text = branches._index_text(labels, entries, split_from)
     assert branches._index_tokens(labels, entries, split_from) == estimate_tokens(text)
     for entry in entries:
         assert entry.tokens == estimate_tokens(entry.text + "\n\n")
-
-
-@given(_TEXT, _TEXT, _TEXT)
-def test_common_len_is_the_length_of_the_common_prefix(shared: str, a: str, b: str) -> None:
-    x, y = shared + a, shared + b
-    n = 0
-    while n < min(len(x), len(y)) and x[n] == y[n]:
-        n += 1
-    assert branches._common_len(x, y) == n
 
 
 @given(st.text(st.characters(max_codepoint=127), max_size=40))

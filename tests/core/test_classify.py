@@ -91,7 +91,7 @@ def test_classify_heading_prefixes_and_dates(heading: str, domain: str, decided_
 
 
 def test_kind_prefix_counts_double_against_a_full_match() -> None:
-    c = classify_heading("Person: our SEO contractor", Config())
+    c = classify_heading("Person: our SEO expert", Config())
     assert (c.domain, c.score, c.runner_up, c.runner_up_score) == ("people", 2.0, "business", 1.0)
 
 
@@ -122,10 +122,19 @@ def test_stem_joins_plural_possessive_and_suffix_forms(word: str, other: str) ->
     assert stem(word) == stem(other)
 
 
-@pytest.mark.parametrize(("word", "other"), [("group", "grouping"), ("seo", "seoul"), ("agent", "agenda"),
-                                             ("api", "capital"), ("log", "logging")])
+@pytest.mark.parametrize(("word", "other"), [("seo", "seoul"), ("agent", "agenda"), ("api", "capital"),
+                                             ("api", "apiary"), ("task", "tasker"), ("brand", "brandywine"),
+                                             ("personal", "personalised")])
 def test_stem_keeps_different_words_apart(word: str, other: str) -> None:
     assert stem(word) != stem(other)
+
+
+@pytest.mark.parametrize(("heading", "not_domain"), [("Grouping rules", "community"), ("Logging", "log"),
+                                                     ("Personality quiz results", "people")])
+def test_an_exact_form_keyword_does_not_match_the_words_its_stem_shares(heading: str, not_domain: str) -> None:
+    # snowball gives "grouping" the stem of "group" and "personality" that of "person": `=group`,
+    # `=log` and `=person` match those forms (and plurals) only
+    assert classify_heading(heading, Config()).domain != not_domain
 
 
 def test_body_decides_when_the_heading_says_nothing() -> None:
@@ -178,19 +187,27 @@ def test_document_dominant_domain_places_the_rest() -> None:
 
 
 @pytest.mark.parametrize(
-    ("domains", "expected"),
+    ("domains", "others", "expected"),
     [
-        (["people", "people", "business"], None),  # fewer than three
-        (["people"] * 3 + ["business"] * 3, "business"),  # half is enough; a tie goes to the first name
-        (["people"] * 3 + ["business"] * 4, "business"),
-        (["people"] * 3 + ["business"] * 2 + ["log"] * 2, None),  # under half
+        (["people", "people", "business"], 0, None),  # fewer than three
+        (["people"] * 3 + ["business"] * 3, 0, "business"),  # half is enough; a tie goes to the first name
+        (["people"] * 3 + ["business"] * 4, 5, "business"),
+        (["people"] * 3 + ["business"] * 2 + ["log"] * 2, 0, None),  # under half
+        (["business"] * 3, 7, None),  # under a third of all sections: three placed sections do not speak for ten
     ],
 )
-def test_dominant_domain_needs_half_and_three(domains: list[str], expected: str | None) -> None:
+def test_dominant_domain_needs_half_three_and_a_third(domains: list[str], others: int, expected: str | None) -> None:
     from bonsai_git.core.classify import Classification
 
-    decisions = [Classification(d, "heading", 1.0) for d in domains] + [Classification("log", "body", 3.0)] * 9
+    weak = [Classification("log", "heading", 0.5), Classification("log", "body", 1.5)]  # not confident
+    decisions = [Classification(d, "heading", 1.0) for d in domains] + (weak * others)[:others]
     assert dominant_domain(decisions) == expected
+
+
+def test_a_body_with_body_min_points_is_confident_for_the_document() -> None:
+    from bonsai_git.core.classify import Classification
+
+    assert dominant_domain([Classification("business", "body", 2.0)] * 3) == "business"
 
 
 def test_runner_up_and_words_are_reported() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import subprocess
 import sys
 from datetime import datetime, timedelta
@@ -272,7 +273,9 @@ def test_status_codex_profile_names_the_cut_in_the_agents_md_chain(make_repo: Ma
     commit_all(repo, "agents")
     result = run("status", "-C", str(repo), "--profile", "codex")
     assert result.exit_code == 1
-    assert "Boot budget (Codex: 32,768 bytes across AGENTS.override.md / AGENTS.md / MEMORY.md" in result.stdout
+    assert "Boot budget (Codex: 32,768 bytes across AGENTS.override.md / AGENTS.md, root folder first" in result.stdout
+    assert "Codex: Loaded at boot: no: nothing: Codex never reads MEMORY.md" in result.stdout
+    assert "MEMORY.md: Codex does not load it at boot" in result.stdout and "run bonsai-git connect codex" in result.stdout
     assert "CUT at byte 32,768: the last 3,232 bytes are never loaded" in result.stdout
     assert "MEMORY.md is not in Codex's chain: a folder's AGENTS.md comes first" in result.stdout
     report = json.loads(run("status", "-C", str(repo), "--profile", "codex", "--json").stdout)
@@ -290,7 +293,15 @@ def test_status_codex_profile_reads_the_chain_from_the_repository_root(make_repo
     (ws / "MEMORY.md").write_text(SAMPLE)
     commit_all(repo, "workspace in a subfolder")
     report = json.loads(run("status", "-C", str(ws), "--profile", "codex", "--json").stdout)
+    assert [f["name"] for f in report["boot"]["files"]] == ["AGENTS.md"]  # Codex never reads MEMORY.md by itself
+    assert report["boot"]["loaded"]["loaded"] is False
+    codex_home = Path(os.environ["CODEX_HOME"])  # conftest: a scratch ~/.codex
+    codex_home.mkdir(parents=True, exist_ok=True)
+    (codex_home / "config.toml").write_text('project_doc_fallback_filenames = ["MEMORY.md"]\n')
+    report = json.loads(run("status", "-C", str(ws), "--profile", "codex", "--json").stdout)
     assert [f["name"] for f in report["boot"]["files"]] == ["AGENTS.md", "agent/MEMORY.md"]
+    assert report["boot"]["loaded"] == {"loaded": True, "by": "agent/MEMORY.md itself (project_doc_fallback_filenames "
+                                                              "lists it)"}
     assert "not in Codex's chain" not in run("status", "-C", str(ws), "--profile", "codex").stdout
 
 

@@ -4,8 +4,8 @@ import pytest
 
 from bonsai_git.core.config import DOMAIN_SCOPES, Config
 from bonsai_git.core.indexes import (
-    BLOCK_CAP_TOKENS, LOOKUP_LINE, WRITE_LINE, domain_stats, foreign_block_line, render_block, render_branch_index,
-    render_tree,
+    BLOCK_CAP_TOKENS, LOOKUP_LINE, WRITE_LINE, domain_stats, domain_topics, foreign_block_line, render_block,
+    render_branch_index, render_tree,
 )
 from bonsai_git.core.tokens import estimate_tokens
 from bonsai_git.core.layout import BEGIN, END, Leaf, parse_trunk
@@ -21,8 +21,8 @@ def _leaves(n: int, domains: int = 7) -> list[Leaf]:
 def test_render_branch_index_lists_leaves_by_name_with_tokens() -> None:
     stats = domain_stats([Leaf("business", "b.md", "## B\nBee.\n"), Leaf("business", "a.md", "## A\nAy.\n")], "script-aware")
     assert render_branch_index(stats[0]) == (
-        "# Business Index\n_Estimated tokens: ~6 in 2 leaves_\n\n"
-        "### a.md (~3 tokens)\nAy.\n\n### b.md (~3 tokens)\nBee.\n"
+        "# Business Index\n\n_Estimated tokens: ~6 in 2 leaves_\n\n"
+        "### a.md (~3 tokens)\n\nAy.\n\n### b.md (~3 tokens)\n\nBee.\n"
     )
 
 
@@ -30,8 +30,9 @@ def test_render_block_holds_only_domains_scopes_and_two_how_to_lines() -> None:
     block = render_block(["general", "dates", "business"])
     lines = block.split("\n")
     assert lines[0].startswith(BEGIN + " #") and lines[-2] == END
-    assert lines[1:3] == [LOOKUP_LINE, WRITE_LINE]
-    assert lines[3:6] == [
+    assert lines[1:5] == ["", LOOKUP_LINE, WRITE_LINE, ""]  # blank lines: mdformat's canonical form
+    assert lines[-3] == ""
+    assert lines[5:8] == [
         f"- business: {DOMAIN_SCOPES['business']}",
         f"- dates (memory/dates.md): {DOMAIN_SCOPES['dates']}",
         f"- general: {DOMAIN_SCOPES['general']}",
@@ -53,7 +54,7 @@ def test_render_block_stays_under_400_tokens_however_many_domains(domains: int) 
 
 def test_render_block_folds_domains_that_do_not_fit() -> None:
     block = render_block([f"domain-{i}" for i in range(400)])
-    assert "more domains: see memory/_index.md" in block
+    assert "more domains: see `memory/_index.md`" in block
 
 
 def test_render_block_uses_crlf_when_asked() -> None:
@@ -66,8 +67,47 @@ def test_render_tree_block_is_the_same_whatever_the_leaves_say() -> None:
     trunk = parse_trunk(f"# Pinned\n\n{BEGIN}\n{END}\n")
     assert trunk is not None
     few = render_tree(_leaves(30), trunk, Config())["MEMORY.md"]
-    edited = [Leaf(leaf.domain, leaf.name, leaf.text * 3) for leaf in _leaves(30)] + [Leaf("domain-1", "new.md", "## N\n")]
-    assert render_tree(edited, trunk, Config())["MEMORY.md"] == few
+    edited = [Leaf(leaf.domain, leaf.name, "## Another heading\n" + leaf.text * 3) for leaf in _leaves(30)]
+    assert render_tree(edited, trunk, Config())["MEMORY.md"] == few  # an edit inside a leaf: the same bytes
+
+
+def _topic_leaves(*names: str) -> list[Leaf]:
+    return [Leaf("infrastructure", name, f"## {name}\nA fact.\n") for name in names]
+
+
+def test_the_trunk_names_each_domains_topics_from_its_leaf_names() -> None:
+    trunk = parse_trunk(f"{BEGIN}\n{END}\n")
+    assert trunk is not None
+    leaves = _topic_leaves("deploy-api.md", "deploy-web.md", "kiln-controller.md", "backup-nas.md", "backup-db.md",
+                           "deploy-cron.md", "seo/audit.md", "seo/keywords.md")
+    block = render_tree(leaves, trunk, Config())["MEMORY.md"]
+    # shared words first, the most names first (ties alphabetical), then the other names as words
+    assert f"- infrastructure: {DOMAIN_SCOPES['infrastructure']} — deploy, backup, seo, kiln controller\n" in block
+    assert domain_topics("infrastructure", [leaf.name for leaf in leaves]) == ("deploy", "backup", "seo", "kiln controller")
+    assert domain_topics("dates", ["dates.md"]) == ()
+
+
+def test_the_trunk_changes_only_when_the_topics_it_shows_change() -> None:
+    trunk = parse_trunk(f"{BEGIN}\n{END}\n")
+    assert trunk is not None
+    names = ["deploy-api.md", "deploy-web.md", "kiln.md"]
+    before = render_tree(_topic_leaves(*names), trunk, Config())["MEMORY.md"]
+    assert render_tree(_topic_leaves(*names, "deploy-cron.md"), trunk, Config())["MEMORY.md"] == before  # same topics
+    assert render_tree(_topic_leaves("deploy-api.md", "deploy-web.md"), trunk, Config())["MEMORY.md"] != before
+    assert render_tree(_topic_leaves("deploy-api.md", "deploy-web.md", "oven.md"), trunk, Config())["MEMORY.md"] != before
+
+
+@pytest.mark.parametrize(("domains", "leaves"), [(3, 10), (12, 40), (12, 2_000), (40, 400)])
+def test_the_block_with_topics_stays_within_its_cap(domains: int, leaves: int) -> None:
+    names = [f"domain-{i}" for i in range(domains - len(DOMAIN_SCOPES))] + list(DOMAIN_SCOPES)
+    words = ["atlas", "bramble", "cobalt", "driftwood", "ember", "fable", "gossamer", "harrow", "inkwell", "juniper"]
+    topics = {d: domain_topics(d, [f"{words[i % 10]}-{words[(i * 7) % 10]}-supplier-contract-{i}.md"
+                                   for i in range(leaves)]) for d in names}
+    block = render_block(names, topics=topics)
+    assert estimate_tokens(block) <= BLOCK_CAP_TOKENS
+    assert foreign_block_line(block) is None
+    if domains <= 12:
+        assert "\n- people: other people, teams, contacts (Person: X) — " in block  # lists shortened first
 
 
 def test_render_tree_is_deterministic_and_deletes_empty_domain_indexes() -> None:

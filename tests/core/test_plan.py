@@ -10,7 +10,7 @@ from bonsai_git.core.plan import Placement, SourceText, _verify_pieces, piece_at
 from bonsai_git.core.layout import BEGIN, END, parse_trunk
 from support import CORPUS_FILES, EXPECTED, corpus_bytes
 
-LONG_PREAMBLE = "# Memory\n\n" + "An introduction that goes on for a while. " * 10 + "\n\n"
+LONG_PREAMBLE = "# Memory\n\n" + "An introduction that goes on for a while. " * 20 + "\n\n"  # ~210 tokens: over the 150 budget
 
 
 def _plan(text: str, config: Config | None = None) -> dict[str, str]:
@@ -82,7 +82,7 @@ def test_plan_migration_reports_boot_tokens() -> None:
     text = corpus_bytes("23-long-running-agent-25k.md").decode("utf-8")
     plan = plan_migration(text, Config())
     assert plan.boot_tokens_before > 24_000
-    assert plan.boot_tokens_after < 400
+    assert plan.boot_tokens_after <= 500  # the seed's 300-500-token trunk, preamble and topics included
 
 
 def test_verify_placements_detects_a_lost_section() -> None:

@@ -57,7 +57,7 @@ def test_render_plan_is_deterministic_and_lists_every_section() -> None:
     assert [(s["heading"], s["line"], s["domain"], s["leaf"], s["decided_by"]) for s in data["section"]] == [
         ("Clients", 3, "business", "clients", "heading"),
         ("Odds and ends", 7, "general", "odds-and-ends", "fallback"),
-        ('Quote "this" \\ that', 11, "general", "quote-this-that", "fallback"),
+        ('Quote "this" \\ that', 11, "business", "quote-this-that", "heading"),  # a weak `~quotes`: a price quote
         ("Birthdays", 15, "dates", "", "heading"),
     ]
 

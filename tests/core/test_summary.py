@@ -98,3 +98,32 @@ def test_cluster_start_never_claims_a_boundary_uax29_does_not_have(text: str) ->
 def test_cluster_start_finds_every_boundary_between_whole_clusters(clusters: list[str]) -> None:
     text = "".join(clusters)
     assert {i for i in range(1, len(text)) if _cluster_start(text, i)} == _true_starts(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "summary"),
+    [
+        ("## Host\n\nThe database server.\n\n- host: db1.example.com\n- owner: Dana Reyes\n- since 2024-03-01\n",
+         "The database server. · db1.example.com, Dana Reyes, 2024-03-01"),
+        ("## Passport\n\nRenewal is due soon.\n\nNumber X1234567, expires 2026-06-30 at the Lisbon office.\n",
+         "Renewal is due soon. · X1234567, 2026-06-30, Lisbon"),
+        ("## Plain\n\nnothing here stands out.\nand nothing here either, all lowercase words.\n",
+         "nothing here stands out."),
+        ("## Key\n\nThe deploy key lives in the vault.\n\ntoken: ghp_abcdefghijklmnopqrstuvwxyz0123456789\n",
+         "The deploy key lives in the vault."),
+        ("## 客户\n\n主要客户是知味书店。\n\n联系人：王经理，电话 138-0000-0000，每年 2025 年中秋。\n",
+         "主要客户是知味书店。 · 138-0000-0000, 2025"),
+    ],
+)
+def test_summarize_adds_the_distinctive_words_of_the_first_lines(text: str, summary: str) -> None:
+    assert summarize(text) == summary
+
+
+def test_summary_details_fit_the_budget_whole() -> None:
+    first = ("Amara", "Bilal", "Chen", "Dana", "Elif", "Farah", "Goran", "Hana", "Ines", "Jonas", "Kenji", "Lena")
+    last = ("Quist", "Okafor", "Lindqvist", "Moreau", "Haddad", "Novak", "Sato", "Alvarez", "Brennan", "Kowalski",
+            "Mensah", "Iverson")
+    names = "we met " + ", ".join(f"{a} {b}" for a, b in zip(first, last))
+    got = summarize(f"## People\n\nWho we met at the fair.\n\n{names}.\n")
+    assert len(got) <= MAX_SUMMARY_CHARS and got.startswith("Who we met at the fair. · Amara Quist, Bilal Okafor, ")
+    assert all(f"{a} {b}" in got or f"{a} " not in got for a, b in zip(first, last))  # whole names, never half

@@ -193,10 +193,10 @@ def test_readopt_leaves_memory_md_agent_trusted(story: dict[str, Any]) -> None:
     assert story["adopt_state"] == "agent"
 
 
-def test_leaf_commits_stop_once_and_leave_memory_md_alone(story: dict[str, Any]) -> None:
+def test_leaf_commits_land_at_once_and_leave_memory_md_alone(story: dict[str, Any]) -> None:
     assert len(story["rounds"]) == ROUNDS
     for r in story["rounds"]:
-        assert r["leaf_runs"][0] != 0 and r["leaf_runs"][-1] == 0 and len(r["leaf_runs"]) == 2, r
+        assert r["leaf_runs"] == [0], r  # the plain hook stages the indexes it regenerates (issue 22)
         assert "_index" in r["leaf_hook_out"] and "MEMORY.md" not in r["leaf_hook_out"], r["leaf_hook_out"]
         assert r["trunk_kept_by_leaf_commit"], r
 

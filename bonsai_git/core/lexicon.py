@@ -1,0 +1,87 @@
+"""The lexicon: per language, the words and phrases a careful person associates with each domain.
+
+The words are data, not code: `bonsai_git/data/lexicon/<lang>.toml`, one file per language
+(`en`, `de`, `es`, `fr`, `pt`: matched by word stems; `zh`, `ja`, `ko`: matched as substrings).
+Each file holds one list per domain (`identity = [...]`, ..., `general = [...]`) and these
+non-domain lists:
+
+- `person`: words that show a body describes a person (a heading that is a name goes to people);
+- `stopwords`: frequent words that tell the language of a text (a Western language's stemmer runs
+  on a section only when its language is seen, so a Portuguese stem never reads an English word);
+- `fiction`: words that mark a novelist's memory (its characters and settings are projects);
+- `characters`: the keywords that in such a memory name a character (people -> projects);
+- `surnames` (CJK files): family names that start a personal name (`陆青禾`, `田中 健`).
+
+Keyword marks (classify.py reads them): `~` weak, `^` headings only, `=` this form only.
+The package files are read once per process, the first time a section is classified (never on
+the hook's no-op path); `parse_lexicon` is pure.  `.bonsai.toml` extends or replaces a domain's
+words (config.py).
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+from .config import DEFAULT_DOMAIN_NAMES
+from .errors import BadInput
+
+LANGUAGES = ("en", "de", "es", "fr", "pt", "zh", "ja", "ko")
+# The Western languages and their snowball stemmer; the others match as substrings.
+STEMMERS = {"en": "english", "de": "german", "es": "spanish", "fr": "french", "pt": "portuguese"}
+SPECIAL_KEYS = ("person", "stopwords", "fiction", "characters", "surnames")
+
+
+@dataclass(frozen=True, slots=True)
+class Language:
+    """One language's lexicon: domain -> keywords (marks kept), and the special lists."""
+
+    code: str
+    domains: tuple[tuple[str, tuple[str, ...]], ...]
+    person: tuple[str, ...] = ()
+    stopwords: tuple[str, ...] = ()
+    fiction: tuple[str, ...] = ()
+    characters: tuple[str, ...] = ()
+    surnames: tuple[str, ...] = ()
+
+
+def parse_lexicon(text: str, code: str, domains: tuple[str, ...], source: str) -> Language:
+    """Parse one lexicon file (TOML text) for language `code`.
+
+    Every key must be a domain of `domains` or one of SPECIAL_KEYS, and every value a list of
+    non-empty strings; raises BadInput naming `source` and the key otherwise.
+    """
+    import tomllib  # not at import time: the hook's no-op path never reads the lexicon
+
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise BadInput(f"{source}: not valid TOML ({exc})") from None
+    out: dict[str, tuple[str, ...]] = {}
+    for key, value in data.items():
+        if key not in domains and key not in SPECIAL_KEYS:
+            raise BadInput(f"{source}: unknown key {key!r}; a domain or one of {', '.join(SPECIAL_KEYS)}")
+        if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+            raise BadInput(f"{source}: {key} must be a list of non-empty strings")
+        out[key] = tuple(v.strip() for v in value)
+    return Language(
+        code,
+        tuple((d, out[d]) for d in domains if d in out),
+        person=out.get("person", ()),
+        stopwords=out.get("stopwords", ()),
+        fiction=out.get("fiction", ()),
+        characters=out.get("characters", ()),
+        surnames=out.get("surnames", ()),
+    )
+
+
+@functools.cache
+def bundled() -> tuple[Language, ...]:
+    """Every bundled language's lexicon (LANGUAGES order), read from the package once per process;
+    its domains are config.DEFAULT_DOMAIN_NAMES."""
+    from importlib import resources
+
+    domains = DEFAULT_DOMAIN_NAMES
+    folder = resources.files("bonsai_git") / "data" / "lexicon"
+    return tuple(parse_lexicon((folder / f"{code}.toml").read_text(encoding="utf-8"), code, domains,
+                               f"bonsai_git/data/lexicon/{code}.toml") for code in LANGUAGES)

@@ -1,0 +1,212 @@
+"""Issue 23: the lexicon as data in eight languages, names from the document, the body in its own
+language, the document signal only when it helps, structure, fiction, and corrections that teach."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from bonsai_git.core.classify import (
+    SectionInput,
+    classify_document,
+    classify_heading,
+    classify_section,
+    document_context,
+)
+from bonsai_git.core.config import DEFAULT_DOMAIN_NAMES, Config, parse_config
+from bonsai_git.core.errors import BadInput
+from bonsai_git.core.explain import explain_file, render_explain
+from bonsai_git.core.lexicon import LANGUAGES, SPECIAL_KEYS, bundled, parse_lexicon
+from bonsai_git.core.plan import plan_migration
+from bonsai_git.core.sections import split_sections
+from bonsai_git.core.teach import teaching_line
+
+LEXICON = Path(__file__).parent.parent.parent / "bonsai_git" / "data" / "lexicon"
+# Preambles that show the document's language (its stopwords): the stems of a language are read then.
+PT = "Responde em português, por defeito. A casa é da família e o carro também; não partilhar dados.\n\n"
+ES = "Eres la asistente de la tienda. Los pedidos y las devoluciones son para el equipo, con cuidado.\n\n"
+DE = "Du bist der Assistent der Arbeitsgruppe. Die Lehre und das Labor sind nicht immer einfach, auch mit dem Team.\n\n"
+FR = "Tu es l'assistante de la boutique. Les clients et les commandes sont pour nous, avec soin, dans une semaine.\n\n"
+
+
+def document(preamble: str, *sections: tuple[str, str]) -> dict[str, str]:
+    """{heading: domain} as migrate places the sections of a document with this preamble."""
+    text = preamble + "".join(f"## {h}\n{b}\n\n" for h, b in sections)
+    return {p.heading: p.domain for p in plan_migration(text, Config()).placed}
+
+
+def test_every_language_file_parses_and_holds_every_domain() -> None:
+    assert sorted(p.stem for p in LEXICON.glob("*.toml")) == sorted(LANGUAGES)
+    for path in sorted(LEXICON.glob("*.toml")):
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        assert set(data) <= set(DEFAULT_DOMAIN_NAMES) | set(SPECIAL_KEYS), path.name
+        assert {"identity", "people", "business", "projects", "infrastructure", "agents", "legal", "personal",
+                "log", "dates"} <= set(data), path.name
+    assert [lang.code for lang in bundled()] == list(LANGUAGES)
+
+
+def test_a_bad_lexicon_file_is_refused_naming_it() -> None:
+    with pytest.raises(BadInput, match=r"^xx.toml: unknown key 'finance'"):
+        parse_lexicon('finance = ["x"]\n', "xx", DEFAULT_DOMAIN_NAMES, "xx.toml")
+    with pytest.raises(BadInput, match=r"^xx.toml: people must be a list of non-empty strings"):
+        parse_lexicon('people = ["", "x"]\n', "xx", DEFAULT_DOMAIN_NAMES, "xx.toml")
+
+
+@pytest.mark.parametrize(
+    ("preamble", "heading", "body", "domain"),
+    [
+        (PT, "Medicação", "- metformina 2x/dia com o jantar\n", "personal"),
+        (PT, "Consultas marcadas", "- 12/03 às 9h30 no hospital\n", "personal"),
+        (PT, "Testamento", "Cópia no cofre do escritório.\n", "legal"),
+        (ES, "Devoluciones", "14 días desde la entrega.\n", "business"),
+        (DE, "Laufgruppe", "Dienstags 10 km.\n", "community"),  # a compound matches by its last part (`Gruppe`)
+        (FR, "Revendeurs", "Commandes chaque trimestre.\n", "business"),
+        ("", "ランブック: キュー詰まり", "1. キューを確認\n", "infrastructure"),
+        ("", "コンプライアンス", "輸出管理の確認。\n", "legal"),
+        ("", "大纲（第三版）", "第一部：码头。\n", "projects"),
+        ("", "한국어판 번역", "번역 계약 진행 중.\n", "business"),
+    ],
+)
+def test_other_languages_are_read_in_their_own_words(preamble: str, heading: str, body: str, domain: str) -> None:
+    assert document(preamble, (heading, body))[heading] == domain
+
+
+def test_a_language_is_only_stemmed_when_the_document_shows_it() -> None:
+    # Portuguese stems `datas` (dates) to `dat`; an English memory's "Data" must not read as dates
+    assert classify_heading("Data pipeline", Config()).domain != "dates"
+    english = "The pipeline for the data is on the server and we run it at night.\n"
+    assert document("", ("Data", english), ("Hosts", english), ("Servers", english))["Data"] != "dates"
+
+
+@pytest.mark.parametrize(
+    ("preamble", "owner", "agent"),
+    [
+        ("You are Ada, the assistant of Miriam Cole.\n", {"miriam", "cole"}, {"ada"}),
+        ("Eres Brisa, la asistente de Lola Ferrer.\n", {"lola", "ferrer"}, {"brisa"}),
+        ("Du bist Kobold, ein Helfer. Owner: Prof. Dr. Anja Keller\n", {"anja", "keller"}, {"kobold"}),
+        ("Você é a Cotovia, assistente da Helena.\n", {"helena"}, {"cotovia"}),
+        ("你是墨童，周雨桐的写作助手。\n", {"周雨桐", "雨桐"}, {"墨童"}),
+    ],
+)
+def test_the_preamble_names_the_owner_and_the_agent(preamble: str, owner: set[str], agent: set[str]) -> None:
+    context = document_context(preamble, [], Config())
+    assert (set(context.owner), set(context.agent)) == (owner, agent)
+
+
+def test_headings_naming_the_owner_or_the_agent() -> None:
+    placed = document(
+        "You are Ada, the assistant of Miriam Cole.\n\n",
+        ("How Miriam Likes Things Done", "Short answers first.\n"),
+        ("Ada's Routines", "Check the inbox at 8.\n"),
+        ("Miriam's health", "Physio on Thursdays.\n"),  # a topic word beats the name
+        ("Daniela (me)", "I write this myself.\n"),
+    )
+    assert placed == {"How Miriam Likes Things Done": "identity", "Ada's Routines": "agents",
+                      "Miriam's health": "personal", "Daniela (me)": "identity"}
+    zh = document("你是墨童，周雨桐的写作助手。\n\n", ("关于雨桐", "前财经记者。\n"), ("墨童的工作方式", "每晚汇总。\n"))
+    assert zh == {"关于雨桐": "identity", "墨童的工作方式": "agents"}
+
+
+@pytest.mark.parametrize(
+    ("heading", "body"),
+    [
+        ("Jonah Feld", "He runs the print shop; his wife Ana does the books.\n"),
+        ("Sr. Amadeu (empreiteiro)", "Faz obras desde 1990.\n"),
+        ("Dr. Jonas Brandt", "Postdoc seit 2023.\n"),
+        ("Tía Rosario", "Vive sola en Xàtiva.\n"),
+        ("田中 健さん", "インフラ担当。\n"),
+        ("林老师", "雨桐的责任编辑。\n"),
+        ("김서연 선생님", "번역가. 서울 거주.\n"),
+        ("森 大地", "彼は庭師です。\n"),
+        ("Noé", "Neto. Alergia a frutos secos; gosta de comboios.\n"),  # one word: the body opens on who he is
+    ],
+)
+def test_a_heading_that_is_a_persons_name_goes_to_people(heading: str, body: str) -> None:
+    c = classify_section(SectionInput(heading, body), Config())
+    assert (c.domain, c.decided_by) == ("people", "name")
+
+
+@pytest.mark.parametrize(
+    ("heading", "body"),
+    [
+        ("Lessons Learned", "We learned that lessons stick. She said so.\n"),  # lowercase in the document
+        ("Open Loops", "Open items: he owes the invoice; open loops are tracked weekly.\n"),
+        ("Harbourview Dental", "Trial of the booking widget; pricing at $40 a seat.\n"),  # no person in the body
+    ],
+)
+def test_title_case_words_are_not_a_name(heading: str, body: str) -> None:
+    assert classify_section(SectionInput(heading, body), Config()).decided_by != "name"
+
+
+def test_traps_are_not_decided_by_the_substring_they_hide() -> None:
+    hidden = {"Seoul trip": "business", "Capital planning": "infrastructure", "Agenda for Q3": "agents",
+              "Grouping rules": "community", "Brandywine": "business", "Tasker": "agents", "Apiary": "infrastructure",
+              "Personalised": "identity"}
+    for heading, wrong in hidden.items():
+        assert classify_heading(heading, Config()).domain != wrong, heading
+
+
+def test_the_document_signal_does_not_swallow_an_outlier() -> None:
+    shop = [(f"{w} orders", "Customers pay on delivery; invoices monthly.\n") for w in ("Wholesale", "Retail", "Web")]
+    placed = document("", *shop, ("Brandywine hike", "Six miles with the dog.\n"), ("Apiary visits", "Two hives.\n"),
+                      ("Thursday", "Nothing of note.\n"))
+    assert placed["Brandywine hike"] == placed["Apiary visits"] == "personal"
+    assert placed["Thursday"] == "business"  # no signal of its own, nothing contradicts: the document's domain
+
+
+def test_explain_says_when_the_document_decided_or_was_not_used() -> None:
+    shop = "".join(f"## {w} orders\nCustomers pay on delivery; invoices monthly.\n\n" for w in ("Wholesale", "Retail",
+                                                                                                 "Web"))
+    text = shop + "## Thursday\nNothing of note.\n\n## Odds\nThe gym and the doctor: hiking plans.\n"
+    out = render_explain(explain_file(text, Config()), Config())
+    assert "'Thursday' -> business (memory/domains/business/thursday.md): decided by document: no signal of its own" in out
+    odds = [r for r in explain_file(text, Config()) if r["heading"] == "Odds"][0]
+    assert odds["domain"] == "personal"
+    assert [r["domain"] for r in explain_file(text, Config())] == [p.domain for p in plan_migration(text, Config()).placed]
+
+
+def test_structure_title_misc_group_and_dreaming_block() -> None:
+    text = ("# Assistant memory\n\nNotes.\n\n## Familie\nOma und Opa.\n\n# Misc\n\n## Dies und das\nKaffee.\n\n"
+            "## Promoted From Short-Term Memory (2026-03-04)\n- the owner likes tea\n")
+    sections = split_sections(text).sections
+    assert [s.group for s in sections] == ["", "Misc", "Misc"]  # the first `#` is the file's title
+    decisions = classify_document([SectionInput(s.heading, s.text, s.group) for s in sections], Config())
+    assert decisions[0].domain != "agents" and decisions[1].decided_by != "group"
+    assert (decisions[2].domain, decisions[2].decided_by) == ("log", "prefix")
+
+
+def test_a_novels_characters_and_settings_are_projects() -> None:
+    novel = "你是墨童，周雨桐的写作助手。雨桐是悬疑小说作家。\n\n"
+    placed = document(novel, ("人物：陆青禾", "女主角，28 岁。\n"), ("设定：雾港城", "虚构的港口城市。\n"))
+    assert placed == {"人物：陆青禾": "projects", "设定：雾港城": "projects"}
+    assert document("", ("人物：陆青禾", "公司的客户。\n"))["人物：陆青禾"] == "people"
+
+
+def test_bonsai_toml_extends_a_domain_or_replaces_its_words() -> None:
+    extended = parse_config('[domains.personal]\nextend = ["allotment"]\n')
+    assert classify_heading("Allotment", extended).domain == "personal"
+    assert classify_heading("Medications", extended).domain == "personal"  # the lexicon's words stay
+    dotted = parse_config('domains.personal.extend = ["allotment"]\n')
+    assert dotted.domains == extended.domains
+    with pytest.raises(BadInput, match="takes keywords .* or extend"):
+        parse_config('[domains.personal]\nkeywords = ["a"]\nextend = ["b"]\n')
+
+
+@pytest.mark.parametrize(
+    ("heading", "body", "domain"),
+    [("Apiary visits", "Two hives at the farm.\n", "community"), ("Glaze tests", "Celadon crawls.\n", "business"),
+     ("Odds and ends", "The blue tile cracked.\n", "identity")],
+)
+def test_the_taught_line_would_have_placed_the_section(heading: str, body: str, domain: str) -> None:
+    line = teaching_line(heading, body, domain, Config())
+    assert line is not None and line.startswith(f"domains.{domain}.extend = [")
+    assert classify_section(SectionInput(heading, body), parse_config(line + "\n")).domain == domain
+
+
+def test_nothing_to_teach_when_the_rules_agree_or_a_date_decides() -> None:
+    assert teaching_line("Pricing", "", "business", Config()) is None
+    assert teaching_line("2026-03-01 call", "", "business", Config()) is None
+    configured = parse_config('[domains]\nstudio = ["kiln"]\n')
+    assert teaching_line("Glaze tests", "", "studio", configured) == 'add "glaze" to [domains.studio] keywords'
