@@ -78,14 +78,8 @@ def test_a_domain_past_the_bound_splits_into_sub_branches_by_kind() -> None:
     loose = [_leaf("general", f"note-{n}.md", f"Thoughts on {n}") for n in ("kiln", "glaze", "clay")]
     files = _rendered(people + projects + loose, SMALL)
     top = files["memory/domains/general/_index.md"]
-    assert "### [Person](_index.person.md)
-
-6 leaves: Ada; Bo; Cy; Dee; Eve; Fay
-" in top  # titles, without the kind
-    assert "### [Project](_index.project.md)
-
-4 leaves: Atlas; Birch; Cove; Dune
-" in top
+    assert "### [Person](_index.person.md)\n\n6 leaves: Ada; Bo; Cy; Dee; Eve; Fay\n" in top  # titles, without the kind
+    assert "### [Project](_index.project.md)\n\n4 leaves: Atlas; Birch; Cove; Dune\n" in top
     assert "### note-clay.md (~" in top  # what no key groups, listed as it is: it fits beside the groups
     assert "### person-ada.md (~" in files["memory/domains/general/_index.person.md"]
     assert all(estimate_tokens(t) <= SMALL.branch_tokens for t in _indexes(files).values())
