@@ -45,7 +45,7 @@ from .summary import cut_words, summarize
 from .tokens import estimate_tokens, format_tokens
 
 BLOCK_CAP_TOKENS = 380
-TOPIC_CHARS = 80  # the most chars of topics a domain line shows while the block fits
+TOPIC_CHARS = 64  # the most chars of topics a domain line shows while the block fits
 ROOT_SUMMARY_CHARS = 80
 ROOT_LEAF_NAMES = 5
 # Paths in code spans: `<domain>` read as an HTML tag and `_index` as emphasis (mdformat escaped them; issue 22).
