@@ -61,10 +61,10 @@ def make_fleet(root: Path, agents: int = AGENTS, config: str | None = None) -> P
 
 def readme_ci_config() -> str:
     """The `.pre-commit-config.yaml` block of README.md's fleet section (the `repo: local` one)."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "docs" / "hooks-and-ci.md").read_text(encoding="utf-8")  # moved from the README (issue 20)
     blocks = re.findall(r"```yaml\n(.*?)```", readme, re.S)
     found = [b for b in blocks if "repo: local" in b and "additional_dependencies" in b]
-    assert len(found) == 1, "README.md must hold exactly one `repo: local` bonsai-check config"
+    assert len(found) == 1, "docs/hooks-and-ci.md must hold exactly one `repo: local` bonsai-check config"
     return found[0]
 
 

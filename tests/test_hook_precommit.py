@@ -142,7 +142,8 @@ def test_manifest_and_readme_agree() -> None:
     assert manifest["bonsai-reindex"]["stages"] == ["pre-commit", "pre-merge-commit", "manual"]
     assert manifest["bonsai-check"]["entry"] == "bonsai-git-hook --check"
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("## Use it as a pre-commit hook"):]
+    hooks_page = (ROOT / "docs" / "hooks-and-ci.md").read_text(encoding="utf-8")  # moved from the README (issue 20)
+    section = hooks_page[hooks_page.index("## Use it as a pre-commit hook"):]
     snippet = yaml.safe_load(re.search(r"```yaml\n(.*?)```", section, re.S).group(1))  # type: ignore[union-attr]
     assert [h["id"] for h in snippet["repos"][0]["hooks"]] == ["bonsai-reindex", "bonsai-check"]
     for command in ("bonsai-git absorb", "bonsai-git hook", "bonsai-git install-hook"):
