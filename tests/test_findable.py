@@ -89,7 +89,8 @@ def _every_index_entry_says_what_it_holds_and_none_is_a_name_range(repo: Path) -
         lines = text.split("\n")
         for i, line in enumerate(lines):
             if line.startswith("### "):
-                below = lines[i + 1] if i + 1 < len(lines) else ""
+                rest = [l for l in lines[i + 1:i + 3] if l.strip()]  # mdformat's blank line first (issue 22)
+                below = rest[0] if rest else ""
                 assert below.strip() and not below.startswith("#"), f"{path}: {line!r} has no description line"
                 label = re.match(r"### \[([^\]]*)\]", line)
                 if label:
@@ -117,7 +118,7 @@ def _the_trunk_block_names_topics_within_its_cap(repo: Path) -> None:
     parts = parse_trunk(trunk)
     assert parts is not None
     assert estimate_tokens(parts.block) <= BLOCK_CAP_TOKENS
-    assert parts.block.split("\n")[1].startswith("To find a fact, read memory/domains/<domain>/_index.md")
+    assert [l for l in parts.block.split("\n")[1:] if l][0].startswith("To find a fact, read `memory/domains/<domain>/_index.md`")
     assert " — " in parts.block  # at least one domain line names this memory's topics
     assert estimate_tokens(trunk) <= 500  # boot stays within the seed's 300-500-token trunk
 

@@ -25,7 +25,7 @@ from support import git
 
 BOUND = Config().branch_tokens
 SMALL = Config(branch_tokens=300)  # a bound small enough for a few test leaves to need sub-branches
-_LINK = re.compile(r"^### \[([^\]]*)\]\(([^)]*)\)\n(.*)$", re.M)
+_LINK = re.compile(r"^### \[([^\]]*)\]\(([^)]*)\)\n\n?(.*)$", re.M)  # mdformat's blank line (issue 22)
 
 
 def _leaf(domain: str, name: str, heading: str) -> Leaf:
@@ -91,7 +91,7 @@ def test_the_log_domain_splits_by_year_first() -> None:
     leaves = [_leaf("log", f"log-{y}-{m:02d}.md", f"{y}-{m:02d} Weekly review") for y in (2024, 2025) for m in range(1, 9)]
     files = _rendered(leaves, SMALL)
     top = files["memory/domains/log/_index.md"]
-    assert "### [2024](_index.2024.md)\n8 leaves: 2024-01 Weekly review;" in top and "### [2025](_index.2025.md)" in top
+    assert "### [2024](_index.2024.md)\n\n8 leaves: 2024-01 Weekly review;" in top and "### [2025](_index.2025.md)" in top
     _assert_every_sub_branch_says_what_it_holds(files)
 
 
@@ -101,7 +101,7 @@ def test_a_shared_heading_word_makes_a_sub_branch() -> None:
     leaves += [_leaf("infrastructure", f"{w}.md", w.title()) for w in ("firewall", "vpn", "printer", "router")]
     files = _rendered(leaves, SMALL)
     top = files["memory/domains/infrastructure/_index.md"]
-    assert "### [deploy](_index.deploy.md)\n4 leaves: " in top and "### [backup](_index.backup.md)\n3 leaves: " in top
+    assert "### [deploy](_index.deploy.md)\n\n4 leaves: " in top and "### [backup](_index.backup.md)\n\n3 leaves: " in top
     _assert_every_leaf_listed_once(files, leaves)
     _assert_every_sub_branch_says_what_it_holds(files)
 
