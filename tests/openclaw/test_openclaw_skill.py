@@ -47,7 +47,8 @@ def test_skill_front_matter_follows_openclaw_format() -> None:
 @pytest.mark.openclaw_static
 def test_skill_covers_what_an_agent_needs() -> None:
     _, body = _front_matter()
-    for needle in ("pipx install bonsai-git", "pip install --user bonsai-git", "bonsai-git migrate -C <workspace> --dry-run",
+    # from the clone, never a package the index does not have (issue 20); and the hook, installed
+    for needle in ("pipx install .", "bonsai-git install-hook -C <workspace>", "bonsai-git migrate -C <workspace> --dry-run",
                    "git -C <workspace> show --stat HEAD", "memory/domains/<domain>/_index.md", "memory_search",
                    "<!-- bonsai:end -->", "bonsai-git rollback", "bonsai-reindex", "git diff --quiet -- MEMORY.md"):
         assert needle in body, needle
