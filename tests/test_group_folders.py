@@ -90,7 +90,8 @@ def test_a_large_domain_puts_each_shared_group_in_a_sub_folder_named_after_it() 
     costs = leaf_costs(files[TRUNK], _indexes(files))
     assert sorted(costs) == sorted(leaf.path for leaf in plan.leaves)  # every leaf reachable where it is
     cost = lookup_cost(files)
-    assert cost.depth == 2 and cost.reads == 4  # trunk, business/_index.md, the folder's index, the leaf
+    # trunk, business/_index.md, (the folder's index,) the leaf: a group that fits is listed in the parent (issue 24)
+    assert cost.depth == 2 and cost.reads <= 4
     assert max(estimate_tokens(t) for t in _indexes(files).values()) <= Config().branch_tokens
 
 
