@@ -309,8 +309,7 @@ def _index(domains: tuple[tuple[str, tuple[str, ...]], ...], configured: tuple[s
             continue
         key = tuple(stem(w, language) for w in parts)
         if len(key) == 1 and language != "en" and len(key[0]) < MIN_STEM:  # `comidas` -> `com` is `cómo`'s
-            for form in _forms(keyword):
-                add(exact.setdefault(form, []), hit)
+            add(exact.setdefault(keyword.casefold(), []), hit)  # the word itself: French `moi` is not `mois`
             continue
         if len(key) == 1:
             add(stems.setdefault((language, key[0]), []), hit)
@@ -508,6 +507,29 @@ def _rank(scores: dict[str, float], index: _Index) -> list[tuple[str, float]]:
     return sorted(scores.items(), key=lambda kv: (-kv[1], index.order.get(kv[0], big), kv[0]))
 
 
+# A Romance preposition or elision between words: the heading's first noun is its head
+# (`Association des parents d'élèves`, `Contrato de arrendamento`, `Reserva del microscopio`).
+_ROMANCE_LINK = re.compile(r"(?i)(?<!\w)(?:de|des|du|da|do|das|dos|del|pour|para|avec|com|con|sur|à|au|aux)(?!\w)|(?<!\w)[dl]['’]\w")
+
+
+def _head_first(ranked: list[tuple[str, float]], found: dict[str, list[str]], heading: str) -> list[tuple[str, float]]:
+    """`ranked` with a tie for first place settled by the heading's head noun when the heading is built
+    with a Romance preposition (_ROMANCE_LINK): the domain whose word comes first wins.  Otherwise
+    (English and German put the head last, and a tie keeps table order) `ranked` unchanged."""
+    if len(ranked) < 2 or ranked[0][1] != ranked[1][1] or _ROMANCE_LINK.search(heading) is None:
+        return ranked
+    lowered = heading.casefold()
+
+    def at(domain: str) -> int:
+        words = found.get(domain)
+        place = lowered.find(words[0].split(" (")[0].casefold()) if words else -1
+        return place if place >= 0 else len(lowered)
+
+    tied = [d for d, score in ranked if score == ranked[0][1]]
+    head = min(tied, key=lambda d: (at(d), tied.index(d)))
+    return [r for r in ranked if r[0] == head] + [r for r in ranked if r[0] != head]
+
+
 def _decision(scores: dict[str, float], found: dict[str, list[str]], by: str, index: _Index,
               ranked: list[tuple[str, float]] | None = None) -> Classification:
     """The Classification of `scores`; `ranked` is `_rank(scores, index)` when the caller has it already."""
@@ -563,10 +585,14 @@ def _named(heading: str, names: frozenset[str]) -> str | None:
     `Anjas`), a CJK name as a substring; None when none is."""
     if not names:
         return None
+    before = ""
     for m in _WORD.finditer(heading):
         w = m.group().casefold()
         if w in names or (w.endswith("'s") and w[:-2] in names) or (w.endswith("s") and w[:-1] in names):
-            return m.group()
+            if not (before[:1].isupper() and before.casefold() not in names and before.casefold().rstrip(".")
+                    not in _HONORIFICS and heading[m.start() - 1 : m.start()] == " "):
+                return m.group()  # not `Antoine Moreau`: another given name before the surname is a relative
+        before = m.group()
     for name in sorted(names, key=lambda n: (-len(n), n)):
         if has_cjk(name) and name in heading:
             return name
@@ -703,6 +729,7 @@ _HONORIFICS = frozenset({
     "granny", "nonna", "nonno", "mamie", "papi", "oncle", "madame", "monsieur", "señor", "señora", "senhor",
     "senhora", "sir", "dame", "lady", "lord",
 })
+_TITLED_NAME = re.compile(rf"(?<!\w)(?:Prof|Dr|Dra|Sr|Sra|Srta|Mr|Mrs|Ms|Mx|Herr|Frau|Mme|Mlle)\.?[ \t]+{_CAP}(?:[ \t]+{_CAP})?")
 _CJK_HONORIFICS = ("先生", "老师", "老師", "医生", "醫生", "律师", "律師", "教授", "阿姨", "叔叔", "さん", "様",
                    "氏", "くん", "ちゃん", "先輩", "선생님", "교수님", "씨", "님")
 _PARTICLES = frozenset({"de", "da", "do", "dos", "das", "van", "von", "der", "den", "la", "le", "di", "del", "du",
@@ -726,6 +753,9 @@ def _person_heading(heading: str, index: _Index, vocabulary: frozenset[str] = fr
     core = _DESCRIPTION.split(heading.strip(" \t*_#>"), maxsplit=1)[0].strip(" \t*_#>.")
     if not core or len(core) > 60:
         return None
+    titled = _TITLED_NAME.search(core)  # `지도교수 Dr. Martínez`, `Notar Dr. Weber`: a role, then a titled name
+    if titled is not None and len(core.split()) <= 5:
+        return titled.group(), True
     if has_cjk(core):
         compact = core.replace(" ", "").replace("\u3000", "")
         for suffix in _CJK_HONORIFICS:
@@ -797,7 +827,7 @@ def _own(section: SectionInput, index: _Index, context: Context,
         len(section.heading) > 2 * LONG_HEADING and len(_WORD.findall(section.heading)) > LONG_HEADING)
     needed = BODY_MIN if long else NAME_WEIGHT
     if max(scores.values(), default=0.0) >= needed:
-        ranked = _rank(scores, index)
+        ranked = _head_first(_rank(scores, index), found, section.heading)
         return _decision(scores, found, "prefix" if ranked[0][0] == prefixed else "heading", index, ranked), {}, {}
     body = section.body[:BODY_CHARS]
     body_words = _WORD.findall(body.casefold()) if body else []
@@ -808,7 +838,7 @@ def _own(section: SectionInput, index: _Index, context: Context,
         index = _index(*index.key, languages)
         scores, found, prefixed = _heading_scores(section.heading, index, context)
         if max(scores.values(), default=0.0) >= needed:
-            ranked = _rank(scores, index)
+            ranked = _head_first(_rank(scores, index), found, section.heading)
             by = "prefix" if ranked[0][0] == prefixed else "heading"
             return _decision(scores, found, by, index, ranked), {}, {}
     if not scores and PEOPLE_DOMAIN in index.order:
@@ -823,6 +853,7 @@ def _own(section: SectionInput, index: _Index, context: Context,
             if len(cues) >= (0 if honorific else 1 if " " in name.strip() or has_cjk(name) else 2):
                 return Classification(PEOPLE_DOMAIN, "name", PREFIX_WEIGHT, (name, *cues[:3])), {}, {}
     body_scores, body_found = scores, found
+    vague = set(scores) <= {FALLBACK_DOMAIN}  # no word, or only `Misc`, `Divers`, `Stuff`: the body speaks
     if body:
         body_scores = dict(scores)
         body_found = {d: list(w) for d, w in found.items()}
@@ -830,7 +861,7 @@ def _own(section: SectionInput, index: _Index, context: Context,
         if body_scores:
             ranked = _rank(body_scores, index)
             best, runner = ranked[0][1], ranked[1][1] if len(ranked) > 1 else 0.0
-            if best >= BODY_MIN or (not scores and best >= CLEAR_MIN and best >= CLEAR_RATIO * runner):
+            if best >= BODY_MIN or (vague and best >= CLEAR_MIN and best >= CLEAR_RATIO * runner):
                 return _decision(body_scores, body_found, "body", index, ranked), {}, {}
     if scores:
         return _decision(scores, found, "heading", index), {}, {}
