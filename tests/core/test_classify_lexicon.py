@@ -210,3 +210,50 @@ def test_nothing_to_teach_when_the_rules_agree_or_a_date_decides() -> None:
     assert teaching_line("2026-03-01 call", "", "business", Config()) is None
     configured = parse_config('[domains]\nstudio = ["kiln"]\n')
     assert teaching_line("Glaze tests", "", "studio", configured) == 'add "glaze" to [domains.studio] keywords'
+
+
+def test_a_heading_that_only_says_misc_lets_a_clear_body_decide() -> None:
+    body = "- Zahnarzt am Dienstag, 9 Uhr\n- Rezept für die Apotheke abholen; Physiotherapie verschoben\n"
+    c = classify_section(SectionInput("Verschiedenes", body), Config(), context=document_context(DE, [], Config()))
+    assert (c.domain, c.decided_by) == ("personal", "body")
+    assert classify_section(SectionInput("Misc", "Nothing much here.\n"), Config()).domain == "general"
+
+
+@pytest.mark.parametrize(
+    ("preamble", "heading", "domain"),
+    [
+        (FR, "Association des voisins", "community"),  # not the neighbours (people): the association
+        (ES, "Microscopio del huerto", "infrastructure"),  # the microscope, not the garden
+        (ES, "Huerto del microscopio", "personal"),
+    ],
+)
+def test_a_romance_headings_first_noun_settles_a_tie(preamble: str, heading: str, domain: str) -> None:
+    config = parse_config('[domains.infrastructure]\nextend = ["microscopio"]\n'
+                          '[domains.personal]\nextend = ["huerto"]\n')
+    c = classify_section(SectionInput(heading), config, context=document_context(preamble, [], config))
+    assert c.domain == domain and c.runner_up_score == c.score
+    english = classify_section(SectionInput("Garden microscope"), parse_config(
+        '[domains.infrastructure]\nextend = ["microscope"]\n[domains.personal]\nextend = ["garden"]\n'))
+    assert english.domain == "infrastructure"  # no Romance preposition: table order
+
+
+def test_another_given_name_before_the_owners_surname_is_a_relative() -> None:
+    placed = document(
+        "Owner: Paulo Teixeira\n\n",
+        ("Sobre o Paulo Teixeira", "Reformado.\n"),
+        ("Inês Teixeira", "A irmã do Paulo; vive em Braga, trabalha como enfermeira.\n"),
+    )
+    assert placed == {"Sobre o Paulo Teixeira": "identity", "Inês Teixeira": "people"}
+
+
+def test_a_role_word_before_a_titled_name_is_a_person() -> None:
+    c = classify_section(SectionInput("Steuerberater Dr. Hofmann", "Er macht die Buchhaltung seit 2019.\n"),
+                         Config())
+    assert c.domain in ("people", "business")
+    c = classify_section(SectionInput("담당 Dr. Weiss", "She reviews the chapters every month.\n"), Config())
+    assert (c.domain, c.decided_by) == ("people", "name")
+
+
+def test_a_short_keyword_outside_english_matches_only_itself() -> None:
+    # French `^moi` (identity) has a stem of three letters: `mois` (month) is another word
+    assert classify_heading("Bilan du mois", Config()).domain != "identity"
