@@ -200,7 +200,7 @@ class _Index:
     phrases: dict[str, dict[str, tuple[tuple[tuple[str, ...], tuple[_Hit, ...]], ...]]]  # language -> first stem
     compounds: dict[str, tuple[_Hit, ...]]
     prefixes: frozenset[str]  # the first four letters of every word a keyword can match: the rest are not stemmed
-    cjk: str | None  # the substring keywords (CJK, or without letters) as one alternation (pattern source)
+    cjk: dict[str, tuple[str, ...]]  # the substring keywords (CJK, or without letters) by first character, longest first
     cjk_only: bool  # every substring keyword holds CJK: a text without CJK cannot match
     cjk_keywords: dict[str, tuple[_Hit, ...]]
     configured: frozenset[str]
@@ -323,9 +323,9 @@ def _index(domains: tuple[tuple[str, tuple[str, ...]], ...], configured: tuple[s
     by_language: dict[str, dict[str, tuple[_Hit, ...]]] = {}
     for (language, s), hits in stems.items():
         by_language.setdefault(language, {})[s] = tuple(hits)
-    cjk_re = None
-    if cjk:  # compiled (~2.5 ms) only when a text can match it: most memories hold no CJK (_substring_matcher)
-        cjk_re = "|".join(re.escape(k) for k in sorted(cjk, key=lambda k: (-len(k), k)))
+    by_char: dict[str, list[str]] = {}
+    for k in sorted(cjk, key=lambda k: (-len(k), k)):
+        by_char.setdefault(k[0], []).append(k)
     lexicons = bundled()
     person = [w.casefold() for lang in lexicons for w in lang.person]
     fiction_words = [w.casefold() for lang in lexicons for w in lang.fiction]
@@ -343,7 +343,7 @@ def _index(domains: tuple[tuple[str, tuple[str, ...]], ...], configured: tuple[s
         phrases={lang: {k: tuple(v) for k, v in table.items()} for lang, table in by_first.items()},
         compounds={k: tuple(v) for k, v in compounds.items()},
         prefixes=frozenset(prefixes),
-        cjk=cjk_re,
+        cjk={ch: tuple(ks) for ch, ks in by_char.items()},
         cjk_only=all(has_cjk(k) for k in cjk),
         cjk_keywords={k: tuple(v) for k, v in cjk.items()},
         configured=frozenset(configured),
@@ -413,10 +413,9 @@ def _score_text(text: str, index: _Index, scores: dict[str, float], found: dict[
                     _start, shown_from = _locate(lowered, words[j], shown_from)
                 shown = text[first:shown_from]
             _add(scores, found, hits, _one_string(shown), body)
-    if index.cjk is not None and (not index.cjk_only or has_cjk(text)):
-        for m in _substring_matcher(index.cjk).finditer(text):
-            keyword = m.group()
-            if len(keyword) == 1 and _touches_cjk(text, m.start(), m.end()):
+    if index.cjk and (not index.cjk_only or has_cjk(text)):
+        for start, keyword in _substrings(text, index.cjk):
+            if len(keyword) == 1 and _touches_cjk(text, start, start + 1):
                 continue
             _add(scores, found, index.cjk_keywords[keyword], keyword, body)
 
@@ -474,10 +473,19 @@ def _touches_cjk(text: str, start: int, end: int) -> bool:
         end < len(text) and _CJK_CHAR.match(text[end]) is not None)
 
 
-@functools.lru_cache(maxsize=64)
-def _substring_matcher(source: str) -> re.Pattern[str]:
-    """_Index.cjk compiled, once per process."""
-    return re.compile(source)
+def _substrings(text: str, by_char: dict[str, tuple[str, ...]]) -> Iterator[tuple[int, str]]:
+    """(start, keyword) for each substring keyword in `text`, left to right, the longest at a place
+    first, and none inside another: one scan of the text, trying only the keywords that start with
+    each character (`_Index.cjk`); a regex alternation of 4,000 keywords tried every branch."""
+    i, n = 0, len(text)
+    while i < n:
+        for keyword in by_char.get(text[i], ()):
+            if text.startswith(keyword, i):
+                yield i, keyword
+                i += len(keyword)
+                break
+        else:
+            i += 1
 
 
 def _prefix(heading: str) -> tuple[str, str] | None:
