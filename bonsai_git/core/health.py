@@ -12,6 +12,7 @@ Findings (each a warning; any warning makes `bonsai-git status` exit 1), in this
 | `boot_near_limit` | a bootstrap file is at >= 85% of its cap |
 | `boot_total_near_limit` | all bootstrap files together are at >= 85% of the total cap |
 | `claude_code_cut` | Claude Code's auto memory would not load all of MEMORY.md (200 lines, then 25,000 chars, comment lines stripped); not under `--profile claude` when CLAUDE.md imports it whole |
+| `flatten_cut` | flattening now (`bonsai-git flatten`) would write a MEMORY.md the profile's boot caps cut (boot.boot_cut_warning on flatplan.flat_text_estimate: the pinned text, every leaf and the inbox) |
 | `not_loaded` | the profile's runtime does not load MEMORY.md at boot at all (Codex without `bonsai-git connect codex`, Claude Code without the import, OpenClaw pointed at another folder); names the `bonsai-git connect` to run |
 | `stale_index` | `bonsai-git reindex --check` would rewrite this generated file |
 | `reindex_error` | the indexes could not be checked (a leaf is not UTF-8, ...) |
@@ -86,6 +87,7 @@ from .boot import (
     BootProfile,
     RuntimeFacts,
     boot_budget,
+    boot_cut_warning,
     loaded_at_boot,
 )
 from .config import FALLBACK_DOMAIN, SINGLE_FILE_DOMAINS, Config, is_domain_name
@@ -93,6 +95,7 @@ from .indexes import DomainStats, domain_stats
 from .layout import (
     TRUNK,
     Leaf,
+    TrunkParts,
     domain_name_message,
     find_conflict_marker,
     leaf_location,
@@ -108,7 +111,8 @@ from .tokens import estimate_tokens
 SCHEMA_VERSION = 1
 DAY = 86_400
 KINDS = (
-    "no_trunk", "boot_truncated", "boot_near_limit", "boot_total_near_limit", "claude_code_cut", "not_loaded",
+    "no_trunk", "boot_truncated", "boot_near_limit", "boot_total_near_limit", "claude_code_cut", "flatten_cut",
+    "not_loaded",
     "stale_index",
     "reindex_error", "unclosed_comment", "unreadable_leaf", "untracked_leaf", "misplaced_leaf", "domain_name",
     "orphan_leaf", "orphan_entry", "oversized_leaf",
@@ -273,7 +277,8 @@ def assess(survey: Survey, profile: BootProfile, thresholds: Thresholds = Thresh
     loaded = loaded_at_boot(budget, facts, chain) if trunk is not None else (False, f"no {TRUNK}")
     conflicts = conflict_lines(survey)
     located = leaf_locations(survey)
-    stats = domain_stats(readable_leaves(survey, conflicts, located), survey.config.estimator)
+    readable = readable_leaves(survey, conflicts, located)
+    stats = domain_stats(readable, survey.config.estimator)
     masked = _path_masker()
     inbox = parts.inbox if parts is not None else ""
     waiting = absorbable_sections(inbox, survey.config)
@@ -283,6 +288,8 @@ def assess(survey: Survey, profile: BootProfile, thresholds: Thresholds = Thresh
         *_trunk_findings(trunk, waiting),
         *(_above_block_findings(parts.pinned, survey.config) if parts is not None else ()),
         *_boot_findings(budget, facts.claude_import is not None),
+        *(_flatten_findings(parts, readable, budget.profile,
+                            facts.claude_import is not None) if parts is not None else ()),
         *_loaded_findings(budget.profile, loaded, trunk is not None),
         *_index_findings(survey, masked, located),
         *_leaf_findings(survey, stats, thresholds, conflicts, located),
@@ -379,6 +386,20 @@ def _above_block_findings(pinned: str, config: Config) -> Iterable[Finding]:
                       f"'{mask_secrets(heading)}' sits above the generated block, so it loads at every boot but is "
                       "not pinned; new memories go below the end marker: move it there (bonsai-git absorb files it) "
                       "or pin it (📌 in its heading, or a `pinned` rule in .bonsai.toml)")
+
+
+def _flatten_findings(parts: TrunkParts, leaves: Iterable[Leaf], profile: BootProfile,
+                      claude_whole: bool) -> Iterable[Finding]:
+    """`flatten_cut` when the flat MEMORY.md `bonsai-git flatten` would write now is cut by `profile` at
+    boot: the same rule and words flatten --profile prints (boot.boot_cut_warning), issue 20."""
+    from .flatplan import flat_text_estimate
+
+    flat = flat_text_estimate(parts.pinned, [leaf.text for leaf in sorted(leaves, key=lambda lf: lf.path)],
+                              parts.inbox)
+    warning = boot_cut_warning(flat, profile, "keep the tree (this is why it exists), or archive or trim memories "
+                               "before you flatten", claude_whole)
+    if warning:
+        yield Finding("flatten_cut", TRUNK, None, f"if flattened now, {warning}")
 
 
 def _boot_findings(budget: BootBudget, claude_whole: bool = False) -> Iterable[Finding]:
