@@ -12,7 +12,6 @@ Findings (each a warning; any warning makes `bonsai-git status` exit 1), in this
 | `boot_near_limit` | a bootstrap file is at >= 85% of its cap |
 | `boot_total_near_limit` | all bootstrap files together are at >= 85% of the total cap |
 | `claude_code_cut` | Claude Code's auto memory would not load all of MEMORY.md (200 lines, then 25,000 chars, comment lines stripped); not under `--profile claude` when CLAUDE.md imports it whole |
-| `flatten_cut` | flattening now (`bonsai-git flatten`) would write a MEMORY.md the profile's boot caps cut (boot.boot_cut_warning on flatplan.flat_text_estimate: the pinned text, every leaf and the inbox) |
 | `not_loaded` | the profile's runtime does not load MEMORY.md at boot at all (Codex without `bonsai-git connect codex`, Claude Code without the import, OpenClaw pointed at another folder); names the `bonsai-git connect` to run |
 | `stale_index` | `bonsai-git reindex --check` would rewrite this generated file |
 | `reindex_error` | the indexes could not be checked (a leaf is not UTF-8, ...) |
@@ -35,7 +34,9 @@ Findings (each a warning; any warning makes `bonsai-git status` exit 1), in this
 | `broken_link` | a leaf's `#anchor` link to a heading it does not hold, or a relative link that names no file from the leaf's folder (core/links.py; the survey checks the disk) |
 
 A workspace that is not migrated yet gets its boot budget and the note "not migrated";
-that alone is not a warning.
+that alone is not a warning.  A migrated one gets the note `flatten_cut: if flattened now, ...` when
+the MEMORY.md `bonsai-git flatten` would write now is cut by the profile's boot caps
+(boot.boot_cut_warning on flatplan.flat_text_estimate: the pinned text, every leaf, the inbox).
 
 JSON (`bonsai-git status --json`), schema_version 1; keys are stable, new keys may be added:
 
@@ -109,10 +110,10 @@ from .sections import split_sections, unclosed_comment_warning
 from .tokens import estimate_tokens
 
 SCHEMA_VERSION = 1
+FLATTEN_CUT = "flatten_cut"  # the note's code: status' notes start with it (docs/status.md)
 DAY = 86_400
 KINDS = (
-    "no_trunk", "boot_truncated", "boot_near_limit", "boot_total_near_limit", "claude_code_cut", "flatten_cut",
-    "not_loaded",
+    "no_trunk", "boot_truncated", "boot_near_limit", "boot_total_near_limit", "claude_code_cut", "not_loaded",
     "stale_index",
     "reindex_error", "unclosed_comment", "unreadable_leaf", "untracked_leaf", "misplaced_leaf", "domain_name",
     "orphan_leaf", "orphan_entry", "oversized_leaf",
@@ -288,8 +289,6 @@ def assess(survey: Survey, profile: BootProfile, thresholds: Thresholds = Thresh
         *_trunk_findings(trunk, waiting),
         *(_above_block_findings(parts.pinned, survey.config) if parts is not None else ()),
         *_boot_findings(budget, facts.claude_import is not None),
-        *(_flatten_findings(parts, readable, budget.profile,
-                            facts.claude_import is not None) if parts is not None else ()),
         *_loaded_findings(budget.profile, loaded, trunk is not None),
         *_index_findings(survey, masked, located),
         *_leaf_findings(survey, stats, thresholds, conflicts, located),
@@ -303,6 +302,8 @@ def assess(survey: Survey, profile: BootProfile, thresholds: Thresholds = Thresh
     ]
     notes: tuple[str, ...] = () if parts is not None or trunk is None else (
         f"{TRUNK}: not migrated: run bonsai-git migrate --dry-run",)
+    if parts is not None:
+        notes += _flatten_note(parts, readable, budget.profile, facts.claude_import is not None)
     if survey.shallow:
         notes += (f"shallow clone: leaf ages (old general leaves, archived files due for purge) need the history it "
                   f"does not have and were not checked; run `git fetch --unshallow` (or `git fetch --deepen=<commits>`)",)
@@ -388,18 +389,18 @@ def _above_block_findings(pinned: str, config: Config) -> Iterable[Finding]:
                       "or pin it (📌 in its heading, or a `pinned` rule in .bonsai.toml)")
 
 
-def _flatten_findings(parts: TrunkParts, leaves: Iterable[Leaf], profile: BootProfile,
-                      claude_whole: bool) -> Iterable[Finding]:
-    """`flatten_cut` when the flat MEMORY.md `bonsai-git flatten` would write now is cut by `profile` at
-    boot: the same rule and words flatten --profile prints (boot.boot_cut_warning), issue 20."""
+def _flatten_note(parts: TrunkParts, leaves: Iterable[Leaf], profile: BootProfile, claude_whole: bool) -> tuple[str, ...]:
+    """The `flatten_cut` note when the flat MEMORY.md `bonsai-git flatten` would write now is cut by
+    `profile` at boot, in flatten --profile's own words (boot.boot_cut_warning; issue 20).  A note,
+    not a warning: every memory large enough to need the tree would be cut flat, and that is no
+    fault of the workspace (the demo sample is one); it is said so a flatten does not surprise."""
     from .flatplan import flat_text_estimate
 
     flat = flat_text_estimate(parts.pinned, [leaf.text for leaf in sorted(leaves, key=lambda lf: lf.path)],
                               parts.inbox)
-    warning = boot_cut_warning(flat, profile, "keep the tree (this is why it exists), or archive or trim memories "
-                               "before you flatten", claude_whole)
-    if warning:
-        yield Finding("flatten_cut", TRUNK, None, f"if flattened now, {warning}")
+    warning = boot_cut_warning(flat, profile, "keep the tree, or archive or trim memories before you flatten",
+                               claude_whole)
+    return (f"{FLATTEN_CUT}: if flattened now, {warning}",) if warning else ()
 
 
 def _boot_findings(budget: BootBudget, claude_whole: bool = False) -> Iterable[Finding]:
