@@ -135,32 +135,34 @@ def time_edit_hook(ws: Path, runs: int = RUNS) -> float:
     return _median(times)
 
 
-def time_plain_hooks(ws: Path, runs: int = RUNS) -> tuple[float, float]:
+def time_plain_hooks(ws: Path, runs: int = 3 * RUNS) -> tuple[float, float]:
     """Median wall seconds of the plain pre-commit hook's no-op run: (recorded interpreter, PATH lookup).
 
     The installed form (githook.hook_script with this interpreter) runs with the environment's
-    scripts off PATH; the shipped copy (its BONSAI_PYTHON= line empty) with them first on PATH."""
+    scripts off PATH; the shipped copy (its BONSAI_PYTHON= line empty) with them first on PATH.  The
+    two alternate run by run, so a busy machine's noise falls on both alike."""
     from bonsai_git.githook import SCRIPT, hook_script
 
     bare = os.pathsep.join(p for p in ENV.get("PATH", "").split(os.pathsep) if p and Path(p) != HOME_BIN)
     forms = ((hook_script(SCRIPT.read_bytes(), sys.executable), bare),
              (SCRIPT.read_bytes(), f"{HOME_BIN}{os.pathsep}{bare}"))
-    medians = []
+    hooks = []
     for n, (script, path) in enumerate(forms):
         hook = ws / ".git" / f"bench-plain-hook-{n}"
         hook.write_bytes(script)
         hook.chmod(0o755)
-        env = dict(ENV, PATH=path)
-        subprocess.run([str(hook)], cwd=ws, env=env, check=True, capture_output=True)  # warm-up
-        times = []
-        for _ in range(runs):
+        hooks.append((hook, dict(ENV, PATH=path)))
+        subprocess.run([str(hook)], cwd=ws, env=hooks[-1][1], check=True, capture_output=True)  # warm-up
+    times: list[list[float]] = [[], []]
+    for _ in range(runs):
+        for n, (hook, env) in enumerate(hooks):
             start = time.perf_counter()
             proc = subprocess.run([str(hook)], cwd=ws, env=env, capture_output=True)
-            times.append(time.perf_counter() - start)
+            times[n].append(time.perf_counter() - start)
             assert proc.returncode == 0, proc.stderr
-        medians.append(_median(times))
+    for hook, _env in hooks:
         hook.unlink()
-    return medians[0], medians[1]
+    return _median(times[0]), _median(times[1])
 
 
 def tree_shape(ws: Path) -> str:

@@ -206,6 +206,25 @@ def test_copied_plain_hook_falls_back_to_python3(make_repo: MakeRepo, tmp_path: 
     assert missing.returncode != 0 and "bonsai-git-hook is not on PATH" in missing.stderr
 
 
+@pytest.mark.parametrize("form", ["recorded", "python3"])
+def test_every_hook_form_warns_again_on_a_second_run(make_repo: MakeRepo, tmp_path: Path, form: str) -> None:
+    """Each way the plain hook starts bonsai-git runs hook.main as the console script does: a run that
+    warned is not remembered as fresh, so the next run warns again.  (`python3 -m bonsai_git.hook`
+    ran the hook as __main__, a second copy of the module whose warning counter reindex's
+    foreign-index warning never reached: the second run was silent.)"""
+    repo = migrated(make_repo)
+    note = "memory/domains/business/_index.suppliers.md"
+    write(repo, note, "# Suppliers\n\nClay from Highwater Clays.\n")
+    hook = repo / ".git/hooks/pre-commit"
+    hook.write_bytes(installed(SCRIPT) if form == "recorded" else SCRIPT.read_bytes())
+    hook.chmod(0o755)
+    path = _bare_path(tmp_path, "exit 1" if form == "recorded" else f'exec "{sys.executable}" "$@"')
+    for _ in range(2):
+        proc = subprocess.run([str(hook)], cwd=repo, capture_output=True, text=True, env=env() | path)
+        assert proc.returncode == 0, proc.stderr
+        assert f"{note}: named like a generated index but not written by bonsai-git, so kept" in proc.stderr
+
+
 def test_installed_hook_runs_the_interpreter_install_hook_ran_with(make_repo: MakeRepo, tmp_path: Path) -> None:
     """install-hook from the environment's own script, then `git commit` with that environment off PATH
     (a virtual environment that is not activated): the commit lands at once with fresh indexes."""
