@@ -7,6 +7,10 @@ On generated, committed workspaces of 100, 1,000 and 10,000 leaves (8 domains, n
 - a no-op hook run: wall time of the `bonsai-git-hook` console script as a subprocess,
   interpreter start-up included (1,000 leaves: <= 0.1 s; 10,000 leaves: <= 0.5 s);
 - a hook run after editing one leaf (1,000 leaves: <= 0.15 s);
+- the plain git hook's no-op run (the POSIX sh script `install-hook` writes), both ways it finds
+  bonsai-git: through the interpreter install-hook recorded (`BONSAI_PYTHON=`, PATH without the
+  environment's scripts) and through `bonsai-git-hook` on PATH (the shipped copy, line left empty),
+  with their ratio;
 and the per-leaf cost at each size, to show growth is linear; then, for each tree, its index
 files (branch indexes split into sub-branches past `branch_tokens`), the deepest lookup path and
 the lookup cost (issue 11), and that editing a leaf left MEMORY.md byte for byte (the quiet
@@ -38,7 +42,8 @@ from bonsai_git.reindex import reindex_workspace
 from bonsai_git.core.tokens import estimate_tokens
 from bonsai_git.core.layout import BEGIN, END
 
-HOOK = shutil.which("bonsai-git-hook", path=str(Path(sys.executable).parent)) or "bonsai-git-hook"
+HOME_BIN = Path(sys.executable).parent
+HOOK = shutil.which("bonsai-git-hook", path=str(HOME_BIN)) or "bonsai-git-hook"
 ENV = dict(os.environ, GIT_AUTHOR_NAME="B", GIT_AUTHOR_EMAIL="b@example.com", GIT_COMMITTER_NAME="B",
            GIT_COMMITTER_EMAIL="b@example.com", GIT_CONFIG_GLOBAL="/dev/null", GIT_CONFIG_NOSYSTEM="1")
 ENV.pop("PYTHONDONTWRITEBYTECODE", None)
@@ -130,6 +135,36 @@ def time_edit_hook(ws: Path, runs: int = RUNS) -> float:
     return _median(times)
 
 
+def time_plain_hooks(ws: Path, runs: int = 3 * RUNS) -> tuple[float, float]:
+    """Median wall seconds of the plain pre-commit hook's no-op run: (recorded interpreter, PATH lookup).
+
+    The installed form (githook.hook_script with this interpreter) runs with the environment's
+    scripts off PATH; the shipped copy (its BONSAI_PYTHON= line empty) with them first on PATH.  The
+    two alternate run by run, so a busy machine's noise falls on both alike."""
+    from bonsai_git.githook import SCRIPT, hook_script
+
+    bare = os.pathsep.join(p for p in ENV.get("PATH", "").split(os.pathsep) if p and Path(p) != HOME_BIN)
+    forms = ((hook_script(SCRIPT.read_bytes(), sys.executable), bare),
+             (SCRIPT.read_bytes(), f"{HOME_BIN}{os.pathsep}{bare}"))
+    hooks = []
+    for n, (script, path) in enumerate(forms):
+        hook = ws / ".git" / f"bench-plain-hook-{n}"
+        hook.write_bytes(script)
+        hook.chmod(0o755)
+        hooks.append((hook, dict(ENV, PATH=path)))
+        subprocess.run([str(hook)], cwd=ws, env=hooks[-1][1], check=True, capture_output=True)  # warm-up
+    times: list[list[float]] = [[], []]
+    for _ in range(runs):
+        for n, (hook, env) in enumerate(hooks):
+            start = time.perf_counter()
+            proc = subprocess.run([str(hook)], cwd=ws, env=env, capture_output=True)
+            times[n].append(time.perf_counter() - start)
+            assert proc.returncode == 0, proc.stderr
+    for hook, _env in hooks:
+        hook.unlink()
+    return _median(times[0]), _median(times[1])
+
+
 def tree_shape(ws: Path) -> str:
     """Index files, the largest one, the lookup cost over all leaves, as one line."""
     domains = ws / "memory" / "domains"
@@ -159,6 +194,7 @@ def main() -> None:
     print(f"hook: {HOOK}")
     results: dict[tuple[str, int], float] = {}
     shapes: list[str] = []
+    plain: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:
         ENV["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "pycache")
         print(f"interpreter start-up (python -c pass): {interpreter_startup() * 1000:.0f} ms\n")
@@ -172,11 +208,17 @@ def main() -> None:
             shapes.append(f"{n:>7,} leaves: {tree_shape(ws)}; MEMORY.md after {RUNS} leaf edits: "
                           f"{'unchanged' if (ws / 'MEMORY.md').read_bytes() == trunk else 'REWRITTEN'}")
             results |= {("full", n): full, ("noop", n): noop, ("edit", n): edit}
+            recorded, on_path = time_plain_hooks(ws)
+            plain.append(f"{n:>7,} leaves: {recorded * 1000:.0f} ms through the recorded interpreter, "
+                         f"{on_path * 1000:.0f} ms through bonsai-git-hook on PATH (ratio {recorded / on_path:.2f})")
             print(f"{n:>7,} | {full * 1000:>9.0f} ms | {noop * 1000:>7.0f} ms | {edit * 1000:>6.0f} ms |"
                   f" {full / n * 1e6:>6.0f} µs | {noop / n * 1e6:>7.0f} µs")
     for a, b in zip(sizes, sizes[1:]):
         marginal = (results[("noop", b)] - results[("noop", a)]) / (b - a)
         print(f"no-op hook, {a:,} -> {b:,} leaves: {marginal * 1e6:.0f} µs per extra leaf (fixed cost excluded)")
+    print("\nplain git hook, no-op run (the sh script install-hook writes):")
+    for line in plain:
+        print(f"  {line}")
     print("\ntrees (bounded branch indexes):")
     for line in shapes:
         print(f"  {line}")

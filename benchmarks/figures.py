@@ -47,6 +47,18 @@ def demo_plan() -> tuple[int, int, int]:
     return plan.boot_tokens_before, plan.boot_tokens_after, len(plan.domains)
 
 
+@cache
+def corpus_23_flatten_cut() -> str:
+    """What flatten (and status' flatten_cut) says of corpus 23 right after its migration, up to the advice:
+    the flat file is the original byte for byte then, so it is boot_cut_warning of the original."""
+    from bonsai_git.core.boot import DEFAULT_PROFILE, boot_cut_warning, profile_named
+
+    text = (CORPUS / "23-long-running-agent-25k.md").read_bytes().decode("utf-8")
+    warning = boot_cut_warning(text, profile_named(DEFAULT_PROFILE))
+    assert warning is not None
+    return warning.split(";")[0]
+
+
 def _pair(name: str) -> str:
     before, after = boot_chars4(name)
     return f"{before:,} → {after:,}"
@@ -60,6 +72,7 @@ FIGURES: dict[str, Callable[[], str]] = {
     "demo-boot-before": lambda: f"{demo_plan()[0]:,}",
     "demo-boot-after": lambda: f"{demo_plan()[1]:,}",
     "demo-domains": lambda: str(demo_plan()[2]),
+    "corpus-23-flatten-cut": corpus_23_flatten_cut,
 }
 
 

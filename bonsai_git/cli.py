@@ -411,7 +411,8 @@ def merge_driver(ancestor: Path, ours: Path, theirs: Path, path: str) -> None:
               help="Also register the bonsai merge driver (merge.bonsai.driver) in this repository's git config.")
 def install_hook(workspace: Path, uninstall: bool, shared_hooks_path: bool, merge_driver: bool) -> None:
     """Install the plain git pre-commit hook (hooks/pre-commit), chaining any existing hook, or the hook manager's
-    way (husky, lefthook, simple-git-hooks, pre-commit) (exit 3: refused)."""
+    way (husky, lefthook, simple-git-hooks, pre-commit) (exit 3: refused).  The plain hook records the Python
+    this runs in, so it works when that environment is not activated."""
     from .commands import install_hook as command
 
     _done(command.run(workspace, uninstall=uninstall, shared_hooks_path=shared_hooks_path, echo=click.echo,

@@ -14,9 +14,11 @@ A block is preceded by one line naming the workspace it starts from:
   every other line is the output expected from the command above it.  A line `...` stands for any
   number of lines (as doctest's ELLIPSIS), so a long listing can show its head and tail only.
 - Starting points: `empty` (an empty folder), `flat` (a git workspace whose MEMORY.md is the bundled
-  sample, committed), `migrated` (the same after `bonsai-git migrate`).
-- The workspace folder is shown as `~/agent-workspace`; git's identity and dates are pinned, so commit
-  ids are stable.
+  sample, committed), `migrated` (the same after `bonsai-git migrate`); `flat:PATH` and `migrated:PATH`
+  take MEMORY.md from PATH in this repository instead (e.g. `flat:docs/examples/casa-memory.md`;
+  `migrated:PATH` migrates with `--force`, as a small example is below migrate's minimum).
+- The workspace folder is shown as `~/agent-workspace` and HOME (its parent, a fresh folder) as `~`;
+  git's identity and dates are pinned, so commit ids are stable.
 - `pytest tests/test_docs_examples.py --update-docs` rewrites each block's expected output from what the
   commands print (keeping `...` lines where they still match), as `--update-goldens` does for trees.
 """
@@ -37,7 +39,7 @@ from support import GIT_ENV
 ROOT = Path(__file__).resolve().parent.parent
 SHOWN_AS = "~/agent-workspace"
 STARTS = ("empty", "flat", "migrated")
-_MARK = re.compile(r"^<!-- example: (\w+) -->\n```console\n(.*?)^```\n", re.M | re.S)
+_MARK = re.compile(r"^<!-- example: ([\w:./-]+) -->\n```console\n(.*?)^```\n", re.M | re.S)
 _ANY_CONSOLE = re.compile(r"^```console\n", re.M)
 
 
@@ -106,8 +108,10 @@ def unmarked_blocks(page: Path) -> list[int]:
 
 
 def example_env(home: Path) -> dict[str, str]:
-    """The environment every example runs in: pinned git, no user config, this interpreter's scripts first."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "BONSAI_"))}
+    """The environment every example runs in: pinned git, no user config, this interpreter's scripts first;
+    the runtimes' settings (OpenClaw, Claude Code, Codex) at their defaults under the fresh HOME."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("GIT_", "BONSAI_", "OPENCLAW_")) and k not in ("CODEX_HOME", "CLAUDE_CONFIG_DIR")}
     env.update(GIT_ENV)
     env.update(HOME=str(home), NO_COLOR="1", COLUMNS="100", LC_ALL="C.UTF-8",
                PATH=str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", ""))
@@ -115,9 +119,11 @@ def example_env(home: Path) -> dict[str, str]:
 
 
 def prepare(state: str, folder: Path, env: Mapping[str, str]) -> None:
-    """Make `folder` the example's starting point (`empty`, `flat` or `migrated`)."""
-    if state not in STARTS:
-        raise ValueError(f"unknown example start {state!r} (one of {', '.join(STARTS)})")
+    """Make `folder` the example's starting point (`empty`, `flat` or `migrated`, the last two with
+    `:PATH` for another MEMORY.md)."""
+    state, _, source = state.partition(":")
+    if state not in STARTS or (source and state == "empty"):
+        raise ValueError(f"unknown example start {state!r} (one of {', '.join(STARTS)}, flat:PATH, migrated:PATH)")
     folder.mkdir(parents=True)
     if state == "empty":
         return
@@ -127,21 +133,22 @@ def prepare(state: str, folder: Path, env: Mapping[str, str]) -> None:
         subprocess.run(["git", *args], cwd=folder, env=dict(env), check=True, capture_output=True)
 
     git("init", "-q", "-b", "main")
-    (folder / "MEMORY.md").write_bytes(sample_memory())
+    (folder / "MEMORY.md").write_bytes((ROOT / source).read_bytes() if source else sample_memory())
     git("add", "MEMORY.md")
     git("commit", "-q", "-m", "Agent memory as one flat file")
     if state == "migrated":
-        subprocess.run(["bonsai-git", "migrate"], cwd=folder, env=dict(env), check=True, capture_output=True)
+        force = ["--force"] if source else []  # an example memory may be below migrate's 1,000-token minimum
+        subprocess.run(["bonsai-git", "migrate", *force], cwd=folder, env=dict(env), check=True, capture_output=True)
 
 
 def run_steps(steps: tuple[Step, ...], folder: Path, env: Mapping[str, str]) -> list[list[str]]:
     """Run the steps in one bash shell in `folder`; returns each step's output lines, the folder shown
-    as ~/agent-workspace."""
+    as ~/agent-workspace and its parent (HOME, example_env) as ~."""
     fence = "@@bonsai-docs-step@@"
     script = "".join(f"printf '%s\\n' '{fence}'\n{step.command}\n" for step in steps)
     proc = subprocess.run(["bash", "-c", script + f"printf '%s\\n' '{fence}'\n"], cwd=folder, env=dict(env),
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120)
-    text = proc.stdout.decode("utf-8", "replace").replace(str(folder), SHOWN_AS)
+    text = proc.stdout.decode("utf-8", "replace").replace(str(folder), SHOWN_AS).replace(str(folder.parent), "~")
     chunks = text.split(fence + "\n")[1:-1]
     return [chunk.splitlines() for chunk in chunks]
 

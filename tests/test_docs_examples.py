@@ -19,6 +19,19 @@ def test_every_console_block_is_a_checked_example() -> None:
     assert unmarked == {}, "```console blocks without an <!-- example: START --> line above them"
 
 
+def test_every_transcript_is_a_console_block() -> None:
+    """A fenced block that opens with a `$ ` command is a transcript: it must be a checked ```console
+    example (a block that cannot be replayed stays out of this rule only by not posing as a session)."""
+    from markdown_it import MarkdownIt
+
+    parser = MarkdownIt("commonmark")
+    loose = {f"{page.relative_to(ROOT)}:{token.map[0] + 1}" for page in doc_pages() if page.exists()
+             for token in parser.parse(page.read_text(encoding="utf-8"))
+             if token.type == "fence" and token.map is not None and token.content.startswith("$ ")
+             and token.info.strip() != "console"}
+    assert loose == set(), "transcripts outside ```console blocks (mark them <!-- example: START -->)"
+
+
 def test_there_are_examples_to_check() -> None:
     assert len(CASES) >= 3
 

@@ -1,5 +1,5 @@
 """Silent surprises get a word (issue 20 "Say what you see"): a `##` section written above the generated
-block, and a flatten whose MEMORY.md a boot cap would cut."""
+block, and a flatten whose MEMORY.md a boot cap would cut (flatten says so, and status says so before)."""
 
 from __future__ import annotations
 
@@ -68,3 +68,52 @@ def test_flatten_says_nothing_of_boot_caps_when_the_flat_memory_fits(make_repo: 
     ws = migrated(make_repo)
     result = CliRunner().invoke(main, ["flatten", "-C", str(ws), "--dry-run"])
     assert result.exit_code == 0 and "would be" not in result.stderr
+
+
+def _flatten_cut(ws: Path, *args: str) -> list[str]:
+    """status --json's flatten_cut notes (a note, not a warning: the workspace stays healthy)."""
+    import json
+
+    result = CliRunner().invoke(main, ["status", "-C", str(ws), "--json", *args])
+    return [n for n in json.loads(result.stdout)["notes"] if n.startswith("flatten_cut: ")]
+
+
+def test_status_notes_when_flattening_now_would_be_cut_at_boot(make_repo: MakeRepo) -> None:
+    """A 99 KB memory, migrated: the trunk fits, but the flat file flatten would write does not; status
+    says so with flatten's own figures, under the profile chosen, and touches nothing."""
+    ws = migrated(make_repo, corpus_bytes("23-long-running-agent-25k.md").decode("utf-8"))
+    head = git(ws, "rev-parse", "HEAD")
+    text = CliRunner().invoke(main, ["status", "-C", str(ws)])
+    line = next(l for l in text.stdout.splitlines() if "if flattened now" in l)
+    flat = CliRunner().invoke(main, ["flatten", "-C", str(ws), "--dry-run"])
+    said = flat.stderr.removeprefix("warning: ").split(";")[0].strip()  # "MEMORY.md would be N chars: ... other M"
+    assert line == f"note: flatten_cut: if flattened now, {said}; keep the tree, or archive or trim memories " \
+                   "before you flatten"
+    assert "OpenClaw 2026.9 loads 20,000 at boot" in line
+    assert "flatten_cut" not in "".join(l for l in text.stdout.splitlines() if not l.startswith("note: "))
+    claude = _flatten_cut(ws, "--profile", "claude")
+    assert len(claude) == 1 and "Claude Code loads" in claude[0]
+    assert _flatten_cut(ws, "--file-cap", "200000", "--total-cap", "200000") == []  # caps that fit it: no word
+    assert git(ws, "rev-parse", "HEAD") == head and git(ws, "status", "--porcelain") == ""
+
+
+def test_status_counts_later_memories_in_the_flatten_cut(make_repo: MakeRepo) -> None:
+    """Memories written after the migration are part of what flatten would write: a small workspace
+    grows past the cap by a leaf, and status says so, with flatten's figure; it stays healthy."""
+    ws = migrated(make_repo)
+    assert _flatten_cut(ws) == []
+    big = "## Field notes\n\n" + "".join(f"- note {i}: the kiln ran at cone 6 for nine hours, then cooled.\n"
+                                           for i in range(400))
+    (ws / "memory/domains/general").mkdir(parents=True, exist_ok=True)
+    (ws / "memory/domains/general/field-notes.md").write_text(big, encoding="utf-8")
+    git(ws, "add", "-A")
+    CliRunner().invoke(main, ["reindex", "-C", str(ws)])  # the new leaf indexed
+    git(ws, "add", "-A")
+    git(ws, "commit", "-q", "--no-verify", "-m", "a long leaf")
+    (note,) = _flatten_cut(ws)
+    status = CliRunner().invoke(main, ["status", "-C", str(ws)])
+    flat = CliRunner().invoke(main, ["flatten", "-C", str(ws), "--dry-run"])
+    assert flat.exit_code == 0, flat.output
+    assert note.split(";")[0] == "flatten_cut: if flattened now, " + flat.stderr.removeprefix("warning: ").split(";")[0]
+    assert "note: flatten_cut: if flattened now" in status.stdout
+    assert "flatten_cut" not in status.stdout.split("Warnings (", 1)[-1]  # a note, never one of the warnings

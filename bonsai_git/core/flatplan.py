@@ -169,6 +169,17 @@ def plan_flatten(
     return plan
 
 
+def flat_text_estimate(pinned: str, leaves: Sequence[str], inbox: str) -> str:
+    """What `plan_flatten` would write, up to the order of its pieces: the pinned text, each of
+    `leaves` (the texts of today's leaves, archived ones not among them) and the inbox, with one
+    line break after a piece that does not end a line (the only bytes flatten adds, module
+    docstring).  Its size is the flat file's to within a line break or two (the pinned text's
+    separator, the last piece); the order needs the migration commit, which status does not read.
+    Pure; used by status to warn before a flatten would be cut at boot (boot.boot_cut_warning)."""
+    pieces = [piece for piece in (pinned, *leaves, inbox) if piece]
+    return "".join(piece if piece.endswith("\n") else piece + "\n" for piece in pieces[:-1]) + (pieces[-1] if pieces else "")
+
+
 def verify_flat(plan: FlatPlan, flat: str) -> None:
     """Prove `flat` (the text read back) holds every source whole: its runs tile the source exactly.
 

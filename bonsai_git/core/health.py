@@ -34,7 +34,9 @@ Findings (each a warning; any warning makes `bonsai-git status` exit 1), in this
 | `broken_link` | a leaf's `#anchor` link to a heading it does not hold, or a relative link that names no file from the leaf's folder (core/links.py; the survey checks the disk) |
 
 A workspace that is not migrated yet gets its boot budget and the note "not migrated";
-that alone is not a warning.
+that alone is not a warning.  A migrated one gets the note `flatten_cut: if flattened now, ...` when
+the MEMORY.md `bonsai-git flatten` would write now is cut by the profile's boot caps
+(boot.boot_cut_warning on flatplan.flat_text_estimate: the pinned text, every leaf, the inbox).
 
 JSON (`bonsai-git status --json`), schema_version 1; keys are stable, new keys may be added:
 
@@ -86,6 +88,7 @@ from .boot import (
     BootProfile,
     RuntimeFacts,
     boot_budget,
+    boot_cut_warning,
     loaded_at_boot,
 )
 from .config import FALLBACK_DOMAIN, SINGLE_FILE_DOMAINS, Config, is_domain_name
@@ -93,6 +96,7 @@ from .indexes import DomainStats, domain_stats
 from .layout import (
     TRUNK,
     Leaf,
+    TrunkParts,
     domain_name_message,
     find_conflict_marker,
     leaf_location,
@@ -106,6 +110,7 @@ from .sections import split_sections, unclosed_comment_warning
 from .tokens import estimate_tokens
 
 SCHEMA_VERSION = 1
+FLATTEN_CUT = "flatten_cut"  # the note's code: status' notes start with it (docs/status.md)
 DAY = 86_400
 KINDS = (
     "no_trunk", "boot_truncated", "boot_near_limit", "boot_total_near_limit", "claude_code_cut", "not_loaded",
@@ -273,7 +278,8 @@ def assess(survey: Survey, profile: BootProfile, thresholds: Thresholds = Thresh
     loaded = loaded_at_boot(budget, facts, chain) if trunk is not None else (False, f"no {TRUNK}")
     conflicts = conflict_lines(survey)
     located = leaf_locations(survey)
-    stats = domain_stats(readable_leaves(survey, conflicts, located), survey.config.estimator)
+    readable = readable_leaves(survey, conflicts, located)
+    stats = domain_stats(readable, survey.config.estimator)
     masked = _path_masker()
     inbox = parts.inbox if parts is not None else ""
     waiting = absorbable_sections(inbox, survey.config)
@@ -296,6 +302,8 @@ def assess(survey: Survey, profile: BootProfile, thresholds: Thresholds = Thresh
     ]
     notes: tuple[str, ...] = () if parts is not None or trunk is None else (
         f"{TRUNK}: not migrated: run bonsai-git migrate --dry-run",)
+    if parts is not None:
+        notes += _flatten_note(parts, readable, budget.profile, facts.claude_import is not None)
     if survey.shallow:
         notes += (f"shallow clone: leaf ages (old general leaves, archived files due for purge) need the history it "
                   f"does not have and were not checked; run `git fetch --unshallow` (or `git fetch --deepen=<commits>`)",)
@@ -379,6 +387,20 @@ def _above_block_findings(pinned: str, config: Config) -> Iterable[Finding]:
                       f"'{mask_secrets(heading)}' sits above the generated block, so it loads at every boot but is "
                       "not pinned; new memories go below the end marker: move it there (bonsai-git absorb files it) "
                       "or pin it (📌 in its heading, or a `pinned` rule in .bonsai.toml)")
+
+
+def _flatten_note(parts: TrunkParts, leaves: Iterable[Leaf], profile: BootProfile, claude_whole: bool) -> tuple[str, ...]:
+    """The `flatten_cut` note when the flat MEMORY.md `bonsai-git flatten` would write now is cut by
+    `profile` at boot, in flatten --profile's own words (boot.boot_cut_warning; issue 20).  A note,
+    not a warning: every memory large enough to need the tree would be cut flat, and that is no
+    fault of the workspace (the demo sample is one); it is said so a flatten does not surprise."""
+    from .flatplan import flat_text_estimate
+
+    flat = flat_text_estimate(parts.pinned, [leaf.text for leaf in sorted(leaves, key=lambda lf: lf.path)],
+                              parts.inbox)
+    warning = boot_cut_warning(flat, profile, "keep the tree, or archive or trim memories before you flatten",
+                               claude_whole)
+    return (f"{FLATTEN_CUT}: if flattened now, {warning}",) if warning else ()
 
 
 def _boot_findings(budget: BootBudget, claude_whole: bool = False) -> Iterable[Finding]:

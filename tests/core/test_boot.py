@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bonsai_git.core.boot import (
     DEFAULT_PROFILE, PROFILES, boot_budget, claude_code_fit, profile_named, utf16_len, with_caps,
@@ -16,6 +18,11 @@ OC = profile_named(DEFAULT_PROFILE)
 @pytest.mark.parametrize(("text", "units"), [("", 0), ("abc", 3), ("日本", 2), ("📌", 2), ("a📌b", 4)])
 def test_utf16_len_counts_javascript_units(text: str, units: int) -> None:
     assert utf16_len(text) == units
+
+
+@given(st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=0x10FFFF)))
+def test_utf16_len_is_one_unit_a_char_and_two_past_u_ffff(text: str) -> None:
+    assert utf16_len(text) == len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)  # lone surrogates too
 
 
 def test_default_profile_is_openclaw_2026_9_measured_caps() -> None:
