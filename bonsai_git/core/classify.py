@@ -106,18 +106,24 @@ KIND_PREFIXES: dict[str, str] = {
 _NO_COLON_KINDS = frozenset({"incident", "postmortem"})
 
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
-_MONTHS = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
-           r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?")
+# Month names and their usual abbreviations in English, French, German, Spanish and Portuguese:
+# "a heading that starts with a date, in any format" (LABELS.md) is written in the memory's language.
+_MONTHS = (r"(?:jan(?:uary|vier|uar|eiro)?|jän(?:ner)?|janv|feb(?:ruary|ruar|rero)?|févr?(?:ier)?|fevr?(?:ier|ereiro)?|"
+           r"mar(?:ch|s|zo|ço|co)?|märz?|maerz|apr(?:il)?|avr(?:il)?|abr(?:il)?|may(?:o)?|mai(?:o)?|"
+           r"june?|juni?o?|juin|junho|july?|juli|juil(?:let)?|julio|julho|aug(?:ust)?|août|aout|ago(?:sto)?|"
+           r"sep(?:t(?:ember|embre|iembre)?)?|setiembre|set(?:embro)?|oct(?:ober|obre|ubre)?|okt(?:ober)?|out(?:ubro)?|"
+           r"nov(?:ember|embre|iembre|embro)?|dec(?:ember)?|déc(?:embre)?|dez(?:ember|embro)?|dic(?:iembre)?|ene(?:ro)?)\.?")
 _DATE = (rf"(?:\d{{4}}[-/.]\d{{1,2}}[-/.]\d{{1,2}}|\d{{1,2}}[-/.]\d{{1,2}}[-/.]\d{{4}}|"
-         rf"{_MONTHS}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}|\d{{1,2}}\s+{_MONTHS},?\s+\d{{4}}|"
+         rf"{_MONTHS}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}|\d{{1,2}}(?:\.|er|º)?\s+(?:de\s+)?{_MONTHS},?\s+(?:de\s+)?\d{{4}}|"
          rf"\d{{4}}\s*年\s*\d{{1,2}}\s*月(?:\s*\d{{1,2}}\s*日)?|\d{{4}}\s*년\s*\d{{1,2}}\s*월(?:\s*\d{{1,2}}\s*일)?)")
 # A leading date, after any emoji or punctuation: `2026-03-14`, `Mar 3, 2026`, `2026/02/27`.
 _LEADING_DATE = re.compile(rf"^[^\w]*{_DATE}(?!\d)", re.IGNORECASE)
 # A date anywhere: the above, plus month-year (`February 2026`, `2025-01`) and ISO weeks (`2025-W44`).
-_ANY_DATE = re.compile(rf"(?<!\w)(?:{_DATE}|{_MONTHS}\s+\d{{4}}|\d{{4}}-(?:0?[1-9]|1[0-2])|\d{{4}}-W\d{{1,2}})(?!\w)",
+_ANY_DATE = re.compile(rf"(?<!\w)(?:{_DATE}|{_MONTHS}\s+(?:de\s+)?\d{{4}}|\d{{4}}-(?:0?[1-9]|1[0-2])|\d{{4}}-W\d{{1,2}})(?!\w)",
                        re.IGNORECASE)
 # OpenClaw's dreaming block: the entries it promoted from short-term memory on a day (issue 23).
 _DREAMING = re.compile(r"^\W*promoted\s+from\s+short[-\s]term\s+memory\b", re.IGNORECASE)
+_HANGUL = re.compile(r"[\uac00-\ud7af]")
 _CJK_CHAR = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]")  # Han and Hangul (not kana)
 
 
@@ -520,11 +526,15 @@ def _rank(scores: dict[str, float], index: _Index) -> list[tuple[str, float]]:
 _ROMANCE_LINK = re.compile(r"(?i)(?<!\w)(?:de|des|du|da|do|das|dos|del|pour|para|avec|com|con|sur|à|au|aux)(?!\w)|(?<!\w)[dl]['’]\w")
 
 
+_TOPIC_SEPARATOR = re.compile(r"\s[—–-]\s|\S:\s")  # `RGPD — données clients`, `Bank: Kontoauszüge`: the topic comes first
+
+
 def _head_first(ranked: list[tuple[str, float]], found: dict[str, list[str]], heading: str) -> list[tuple[str, float]]:
     """`ranked` with a tie for first place settled by the heading's head noun when the heading is built
     with a Romance preposition (_ROMANCE_LINK): the domain whose word comes first wins.  Otherwise
     (English and German put the head last, and a tie keeps table order) `ranked` unchanged."""
-    if len(ranked) < 2 or ranked[0][1] != ranked[1][1] or _ROMANCE_LINK.search(heading) is None:
+    if len(ranked) < 2 or ranked[0][1] != ranked[1][1] or (
+            _ROMANCE_LINK.search(heading) is None and _TOPIC_SEPARATOR.search(heading) is None):
         return ranked
     lowered = heading.casefold()
 
@@ -770,7 +780,8 @@ def _person_heading(heading: str, index: _Index, vocabulary: frozenset[str] = fr
             if compact.endswith(suffix) and 1 <= len(compact) - len(suffix) <= 5 and all(
                     has_cjk(ch) for ch in compact[: -len(suffix)]):
                 return core, True
-        if 2 <= len(compact) <= 4 and all(_CJK_CHAR.match(ch) for ch in compact):
+        hangul_phrase = " " in core and _HANGUL.search(core) is not None  # `배운 것` is words; `박지훈` a name
+        if 2 <= len(compact) <= 4 and all(_CJK_CHAR.match(ch) for ch in compact) and not hangul_phrase:
             if compact[:2] in index.surnames or compact[:1] in index.surnames:
                 return core, False
         return None

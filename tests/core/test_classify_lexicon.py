@@ -257,3 +257,30 @@ def test_a_role_word_before_a_titled_name_is_a_person() -> None:
 def test_a_short_keyword_outside_english_matches_only_itself() -> None:
     # French `^moi` (identity) has a stem of three letters: `mois` (month) is another word
     assert classify_heading("Bilan du mois", Config()).domain != "identity"
+
+
+@pytest.mark.parametrize(
+    "heading",
+    ["12 mars 2026 — appel avec la banque", "3. März 2026: Release", "15 de marzo de 2026 - reunión",
+     "1er avril 2026", "9 de junho de 2026 — consulta", "Okt 4, 2026 sync"],
+)
+def test_a_heading_that_starts_with_a_date_in_another_language_is_a_log_entry(heading: str) -> None:
+    c = classify_heading(heading, Config())
+    assert (c.domain, c.decided_by) == ("log", "prefix")
+
+
+@pytest.mark.parametrize("heading", ["Mars rover 2026", "Marketing 2026", "Mayo"])
+def test_month_like_words_are_not_dates(heading: str) -> None:
+    assert classify_heading(heading, Config()).decided_by != "prefix"
+
+
+def test_a_hangul_phrase_with_a_space_is_not_a_name() -> None:
+    # 배 is a family name, but `배운 것` ("things learned") is two words; a Korean name has no space
+    assert classify_section(SectionInput("배운 것", "교수님 말씀: 먼저 그림부터.\n"), Config()).decided_by != "name"
+    assert classify_section(SectionInput("박지훈", "연구실 선배, 교수님 조교. 그는 통계 담당.\n"), Config()).domain == "people"
+
+
+def test_the_topic_before_a_dash_settles_a_tie() -> None:
+    config = parse_config('[domains.infrastructure]\nextend = ["microscope"]\n[domains.personal]\nextend = ["garden"]\n')
+    assert classify_heading("Garden — microscope", config).domain == "personal"
+    assert classify_heading("Microscope: garden", config).domain == "infrastructure"
