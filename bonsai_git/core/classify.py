@@ -123,6 +123,7 @@ _ANY_DATE = re.compile(rf"(?<!\w)(?:{_DATE}|{_MONTHS}\s+(?:de\s+)?\d{{4}}|\d{{4}
                        re.IGNORECASE)
 # OpenClaw's dreaming block: the entries it promoted from short-term memory on a day (issue 23).
 _DREAMING = re.compile(r"^\W*promoted\s+from\s+short[-\s]term\s+memory\b", re.IGNORECASE)
+_DIGIT = re.compile(r"\d")  # every date form holds one: the date patterns run only where it does
 _HANGUL = re.compile(r"[\uac00-\ud7af]")
 _CJK_CHAR = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]")  # Han and Hangul (not kana)
 
@@ -190,6 +191,8 @@ class Context:
 NO_CONTEXT = Context()
 
 _Hit = tuple[str, str, float, bool]  # (domain, keyword, weight, heading only)
+# The phrases one stem begins: second stem -> ((the stems after the second, matches), ...), longest first.
+_Phrases = dict[str, tuple[tuple[tuple[str, ...], tuple[_Hit, ...]], ...]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,7 +206,7 @@ class _Index:
     order: dict[str, int]
     stems: dict[str, dict[str, tuple[_Hit, ...]]]  # language -> stem -> matches
     exact: dict[str, tuple[_Hit, ...]]
-    phrases: dict[str, dict[str, tuple[tuple[tuple[str, ...], tuple[_Hit, ...]], ...]]]  # language -> first stem
+    phrases: dict[str, dict[str, _Phrases]]  # language -> first stem -> second stem -> (the rest, matches)
     compounds: dict[str, tuple[_Hit, ...]]
     prefixes: frozenset[str]  # the first four letters of every word a keyword can match: the rest are not stemmed
     cjk: dict[str, tuple[str, ...]]  # the substring keywords (CJK, or without letters) by first character, longest first
@@ -221,7 +224,9 @@ class _Index:
 
 @functools.cache
 def _stemmer(language: str) -> Callable[[str], str]:
-    import snowballstemmer  # type: ignore[import-untyped]  # pure Python; loaded when a section is classified
+    # loaded when a section is classified; snowballstemmer runs PyStemmer's C code when it is installed
+    # (a dependency on CPython: 20-30x faster, the same stems) and pure Python otherwise
+    import snowballstemmer  # type: ignore[import-untyped]
 
     found: Callable[[str], str] = snowballstemmer.stemmer(STEMMERS[language]).stemWord
     return found
@@ -323,9 +328,9 @@ def _index(domains: tuple[tuple[str, tuple[str, ...]], ...], configured: tuple[s
                 add(compounds.setdefault(parts[0].casefold(), []), hit)
         else:
             add(phrases.setdefault((language, *key), []), hit)
-    by_first: dict[str, dict[str, list[tuple[tuple[str, ...], tuple[_Hit, ...]]]]] = {}
+    by_first: dict[str, dict[str, dict[str, list[tuple[tuple[str, ...], tuple[_Hit, ...]]]]]] = {}
     for key, hits in sorted(phrases.items(), key=lambda kv: (-len(kv[0]), kv[0])):  # longest first
-        by_first.setdefault(key[0], {}).setdefault(key[1], []).append((key[2:], tuple(hits)))
+        by_first.setdefault(key[0], {}).setdefault(key[1], {}).setdefault(key[2], []).append((key[3:], tuple(hits)))
     by_language: dict[str, dict[str, tuple[_Hit, ...]]] = {}
     for (language, s), hits in stems.items():
         by_language.setdefault(language, {})[s] = tuple(hits)
@@ -346,7 +351,8 @@ def _index(domains: tuple[tuple[str, tuple[str, ...]], ...], configured: tuple[s
         order={d: i for i, (d, _) in enumerate(domains)},
         stems=by_language,
         exact={k: tuple(v) for k, v in exact.items()},
-        phrases={lang: {k: tuple(v) for k, v in table.items()} for lang, table in by_first.items()},
+        phrases={lang: {first: {second: tuple(v) for second, v in seconds.items()} for first, seconds in table.items()}
+                 for lang, table in by_first.items()},
         compounds={k: tuple(v) for k, v in compounds.items()},
         prefixes=frozenset(prefixes),
         cjk={ch: tuple(ks) for ch, ks in by_char.items()},
@@ -400,14 +406,15 @@ def _score_text(text: str, index: _Index, scores: dict[str, float], found: dict[
                 memo[w] = entry
             hits, starts = entry
             span = 1
-            for language, phrases in starts:  # the phrases this word's stem begins
-                for rest, phrase_hits in phrases:
-                    size = len(rest) + 1
-                    if i + size <= n and all(stem(words[i + j], language) == rest[j - 1] for j in range(1, size)):
-                        hits, span = phrase_hits, size
+            if i + 1 < n:
+                for language, phrases in starts:  # the phrases this word's stem begins, by their second stem
+                    for rest, phrase_hits in phrases.get(stem(words[i + 1], language), ()):
+                        size = len(rest) + 2
+                        if i + size <= n and all(stem(words[i + j], language) == rest[j - 2] for j in range(2, size)):
+                            hits, span = phrase_hits, size
+                            break
+                    if span > 1:
                         break
-                if span > 1:
-                    break
             if not hits:
                 continue
             done = i + span - 1
@@ -426,7 +433,7 @@ def _score_text(text: str, index: _Index, scores: dict[str, float], found: dict[
             _add(scores, found, index.cjk_keywords[keyword], keyword, body)
 
 
-_WordEntry = tuple[tuple[_Hit, ...], tuple[tuple[str, tuple[tuple[tuple[str, ...], tuple[_Hit, ...]], ...]], ...]]
+_WordEntry = tuple[tuple[_Hit, ...], tuple[tuple[str, _Phrases], ...]]
 
 
 def _word_entry(word: str, index: _Index) -> _WordEntry:
@@ -434,7 +441,7 @@ def _word_entry(word: str, index: _Index) -> _WordEntry:
     index, the phrases its stem begins per language).  A word whose first four letters start no
     keyword is not stemmed; a long German word with no match of its own tries its compound head."""
     hits: tuple[_Hit, ...] = ()
-    starts: list[tuple[str, tuple[tuple[tuple[str, ...], tuple[_Hit, ...]], ...]]] = []
+    starts: list[tuple[str, _Phrases]] = []
     if word[:4] in index.prefixes:
         hits = index.exact.get(word, ())
         for language in index.languages:
@@ -496,7 +503,7 @@ def _substrings(text: str, by_char: dict[str, tuple[str, ...]]) -> Iterator[tupl
 
 def _prefix(heading: str) -> tuple[str, str] | None:
     """(domain, the prefix text) for a `Kind:` heading, a leading date or a dreaming block, else None."""
-    m = _LEADING_DATE.match(heading) or _DREAMING.match(heading)
+    m = (_DIGIT.search(heading) and _LEADING_DATE.match(heading)) or _DREAMING.match(heading)
     if m:
         return LOG_DOMAIN, m.group().strip(" \t*_#>-—–:")
     found = _WORD.search(heading, 0, 40)  # the first word of heading[:40]
@@ -591,7 +598,7 @@ def _heading_scores(
         scores["identity"] = scores.get("identity", 0.0) + PREFIX_WEIGHT
         found.setdefault("identity", []).append("(me)")
     if LOG_DOMAIN in index.order:
-        m = _ANY_DATE.search(heading)
+        m = _ANY_DATE.search(heading) if _DIGIT.search(heading) else None  # every date has a digit
         if m:
             scores[LOG_DOMAIN] = scores.get(LOG_DOMAIN, 0.0) + DATE_WEIGHT
             found.setdefault(LOG_DOMAIN, []).append(m.group())

@@ -284,3 +284,29 @@ def test_the_topic_before_a_dash_settles_a_tie() -> None:
     config = parse_config('[domains.infrastructure]\nextend = ["microscope"]\n[domains.personal]\nextend = ["garden"]\n')
     assert classify_heading("Garden — microscope", config).domain == "personal"
     assert classify_heading("Microscope: garden", config).domain == "infrastructure"
+
+
+def test_the_c_stemmer_and_the_pure_python_stemmer_give_the_same_stems() -> None:
+    """snowballstemmer stems with PyStemmer's C code when it is installed (a dependency on CPython) and
+    in pure Python otherwise: the same memory must give the same tree either way."""
+    import re
+
+    from snowballstemmer import (  # type: ignore[import-untyped]
+        english_stemmer,
+        french_stemmer,
+        german_stemmer,
+        portuguese_stemmer,
+        spanish_stemmer,
+    )
+
+    stemmer_c = pytest.importorskip("Stemmer")
+    words = set()
+    for path in [*LEXICON.glob("*.toml"), *(Path(__file__).parent.parent / "corpus").glob("*.md")]:
+        words |= {w.casefold() for w in re.findall(r"[^\W_]+", path.read_text(encoding="utf-8"))}
+    assert len(words) > 5000
+    pure = {"english": english_stemmer.EnglishStemmer, "german": german_stemmer.GermanStemmer,
+            "spanish": spanish_stemmer.SpanishStemmer, "french": french_stemmer.FrenchStemmer,
+            "portuguese": portuguese_stemmer.PortugueseStemmer}
+    for language, make in pure.items():
+        python, c = make(), stemmer_c.Stemmer(language)
+        assert [w for w in sorted(words) if python.stemWord(w) != c.stemWord(w)] == [], language
