@@ -510,14 +510,19 @@ def _leaf_entry(leaf: BranchLeaf) -> _Entry:
     """A leaf's entry: its name and tokens, then its summary, or its title when it has none (every
     entry has a line saying what it holds, issue 24)."""
     name = leaf.name.rsplit("/", 1)[-1]
-    stem = mask_name(name[:-3] if name.endswith(".md") else name)
     # The raw heading: cleaned and masked only where a description shows it (`_describe`), since
-    # the secret scan would cost every leaf of a domain at every hook run that renders it.
-    title = leaf.heading or stem
-    line = leaf.summary or cut_words(clean_title(leaf.heading) or stem, 120)
+    # the secret scan would cost every leaf of a domain at every hook run that renders it.  The
+    # name's stem stands in only for a missing heading or summary: masked only then.
+    title = leaf.heading or _shown_stem(name)
+    line = leaf.summary or cut_words(clean_title(leaf.heading) or _shown_stem(name), 120)
     # mdformat's canonical form (issue 22): a blank line between the heading and its line, user text escaped.
     text = f"### {heading_text_md(f'{mask_name(name)} ({format_tokens(leaf.tokens)} tokens)')}\n\n{inline_text(line)}"
     return _entry(name, text, leaf.heading, 1, leaf.tokens, ((-leaf.tokens, title),))
+
+
+def _shown_stem(name: str) -> str:
+    """A leaf's file name without `.md`, masked (`mask_name`): what stands in for its title."""
+    return mask_name(name[:-3] if name.endswith(".md") else name)
 
 
 def _group_entry(label: str, target: str, members: Sequence[_Entry], name: str | None = None) -> _Entry:

@@ -106,18 +106,25 @@ KIND_PREFIXES: dict[str, str] = {
 _NO_COLON_KINDS = frozenset({"incident", "postmortem"})
 
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
-_MONTHS = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
-           r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?")
+# Month names and their usual abbreviations in English, French, German, Spanish and Portuguese:
+# "a heading that starts with a date, in any format" (LABELS.md) is written in the memory's language.
+_MONTHS = (r"(?:jan(?:uary|vier|uar|eiro)?|jän(?:ner)?|janv|feb(?:ruary|ruar|rero)?|févr?(?:ier)?|fevr?(?:ier|ereiro)?|"
+           r"mar(?:ch|s|zo|ço|co)?|märz?|maerz|apr(?:il)?|avr(?:il)?|abr(?:il)?|may(?:o)?|mai(?:o)?|"
+           r"june?|juni?o?|juin|junho|july?|juli|juil(?:let)?|julio|julho|aug(?:ust)?|août|aout|ago(?:sto)?|"
+           r"sep(?:t(?:ember|embre|iembre)?)?|setiembre|set(?:embro)?|oct(?:ober|obre|ubre)?|okt(?:ober)?|out(?:ubro)?|"
+           r"nov(?:ember|embre|iembre|embro)?|dec(?:ember)?|déc(?:embre)?|dez(?:ember|embro)?|dic(?:iembre)?|ene(?:ro)?)\.?")
 _DATE = (rf"(?:\d{{4}}[-/.]\d{{1,2}}[-/.]\d{{1,2}}|\d{{1,2}}[-/.]\d{{1,2}}[-/.]\d{{4}}|"
-         rf"{_MONTHS}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}|\d{{1,2}}\s+{_MONTHS},?\s+\d{{4}}|"
+         rf"{_MONTHS}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}|\d{{1,2}}(?:\.|er|º)?\s+(?:de\s+)?{_MONTHS},?\s+(?:de\s+)?\d{{4}}|"
          rf"\d{{4}}\s*年\s*\d{{1,2}}\s*月(?:\s*\d{{1,2}}\s*日)?|\d{{4}}\s*년\s*\d{{1,2}}\s*월(?:\s*\d{{1,2}}\s*일)?)")
 # A leading date, after any emoji or punctuation: `2026-03-14`, `Mar 3, 2026`, `2026/02/27`.
 _LEADING_DATE = re.compile(rf"^[^\w]*{_DATE}(?!\d)", re.IGNORECASE)
 # A date anywhere: the above, plus month-year (`February 2026`, `2025-01`) and ISO weeks (`2025-W44`).
-_ANY_DATE = re.compile(rf"(?<!\w)(?:{_DATE}|{_MONTHS}\s+\d{{4}}|\d{{4}}-(?:0?[1-9]|1[0-2])|\d{{4}}-W\d{{1,2}})(?!\w)",
+_ANY_DATE = re.compile(rf"(?<!\w)(?:{_DATE}|{_MONTHS}\s+(?:de\s+)?\d{{4}}|\d{{4}}-(?:0?[1-9]|1[0-2])|\d{{4}}-W\d{{1,2}})(?!\w)",
                        re.IGNORECASE)
 # OpenClaw's dreaming block: the entries it promoted from short-term memory on a day (issue 23).
 _DREAMING = re.compile(r"^\W*promoted\s+from\s+short[-\s]term\s+memory\b", re.IGNORECASE)
+_DIGIT = re.compile(r"\d")  # every date form holds one: the date patterns run only where it does
+_HANGUL = re.compile(r"[\uac00-\ud7af]")
 _CJK_CHAR = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]")  # Han and Hangul (not kana)
 
 
@@ -184,6 +191,8 @@ class Context:
 NO_CONTEXT = Context()
 
 _Hit = tuple[str, str, float, bool]  # (domain, keyword, weight, heading only)
+# The phrases one stem begins: second stem -> ((the stems after the second, matches), ...), longest first.
+_Phrases = dict[str, tuple[tuple[tuple[str, ...], tuple[_Hit, ...]], ...]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,10 +206,10 @@ class _Index:
     order: dict[str, int]
     stems: dict[str, dict[str, tuple[_Hit, ...]]]  # language -> stem -> matches
     exact: dict[str, tuple[_Hit, ...]]
-    phrases: dict[str, dict[str, tuple[tuple[tuple[str, ...], tuple[_Hit, ...]], ...]]]  # language -> first stem
+    phrases: dict[str, dict[str, _Phrases]]  # language -> first stem -> second stem -> (the rest, matches)
     compounds: dict[str, tuple[_Hit, ...]]
     prefixes: frozenset[str]  # the first four letters of every word a keyword can match: the rest are not stemmed
-    cjk: str | None  # the substring keywords (CJK, or without letters) as one alternation (pattern source)
+    cjk: dict[str, tuple[str, ...]]  # the substring keywords (CJK, or without letters) by first character, longest first
     cjk_only: bool  # every substring keyword holds CJK: a text without CJK cannot match
     cjk_keywords: dict[str, tuple[_Hit, ...]]
     configured: frozenset[str]
@@ -215,7 +224,9 @@ class _Index:
 
 @functools.cache
 def _stemmer(language: str) -> Callable[[str], str]:
-    import snowballstemmer  # type: ignore[import-untyped]  # pure Python; loaded when a section is classified
+    # loaded when a section is classified; snowballstemmer runs PyStemmer's C code when it is installed
+    # (a dependency on CPython: 20-30x faster, the same stems) and pure Python otherwise
+    import snowballstemmer  # type: ignore[import-untyped]
 
     found: Callable[[str], str] = snowballstemmer.stemmer(STEMMERS[language]).stemWord
     return found
@@ -309,8 +320,7 @@ def _index(domains: tuple[tuple[str, tuple[str, ...]], ...], configured: tuple[s
             continue
         key = tuple(stem(w, language) for w in parts)
         if len(key) == 1 and language != "en" and len(key[0]) < MIN_STEM:  # `comidas` -> `com` is `cómo`'s
-            for form in _forms(keyword):
-                add(exact.setdefault(form, []), hit)
+            add(exact.setdefault(keyword.casefold(), []), hit)  # the word itself: French `moi` is not `mois`
             continue
         if len(key) == 1:
             add(stems.setdefault((language, key[0]), []), hit)
@@ -318,15 +328,15 @@ def _index(domains: tuple[tuple[str, tuple[str, ...]], ...], configured: tuple[s
                 add(compounds.setdefault(parts[0].casefold(), []), hit)
         else:
             add(phrases.setdefault((language, *key), []), hit)
-    by_first: dict[str, dict[str, list[tuple[tuple[str, ...], tuple[_Hit, ...]]]]] = {}
+    by_first: dict[str, dict[str, dict[str, list[tuple[tuple[str, ...], tuple[_Hit, ...]]]]]] = {}
     for key, hits in sorted(phrases.items(), key=lambda kv: (-len(kv[0]), kv[0])):  # longest first
-        by_first.setdefault(key[0], {}).setdefault(key[1], []).append((key[2:], tuple(hits)))
+        by_first.setdefault(key[0], {}).setdefault(key[1], {}).setdefault(key[2], []).append((key[3:], tuple(hits)))
     by_language: dict[str, dict[str, tuple[_Hit, ...]]] = {}
     for (language, s), hits in stems.items():
         by_language.setdefault(language, {})[s] = tuple(hits)
-    cjk_re = None
-    if cjk:  # compiled (~2.5 ms) only when a text can match it: most memories hold no CJK (_substring_matcher)
-        cjk_re = "|".join(re.escape(k) for k in sorted(cjk, key=lambda k: (-len(k), k)))
+    by_char: dict[str, list[str]] = {}
+    for k in sorted(cjk, key=lambda k: (-len(k), k)):
+        by_char.setdefault(k[0], []).append(k)
     lexicons = bundled()
     person = [w.casefold() for lang in lexicons for w in lang.person]
     fiction_words = [w.casefold() for lang in lexicons for w in lang.fiction]
@@ -341,10 +351,11 @@ def _index(domains: tuple[tuple[str, tuple[str, ...]], ...], configured: tuple[s
         order={d: i for i, (d, _) in enumerate(domains)},
         stems=by_language,
         exact={k: tuple(v) for k, v in exact.items()},
-        phrases={lang: {k: tuple(v) for k, v in table.items()} for lang, table in by_first.items()},
+        phrases={lang: {first: {second: tuple(v) for second, v in seconds.items()} for first, seconds in table.items()}
+                 for lang, table in by_first.items()},
         compounds={k: tuple(v) for k, v in compounds.items()},
         prefixes=frozenset(prefixes),
-        cjk=cjk_re,
+        cjk={ch: tuple(ks) for ch, ks in by_char.items()},
         cjk_only=all(has_cjk(k) for k in cjk),
         cjk_keywords={k: tuple(v) for k, v in cjk.items()},
         configured=frozenset(configured),
@@ -395,14 +406,15 @@ def _score_text(text: str, index: _Index, scores: dict[str, float], found: dict[
                 memo[w] = entry
             hits, starts = entry
             span = 1
-            for language, phrases in starts:  # the phrases this word's stem begins
-                for rest, phrase_hits in phrases:
-                    size = len(rest) + 1
-                    if i + size <= n and all(stem(words[i + j], language) == rest[j - 1] for j in range(1, size)):
-                        hits, span = phrase_hits, size
+            if i + 1 < n:
+                for language, phrases in starts:  # the phrases this word's stem begins, by their second stem
+                    for rest, phrase_hits in phrases.get(stem(words[i + 1], language), ()):
+                        size = len(rest) + 2
+                        if i + size <= n and all(stem(words[i + j], language) == rest[j - 2] for j in range(2, size)):
+                            hits, span = phrase_hits, size
+                            break
+                    if span > 1:
                         break
-                if span > 1:
-                    break
             if not hits:
                 continue
             done = i + span - 1
@@ -414,15 +426,14 @@ def _score_text(text: str, index: _Index, scores: dict[str, float], found: dict[
                     _start, shown_from = _locate(lowered, words[j], shown_from)
                 shown = text[first:shown_from]
             _add(scores, found, hits, _one_string(shown), body)
-    if index.cjk is not None and (not index.cjk_only or has_cjk(text)):
-        for m in _substring_matcher(index.cjk).finditer(text):
-            keyword = m.group()
-            if len(keyword) == 1 and _touches_cjk(text, m.start(), m.end()):
+    if index.cjk and (not index.cjk_only or has_cjk(text)):
+        for start, keyword in _substrings(text, index.cjk):
+            if len(keyword) == 1 and _touches_cjk(text, start, start + 1):
                 continue
             _add(scores, found, index.cjk_keywords[keyword], keyword, body)
 
 
-_WordEntry = tuple[tuple[_Hit, ...], tuple[tuple[str, tuple[tuple[tuple[str, ...], tuple[_Hit, ...]], ...]], ...]]
+_WordEntry = tuple[tuple[_Hit, ...], tuple[tuple[str, _Phrases], ...]]
 
 
 def _word_entry(word: str, index: _Index) -> _WordEntry:
@@ -430,7 +441,7 @@ def _word_entry(word: str, index: _Index) -> _WordEntry:
     index, the phrases its stem begins per language).  A word whose first four letters start no
     keyword is not stemmed; a long German word with no match of its own tries its compound head."""
     hits: tuple[_Hit, ...] = ()
-    starts: list[tuple[str, tuple[tuple[tuple[str, ...], tuple[_Hit, ...]], ...]]] = []
+    starts: list[tuple[str, _Phrases]] = []
     if word[:4] in index.prefixes:
         hits = index.exact.get(word, ())
         for language in index.languages:
@@ -475,15 +486,24 @@ def _touches_cjk(text: str, start: int, end: int) -> bool:
         end < len(text) and _CJK_CHAR.match(text[end]) is not None)
 
 
-@functools.lru_cache(maxsize=64)
-def _substring_matcher(source: str) -> re.Pattern[str]:
-    """_Index.cjk compiled, once per process."""
-    return re.compile(source)
+def _substrings(text: str, by_char: dict[str, tuple[str, ...]]) -> Iterator[tuple[int, str]]:
+    """(start, keyword) for each substring keyword in `text`, left to right, the longest at a place
+    first, and none inside another: one scan of the text, trying only the keywords that start with
+    each character (`_Index.cjk`); a regex alternation of 4,000 keywords tried every branch."""
+    i, n = 0, len(text)
+    while i < n:
+        for keyword in by_char.get(text[i], ()):
+            if text.startswith(keyword, i):
+                yield i, keyword
+                i += len(keyword)
+                break
+        else:
+            i += 1
 
 
 def _prefix(heading: str) -> tuple[str, str] | None:
     """(domain, the prefix text) for a `Kind:` heading, a leading date or a dreaming block, else None."""
-    m = _LEADING_DATE.match(heading) or _DREAMING.match(heading)
+    m = (_DIGIT.search(heading) and _LEADING_DATE.match(heading)) or _DREAMING.match(heading)
     if m:
         return LOG_DOMAIN, m.group().strip(" \t*_#>-—–:")
     found = _WORD.search(heading, 0, 40)  # the first word of heading[:40]
@@ -506,6 +526,33 @@ def _rank(scores: dict[str, float], index: _Index) -> list[tuple[str, float]]:
         return list(scores.items())
     big = len(index.order)
     return sorted(scores.items(), key=lambda kv: (-kv[1], index.order.get(kv[0], big), kv[0]))
+
+
+# A Romance preposition or elision between words: the heading's first noun is its head
+# (`Association des parents d'élèves`, `Contrato de arrendamento`, `Reserva del microscopio`).
+_ROMANCE_LINK = re.compile(r"(?i)(?<!\w)(?:de|des|du|da|do|das|dos|del|pour|para|avec|com|con|sur|à|au|aux)(?!\w)|(?<!\w)[dl]['’]\w")
+
+
+_TOPIC_SEPARATOR = re.compile(r"\s[—–-]\s|\S:\s")  # `RGPD — données clients`, `Bank: Kontoauszüge`: the topic comes first
+
+
+def _head_first(ranked: list[tuple[str, float]], found: dict[str, list[str]], heading: str) -> list[tuple[str, float]]:
+    """`ranked` with a tie for first place settled by the heading's head noun when the heading is built
+    with a Romance preposition (_ROMANCE_LINK): the domain whose word comes first wins.  Otherwise
+    (English and German put the head last, and a tie keeps table order) `ranked` unchanged."""
+    if len(ranked) < 2 or ranked[0][1] != ranked[1][1] or (
+            _ROMANCE_LINK.search(heading) is None and _TOPIC_SEPARATOR.search(heading) is None):
+        return ranked
+    lowered = heading.casefold()
+
+    def at(domain: str) -> int:
+        words = found.get(domain)
+        place = lowered.find(words[0].split(" (")[0].casefold()) if words else -1
+        return place if place >= 0 else len(lowered)
+
+    tied = [d for d, score in ranked if score == ranked[0][1]]
+    head = min(tied, key=lambda d: (at(d), tied.index(d)))
+    return [r for r in ranked if r[0] == head] + [r for r in ranked if r[0] != head]
 
 
 def _decision(scores: dict[str, float], found: dict[str, list[str]], by: str, index: _Index,
@@ -551,7 +598,7 @@ def _heading_scores(
         scores["identity"] = scores.get("identity", 0.0) + PREFIX_WEIGHT
         found.setdefault("identity", []).append("(me)")
     if LOG_DOMAIN in index.order:
-        m = _ANY_DATE.search(heading)
+        m = _ANY_DATE.search(heading) if _DIGIT.search(heading) else None  # every date has a digit
         if m:
             scores[LOG_DOMAIN] = scores.get(LOG_DOMAIN, 0.0) + DATE_WEIGHT
             found.setdefault(LOG_DOMAIN, []).append(m.group())
@@ -563,10 +610,14 @@ def _named(heading: str, names: frozenset[str]) -> str | None:
     `Anjas`), a CJK name as a substring; None when none is."""
     if not names:
         return None
+    before = ""
     for m in _WORD.finditer(heading):
         w = m.group().casefold()
         if w in names or (w.endswith("'s") and w[:-2] in names) or (w.endswith("s") and w[:-1] in names):
-            return m.group()
+            if not (before[:1].isupper() and before.casefold() not in names and before.casefold().rstrip(".")
+                    not in _HONORIFICS and heading[m.start() - 1 : m.start()] == " "):
+                return m.group()  # not `Antoine Moreau`: another given name before the surname is a relative
+        before = m.group()
     for name in sorted(names, key=lambda n: (-len(n), n)):
         if has_cjk(name) and name in heading:
             return name
@@ -703,6 +754,7 @@ _HONORIFICS = frozenset({
     "granny", "nonna", "nonno", "mamie", "papi", "oncle", "madame", "monsieur", "señor", "señora", "senhor",
     "senhora", "sir", "dame", "lady", "lord",
 })
+_TITLED_NAME = re.compile(rf"(?<!\w)(?:Prof|Dr|Dra|Sr|Sra|Srta|Mr|Mrs|Ms|Mx|Herr|Frau|Mme|Mlle)\.?[ \t]+{_CAP}(?:[ \t]+{_CAP})?")
 _CJK_HONORIFICS = ("先生", "老师", "老師", "医生", "醫生", "律师", "律師", "教授", "阿姨", "叔叔", "さん", "様",
                    "氏", "くん", "ちゃん", "先輩", "선생님", "교수님", "씨", "님")
 _PARTICLES = frozenset({"de", "da", "do", "dos", "das", "van", "von", "der", "den", "la", "le", "di", "del", "du",
@@ -726,13 +778,17 @@ def _person_heading(heading: str, index: _Index, vocabulary: frozenset[str] = fr
     core = _DESCRIPTION.split(heading.strip(" \t*_#>"), maxsplit=1)[0].strip(" \t*_#>.")
     if not core or len(core) > 60:
         return None
+    titled = _TITLED_NAME.search(core)  # `지도교수 Dr. Martínez`, `Notar Dr. Weber`: a role, then a titled name
+    if titled is not None and len(core.split()) <= 5:
+        return titled.group(), True
     if has_cjk(core):
         compact = core.replace(" ", "").replace("\u3000", "")
         for suffix in _CJK_HONORIFICS:
             if compact.endswith(suffix) and 1 <= len(compact) - len(suffix) <= 5 and all(
                     has_cjk(ch) for ch in compact[: -len(suffix)]):
                 return core, True
-        if 2 <= len(compact) <= 4 and all(_CJK_CHAR.match(ch) for ch in compact):
+        hangul_phrase = " " in core and _HANGUL.search(core) is not None  # `배운 것` is words; `박지훈` a name
+        if 2 <= len(compact) <= 4 and all(_CJK_CHAR.match(ch) for ch in compact) and not hangul_phrase:
             if compact[:2] in index.surnames or compact[:1] in index.surnames:
                 return core, False
         return None
@@ -797,7 +853,7 @@ def _own(section: SectionInput, index: _Index, context: Context,
         len(section.heading) > 2 * LONG_HEADING and len(_WORD.findall(section.heading)) > LONG_HEADING)
     needed = BODY_MIN if long else NAME_WEIGHT
     if max(scores.values(), default=0.0) >= needed:
-        ranked = _rank(scores, index)
+        ranked = _head_first(_rank(scores, index), found, section.heading)
         return _decision(scores, found, "prefix" if ranked[0][0] == prefixed else "heading", index, ranked), {}, {}
     body = section.body[:BODY_CHARS]
     body_words = _WORD.findall(body.casefold()) if body else []
@@ -808,7 +864,7 @@ def _own(section: SectionInput, index: _Index, context: Context,
         index = _index(*index.key, languages)
         scores, found, prefixed = _heading_scores(section.heading, index, context)
         if max(scores.values(), default=0.0) >= needed:
-            ranked = _rank(scores, index)
+            ranked = _head_first(_rank(scores, index), found, section.heading)
             by = "prefix" if ranked[0][0] == prefixed else "heading"
             return _decision(scores, found, by, index, ranked), {}, {}
     if not scores and PEOPLE_DOMAIN in index.order:
@@ -823,6 +879,7 @@ def _own(section: SectionInput, index: _Index, context: Context,
             if len(cues) >= (0 if honorific else 1 if " " in name.strip() or has_cjk(name) else 2):
                 return Classification(PEOPLE_DOMAIN, "name", PREFIX_WEIGHT, (name, *cues[:3])), {}, {}
     body_scores, body_found = scores, found
+    vague = set(scores) <= {FALLBACK_DOMAIN}  # no word, or only `Misc`, `Divers`, `Stuff`: the body speaks
     if body:
         body_scores = dict(scores)
         body_found = {d: list(w) for d, w in found.items()}
@@ -830,7 +887,7 @@ def _own(section: SectionInput, index: _Index, context: Context,
         if body_scores:
             ranked = _rank(body_scores, index)
             best, runner = ranked[0][1], ranked[1][1] if len(ranked) > 1 else 0.0
-            if best >= BODY_MIN or (not scores and best >= CLEAR_MIN and best >= CLEAR_RATIO * runner):
+            if best >= BODY_MIN or (vague and best >= CLEAR_MIN and best >= CLEAR_RATIO * runner):
                 return _decision(body_scores, body_found, "body", index, ranked), {}, {}
     if scores:
         return _decision(scores, found, "heading", index), {}, {}

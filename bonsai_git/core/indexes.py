@@ -202,10 +202,12 @@ def domain_topics(domain: str, names: Iterable[str]) -> tuple[str, ...]:
     if domain in SINGLE_FILE_DOMAINS:
         return ()
     words_of: dict[str, list[str]] = {}
+    shown: dict[str, str] = {}  # name -> its last part (`_stem`) masked: its words, and its topic when no shared word covers it
     for name in sorted(set(names)):
         parts = (name[:-3] if name.endswith(".md") else name).split("/")
+        shown[name] = mask_name(parts[-1])
         words = [mask_name(folder) for folder in parts[:-1]]
-        words += [w for w in mask_name(parts[-1]).split("-") if (len(w) >= 3 and not w.isdigit()) or _is_year(w)]
+        words += [w for w in shown[name].split("-") if (len(w) >= 3 and not w.isdigit()) or _is_year(w)]
         words_of[name] = [w for w in dict.fromkeys(words) if w.casefold() not in _NAME_STOPWORDS]
     names_of: dict[str, set[str]] = {}
     for name, words in words_of.items():
@@ -222,8 +224,7 @@ def domain_topics(domain: str, names: Iterable[str]) -> tuple[str, ...]:
             left -= covered
         if len(topics) >= TOPICS_SHOWN:
             return tuple(topics)
-    singles = sorted(" ".join(w for w in mask_name(_stem(n)).split("-") if w and w not in everywhere)
-                     or _stem(n) for n in left)
+    singles = sorted(" ".join(w for w in shown[n].split("-") if w and w not in everywhere) or _stem(n) for n in left)
     return tuple((topics + [t for t in singles if t])[:TOPICS_SHOWN])
 
 

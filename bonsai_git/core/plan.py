@@ -38,8 +38,8 @@ from .classify import Classification, SectionInput, body_of, classify_document, 
 from .config import FALLBACK_DOMAIN, SINGLE_FILE_DOMAINS, Config
 from .errors import BadInput, Failed
 from .indexes import (
-    DomainStats, config_scopes, domain_fits_one_index, domain_stats, render_block, render_index_files,
-    render_root_index, stats_topics,
+    DomainStats, RootEntry, assemble_root_index, config_scopes, domain_fits_one_index, domain_stats, render_block,
+    render_index_files, root_domain_entry,
 )
 from .layout import DOMAINS_DIR, ROOT_INDEX, TRUNK, Leaf, parse_trunk
 from .sections import BOM, Section, split_sections
@@ -205,8 +205,10 @@ def plan_migration(original: str | SourceText, config: Config,
         leaves, leaf_slots = _nest_groups(leaves, leaf_slots, leaf_parts, config)
     pinned_text = "".join(text for _, text in pinned_parts)
     stats = domain_stats(leaves, config.estimator)
+    roots = [root_domain_entry(s) for s in stats]  # their topics are the trunk's: computed once
     head = pinned_text + _separator(pinned_text, newline)
-    trunk = head + render_block((s.name for s in stats), newline, config_scopes(config), stats_topics(stats))
+    trunk = head + render_block((s.name for s in stats), newline, config_scopes(config),
+                                {s.name: entry[3] for s, entry in zip(stats, roots)})
     _refuse_marker_lookalikes(trunk, head)
     # The placements first, then let go of the per-section records before the indexes are rendered:
     # planning's peak memory is at its end, with everything it made still held (issue 15).
@@ -215,7 +217,7 @@ def plan_migration(original: str | SourceText, config: Config,
     section_count, pinned_sections = len(doc.sections), sum(1 for h, _ in pinned_parts if h)
     paths = {path: path for path, _off in leaf_slots}  # one string per leaf path, shared with the placements
     del doc, decisions, leaf_parts, pinned_parts, order, section_slots, leaf_slots
-    files = _files(leaves, stats, trunk, config, paths)
+    files = _files(leaves, stats, roots, trunk, config, paths)
     del paths
     if source is not None:
         verify_placements(source, files, placements)
@@ -464,12 +466,13 @@ def _separator(pinned_text: str, newline: str) -> str:
     return newline if pinned_text.endswith(("\n", "\r")) else newline * 2
 
 
-def _files(leaves: tuple[Leaf, ...], stats: tuple[DomainStats, ...], trunk: str, config: Config,
-           paths: Mapping[str, str]) -> dict[str, str]:
-    """{path: text} of every planned file; a leaf's path is the string in `paths` ({path: path}) when there is one."""
+def _files(leaves: tuple[Leaf, ...], stats: tuple[DomainStats, ...], roots: list[RootEntry], trunk: str,
+           config: Config, paths: Mapping[str, str]) -> dict[str, str]:
+    """{path: text} of every planned file; a leaf's path is the string in `paths` ({path: path}) when there is one.
+    `roots` are the domains' `root_domain_entry` (in `stats` order)."""
     files = {paths.get(path := leaf.path, path): leaf.text for leaf in leaves}
     files.update(render_index_files(stats, config))
-    files[ROOT_INDEX] = render_root_index(stats)
+    files[ROOT_INDEX] = assemble_root_index(roots)
     files[TRUNK] = trunk
     return files
 

@@ -210,3 +210,103 @@ def test_nothing_to_teach_when_the_rules_agree_or_a_date_decides() -> None:
     assert teaching_line("2026-03-01 call", "", "business", Config()) is None
     configured = parse_config('[domains]\nstudio = ["kiln"]\n')
     assert teaching_line("Glaze tests", "", "studio", configured) == 'add "glaze" to [domains.studio] keywords'
+
+
+def test_a_heading_that_only_says_misc_lets_a_clear_body_decide() -> None:
+    body = "- Zahnarzt am Dienstag, 9 Uhr\n- Rezept für die Apotheke abholen; Physiotherapie verschoben\n"
+    c = classify_section(SectionInput("Verschiedenes", body), Config(), context=document_context(DE, [], Config()))
+    assert (c.domain, c.decided_by) == ("personal", "body")
+    assert classify_section(SectionInput("Misc", "Nothing much here.\n"), Config()).domain == "general"
+
+
+@pytest.mark.parametrize(
+    ("preamble", "heading", "domain"),
+    [
+        (FR, "Association des voisins", "community"),  # not the neighbours (people): the association
+        (ES, "Microscopio del huerto", "infrastructure"),  # the microscope, not the garden
+        (ES, "Huerto del microscopio", "personal"),
+    ],
+)
+def test_a_romance_headings_first_noun_settles_a_tie(preamble: str, heading: str, domain: str) -> None:
+    config = parse_config('[domains.infrastructure]\nextend = ["microscopio"]\n'
+                          '[domains.personal]\nextend = ["huerto"]\n')
+    c = classify_section(SectionInput(heading), config, context=document_context(preamble, [], config))
+    assert c.domain == domain and c.runner_up_score == c.score
+    english = classify_section(SectionInput("Garden microscope"), parse_config(
+        '[domains.infrastructure]\nextend = ["microscope"]\n[domains.personal]\nextend = ["garden"]\n'))
+    assert english.domain == "infrastructure"  # no Romance preposition: table order
+
+
+def test_another_given_name_before_the_owners_surname_is_a_relative() -> None:
+    placed = document(
+        "Owner: Paulo Teixeira\n\n",
+        ("Sobre o Paulo Teixeira", "Reformado.\n"),
+        ("Inês Teixeira", "A irmã do Paulo; vive em Braga, trabalha como enfermeira.\n"),
+    )
+    assert placed == {"Sobre o Paulo Teixeira": "identity", "Inês Teixeira": "people"}
+
+
+def test_a_role_word_before_a_titled_name_is_a_person() -> None:
+    c = classify_section(SectionInput("Steuerberater Dr. Hofmann", "Er macht die Buchhaltung seit 2019.\n"),
+                         Config())
+    assert c.domain in ("people", "business")
+    c = classify_section(SectionInput("담당 Dr. Weiss", "She reviews the chapters every month.\n"), Config())
+    assert (c.domain, c.decided_by) == ("people", "name")
+
+
+def test_a_short_keyword_outside_english_matches_only_itself() -> None:
+    # French `^moi` (identity) has a stem of three letters: `mois` (month) is another word
+    assert classify_heading("Bilan du mois", Config()).domain != "identity"
+
+
+@pytest.mark.parametrize(
+    "heading",
+    ["12 mars 2026 — appel avec la banque", "3. März 2026: Release", "15 de marzo de 2026 - reunión",
+     "1er avril 2026", "9 de junho de 2026 — consulta", "Okt 4, 2026 sync"],
+)
+def test_a_heading_that_starts_with_a_date_in_another_language_is_a_log_entry(heading: str) -> None:
+    c = classify_heading(heading, Config())
+    assert (c.domain, c.decided_by) == ("log", "prefix")
+
+
+@pytest.mark.parametrize("heading", ["Mars rover 2026", "Marketing 2026", "Mayo"])
+def test_month_like_words_are_not_dates(heading: str) -> None:
+    assert classify_heading(heading, Config()).decided_by != "prefix"
+
+
+def test_a_hangul_phrase_with_a_space_is_not_a_name() -> None:
+    # 배 is a family name, but `배운 것` ("things learned") is two words; a Korean name has no space
+    assert classify_section(SectionInput("배운 것", "교수님 말씀: 먼저 그림부터.\n"), Config()).decided_by != "name"
+    assert classify_section(SectionInput("박지훈", "연구실 선배, 교수님 조교. 그는 통계 담당.\n"), Config()).domain == "people"
+
+
+def test_the_topic_before_a_dash_settles_a_tie() -> None:
+    config = parse_config('[domains.infrastructure]\nextend = ["microscope"]\n[domains.personal]\nextend = ["garden"]\n')
+    assert classify_heading("Garden — microscope", config).domain == "personal"
+    assert classify_heading("Microscope: garden", config).domain == "infrastructure"
+
+
+def test_the_c_stemmer_and_the_pure_python_stemmer_give_the_same_stems() -> None:
+    """snowballstemmer stems with PyStemmer's C code when it is installed (a dependency on CPython) and
+    in pure Python otherwise: the same memory must give the same tree either way."""
+    import re
+
+    from snowballstemmer import (  # type: ignore[import-untyped]
+        english_stemmer,
+        french_stemmer,
+        german_stemmer,
+        portuguese_stemmer,
+        spanish_stemmer,
+    )
+
+    stemmer_c = pytest.importorskip("Stemmer")
+    words = set()
+    for path in [*LEXICON.glob("*.toml"), *(Path(__file__).parent.parent / "corpus").glob("*.md")]:
+        words |= {w.casefold() for w in re.findall(r"[^\W_]+", path.read_text(encoding="utf-8"))}
+    assert len(words) > 5000
+    pure = {"english": english_stemmer.EnglishStemmer, "german": german_stemmer.GermanStemmer,
+            "spanish": spanish_stemmer.SpanishStemmer, "french": french_stemmer.FrenchStemmer,
+            "portuguese": portuguese_stemmer.PortugueseStemmer}
+    for language, make in pure.items():
+        python, c = make(), stemmer_c.Stemmer(language)
+        assert [w for w in sorted(words) if python.stemWord(w) != c.stemWord(w)] == [], language
