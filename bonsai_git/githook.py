@@ -11,7 +11,8 @@
   `bonsai-reindex` in `.pre-commit-config.yaml` instead (`PRE_COMMIT_SNIPPET`).
 - The installed script is the shipped one with its `BONSAI_PYTHON=` line naming the interpreter
   install-hook runs in (`hook_script`), so the hook finds bonsai-git in a virtual environment that is
-  not activated when git commits; it falls back to PATH when that interpreter is gone (issue 20).
+  not activated when git commits; it falls back to PATH when that interpreter is gone or cannot import
+  bonsai_git (the hook's Python program exits 127 there, as sh does for a missing command; issue 20).
 - Installing twice changes nothing; an older copy of our script, or one naming another interpreter,
   is replaced.
 - `uninstall_hook` reverses it exactly: removes our script and renames the chained hook back.

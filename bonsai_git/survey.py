@@ -41,7 +41,7 @@ from .core.health import FileFacts, Survey
 from .core.indexes import FactsOf, formatted_alike
 from .provenance import provenance_warning, read_provenance
 from .core.layout import (
-    DOMAINS_DIR, MEMORY_DIR, TRUNK, Leaf, is_migrated, leaf_location, leaves_from_bytes, markers_missing,
+    DOMAINS_DIR, MEMORY_DIR, TRUNK, Leaf, decode_utf8, is_migrated, leaf_location, leaves_from_bytes, markers_missing,
 )
 from .tree import _read_bytes, is_foreign_folder, read_regular_or_none
 
@@ -107,11 +107,12 @@ def survey_workspace(workspace: Path, now: int | None = None, fresh: FreshPrefix
     index_paths = list(disk.index_paths(workspace))
     indexes = tuple((p, (data or b"").decode("utf-8", "replace")) for p, data in zip(index_paths, disk.load_data(index_paths)))
     provenance = read_provenance(workspace)
-    return Survey(config, now, _boot_files(workspace), leaves, archived, indexes, stale, stale_error,
+    boot_files, trunk_error = _boot_files(workspace)
+    return Survey(config, now, boot_files, leaves, archived, indexes, stale, stale_error,
                   _scanned(workspace, disk), provenance, workspace_attribute_problem(workspace, tracked),
                   chain_files=_chain_files(workspace), provenance_warning=provenance_warning(provenance),
                   runtime=runtime_facts(workspace), shallow=shallow,
-                  links=broken_links(workspace, leaves, disk.text(TRUNK)))
+                  links=broken_links(workspace, leaves, disk.text(TRUNK)), trunk_error=trunk_error)
 
 
 class _MemoryFiles:
@@ -422,13 +423,22 @@ def _chain_files(workspace: Path) -> tuple[tuple[str, str], ...]:
     return tuple(sorted(found))
 
 
-def _boot_files(workspace: Path) -> tuple[tuple[str, str], ...]:
+def _boot_files(workspace: Path) -> tuple[tuple[tuple[str, str], ...], str | None]:
+    """The bootstrap files present, as {name: text} pairs decoded lossily (the boot budget counts what a
+    runtime would load), and the message naming MEMORY.md's first non-UTF-8 byte (None when it is UTF-8
+    or absent): every command refuses such a trunk, so status says so."""
     found = []
+    trunk_error = None
     for name in sorted(set(BOOT_FILE_NAMES) | {TRUNK}):
         data = read_regular_or_none(workspace / name)
         if data is not None:
             found.append((name, data.decode("utf-8", "replace")))
-    return tuple(found)
+            if name == TRUNK:
+                try:
+                    decode_utf8(data, TRUNK)
+                except BadInput as exc:
+                    trunk_error = exc.message
+    return tuple(found), trunk_error
 
 
 

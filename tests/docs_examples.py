@@ -39,8 +39,8 @@ from support import GIT_ENV
 ROOT = Path(__file__).resolve().parent.parent
 SHOWN_AS = "~/agent-workspace"
 STARTS = ("empty", "flat", "migrated")
-_MARK = re.compile(r"^<!-- example: ([\w:./-]+) -->\n```console\n(.*?)^```\n", re.M | re.S)
-_ANY_CONSOLE = re.compile(r"^```console\n", re.M)
+# the mark, the fence and its close at one indentation (a block in a list item is indented with it)
+_MARK = re.compile(r"^( *)<!-- example: ([\w:./-]+) -->\n\1```console\n(.*?)^\1```\n", re.M | re.S)
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +60,7 @@ class Example:
     end: int
     state: str
     steps: tuple[Step, ...]
+    indent: str = ""  # the block's indentation in the page (a list item's), not part of its lines
 
     @property
     def where(self) -> str:
@@ -97,14 +98,21 @@ def find_examples(page: Path) -> Iterator[Example]:
     """The marked ```console blocks of `page`, in order."""
     text = page.read_text(encoding="utf-8")
     for match in _MARK.finditer(text):
-        yield Example(page, match.start(2), match.end(2), match.group(1), parse_steps(match.group(2)))
+        indent = match.group(1)
+        body = "".join(line.removeprefix(indent) for line in match.group(3).splitlines(keepends=True))
+        yield Example(page, match.start(3), match.end(3), match.group(2), parse_steps(body), indent)
 
 
 def unmarked_blocks(page: Path) -> list[int]:
-    """Line numbers of ```console blocks not preceded by an `<!-- example: … -->` line."""
+    """Line numbers of ```console blocks not preceded by an `<!-- example: … -->` line: every fence
+    markdown-it reads with the info string `console`, indented under a list item or fenced with ~~~ too."""
+    from markdown_it import MarkdownIt
+
     text = page.read_text(encoding="utf-8")
-    marked = {m.start(0) + m.group(0).index("```console") for m in _MARK.finditer(text)}
-    return [text.count("\n", 0, m.start()) + 1 for m in _ANY_CONSOLE.finditer(text) if m.start() not in marked]
+    marked = {text.count("\n", 0, m.start(0)) + 2 for m in _MARK.finditer(text)}  # the fence's line
+    return [token.map[0] + 1 for token in MarkdownIt("commonmark").parse(text)
+            if token.type == "fence" and token.info.strip() == "console" and token.map is not None
+            and token.map[0] + 1 not in marked]
 
 
 def example_env(home: Path) -> dict[str, str]:

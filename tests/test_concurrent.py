@@ -134,3 +134,29 @@ def test_report_outcomes(capsys: pytest.CaptureFixture[str]) -> None:
     with capsys.disabled():
         for name, counts in sorted(OUTCOMES.items()):
             print(f"\nconcurrent writer: {name}: {sum(counts.values())} runs, exit codes {dict(sorted(counts.items()))}")
+
+
+@pytest.mark.parametrize("delay", delays(0.6))
+def test_git_commit_through_the_installed_plain_hook_loses_no_concurrent_append(make_repo: MakeRepo,
+                                                                                 delay: float) -> None:
+    """The real situation of the plain hook: `git commit` runs the script install-hook wrote (its recorded
+    Python), which absorbs and stages, while the agent keeps appending to MEMORY.md and leaves.  Every
+    appended line is in the work tree or in HEAD, and a commit that went through holds fresh indexes."""
+    repo = _stale_tree(make_repo)
+    with (repo / "MEMORY.md").open("a") as fh:
+        fh.write("\n## Pricing update\n\nMugs are $20 now.\n")
+    git(repo, "add", "-A")
+    assert subprocess.run([str(BONSAI), "install-hook"], cwd=repo, env=env(), capture_output=True).returncode == 0
+    head = git(repo, "rev-parse", "HEAD")
+    targets = ["MEMORY.md", DATES, PRICING]
+    done, tokens = race(repo, ["git", "commit", "-q", "-m", "a memory"], targets, delay)
+    if "has changes that are not staged, and this commit would rewrite it" in done.stderr.decode():
+        # an append landed before the hook read the tree: refused before writing anything, nothing committed
+        assert done.returncode == 1 and git(repo, "rev-parse", "HEAD") == head
+        done = subprocess.CompletedProcess(done.args, 3, done.stdout, done.stderr)  # check_truth's refusal
+    check_truth("git commit (plain hook)", repo, done, tokens, targets)
+    if done.returncode == 0:
+        assert git(repo, "rev-parse", "HEAD~1") == head
+        shown = subprocess.run([str(BONSAI), "check", "--rev", "HEAD"], cwd=repo, env=env(), capture_output=True,
+                               text=True)
+        assert shown.returncode == 0, shown.stdout + shown.stderr  # the commit's own tree is fresh

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -47,7 +48,8 @@ def test_doc_example_matches_what_the_commands_print(page: Path, index: int, tmp
     assert len(outputs) == len(example.steps), f"{example.where}: a command ended the shell"
     if request.config.getoption("--update-docs"):
         text = page.read_text(encoding="utf-8")
-        page.write_text(text[: example.start] + render(example.steps, outputs) + text[example.end:], encoding="utf-8")
+        body = textwrap.indent(render(example.steps, outputs), example.indent)
+        page.write_text(text[: example.start] + body + text[example.end:], encoding="utf-8")
         return
     for step, got in zip(example.steps, outputs):
         assert matches(step.expected, got), (f"{example.where}: `{step.command}` printed\n" + "\n".join(got))
@@ -76,3 +78,22 @@ def test_parse_steps_refuses_output_before_a_command() -> None:
 ])
 def test_matches_takes_ellipsis_lines_for_any_lines(expected: tuple[str, ...], got: list[str], ok: bool) -> None:
     assert matches(expected, got) is ok
+
+
+def test_a_console_block_in_a_list_item_or_a_tilde_fence_is_held_to_the_rule_too() -> None:
+    """A ```console block indented under a list item, or fenced with ~~~, is a console block as
+    Markdown reads it (markdown-it): unmarked, it is reported; marked, it is a checked example
+    (docs/safety.md's two indented transcripts were neither, so one showed an invented count)."""
+    page = ROOT / "docs" / "_console_probe.md"  # doc pages are found by path; removed below
+    page.write_text("# Probe\n\n1. Run it:\n\n   ```console\n   $ bonsai-git --version\n   wrong\n   ```\n\n"
+                    "~~~console\n$ bonsai-git --version\nwrong\n~~~\n\n"
+                    "- Marked:\n\n  <!-- example: empty -->\n  ```console\n  $ printf 'a\\n\\nb\\n'\n  a\n\n  b\n  ```\n",
+                    encoding="utf-8")
+    try:
+        unmarked = unmarked_blocks(page)
+        (example,) = find_examples(page)
+    finally:
+        page.unlink()
+    assert unmarked == [5, 10]
+    assert example.state == "empty" and example.indent == "  "
+    assert [(s.command, s.expected) for s in example.steps] == [("printf 'a\\n\\nb\\n'", ("a", "", "b"))]

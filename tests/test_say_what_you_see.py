@@ -117,3 +117,27 @@ def test_status_counts_later_memories_in_the_flatten_cut(make_repo: MakeRepo) ->
     assert note.split(";")[0] == "flatten_cut: if flattened now, " + flat.stderr.removeprefix("warning: ").split(";")[0]
     assert "note: flatten_cut: if flattened now" in status.stdout
     assert "flatten_cut" not in status.stdout.split("Warnings (", 1)[-1]  # a note, never one of the warnings
+
+
+@pytest.mark.parametrize("state", ["not-migrated", "migrated"])
+def test_status_names_a_memory_md_that_is_not_utf8_and_touches_nothing(make_repo: MakeRepo, state: str) -> None:
+    """A MEMORY.md saved in another encoding (a Latin-1 byte) is bad input for every command: status
+    says so in one line naming the file and the byte offset, exits non-zero, and the tree stays as it is
+    (it said "Healthy." before migration, and after it only counted the section, silently)."""
+    if state == "migrated":
+        ws = migrated(make_repo)
+        data = (ws / "MEMORY.md").read_bytes() + b"\n## Caf\xe9 orders\n\nTwo crates a week.\n"
+    else:
+        data = b"# Memory\n\n## Caf\xe9 orders\n\nTwo crates a week.\n"
+        ws = make_repo(data)
+    (ws / "MEMORY.md").write_bytes(data)
+    git(ws, "add", "-A")
+    git(ws, "commit", "-q", "--no-verify", "--allow-empty", "-m", "latin-1")
+    head = git(ws, "rev-parse", "HEAD")
+    result = CliRunner().invoke(main, ["status", "-C", str(ws)])
+    offset = data.index(b"\xe9")
+    lines = [l for l in result.stdout.splitlines() if "not valid UTF-8" in l]
+    assert result.exit_code != 0 and "Healthy." not in result.stdout
+    assert lines == [f"  MEMORY.md: not valid UTF-8 at byte offset {offset}; save it as UTF-8 and retry"], result.stdout
+    assert git(ws, "status", "--porcelain") == "" and git(ws, "rev-parse", "HEAD") == head
+    assert (ws / "MEMORY.md").read_bytes() == data

@@ -245,8 +245,9 @@ def boot_budget(files: Mapping[str, str], profile: BootProfile, estimator: str =
                       None if trunk is None else claude_code_fit(trunk))
 
 
-def _injected(files: Mapping[str, str], profile: BootProfile, estimator: str) -> tuple[BootFile, ...]:
-    """The rows of an injection profile (OpenClaw's: per-file caps within a total cap), boot_budget."""
+def _injected(files: Mapping[str, str], profile: BootProfile, estimator: str | None) -> tuple[BootFile, ...]:
+    """The rows of an injection profile (OpenClaw's: per-file caps within a total cap), boot_budget;
+    `estimator` None leaves their tokens 0 (boot_cut_warning, `_tokens`)."""
     remaining = profile.total_cap
     out: list[BootFile] = []
     for name in profile.files:
@@ -258,7 +259,7 @@ def _injected(files: Mapping[str, str], profile: BootProfile, estimator: str) ->
         budget = cap if remaining is None else min(cap, remaining)
         injected = min(chars, budget)
         near = chars >= cap * profile.warn_ratio
-        out.append(BootFile(name, chars, estimate_tokens(text, estimator), cap, injected, chars - injected, near))
+        out.append(BootFile(name, chars, _tokens(text, estimator), cap, injected, chars - injected, near))
         if remaining is not None:
             remaining -= injected
     return tuple(out)
@@ -276,12 +277,13 @@ def boot_cut_warning(trunk: str, profile: BootProfile, advice: str = FLATTEN_ADV
     `claude_whole`: CLAUDE.md imports MEMORY.md (loaded whole: never cut).  Sizes in `profile.unit`.
     """
     files = {TRUNK_NAME: trunk}
+    # estimator None: the rows' tokens are not counted (0), a pass over megabytes the line never names
     if profile.chain:
-        rows = codex_chain(files, profile)
+        rows = codex_chain(files, profile, None)
     elif profile.name == "claude":
-        rows = _claude_budget(trunk, profile, "script-aware", claude_whole).files
+        rows = _claude_budget(trunk, profile, None, claude_whole).files
     else:  # boot_budget's rows without its Claude Code fit, a pass over the whole text that is not asked here
-        rows = _injected(files, profile, "script-aware")
+        rows = _injected(files, profile, None)
     cut = [f for f in rows if f.name.endswith(TRUNK_NAME) and f.truncated]
     if not cut:
         return None
@@ -381,17 +383,23 @@ def loaded_at_boot(budget: BootBudget, facts: RuntimeFacts, chain: Mapping[str, 
     return True, f"OpenClaw's bootstrap injection of {TRUNK_NAME}{where}"
 
 
-def _claude_budget(trunk: str | None, profile: BootProfile, estimator: str, whole: bool) -> BootBudget:
+def _tokens(text: str, estimator: str | None) -> int:
+    """estimate_tokens(text, estimator), or 0 when `estimator` is None (a caller that reports no tokens)."""
+    return 0 if estimator is None else estimate_tokens(text, estimator)
+
+
+def _claude_budget(trunk: str | None, profile: BootProfile, estimator: str | None, whole: bool) -> BootBudget:
     if trunk is None:
         return BootBudget(profile, (), None)
     fit = claude_code_fit(trunk)
     lost = 0 if whole else fit.lost_chars
-    row = BootFile(TRUNK_NAME, fit.chars, estimate_tokens(trunk, estimator), profile.file_cap, fit.chars - lost, lost,
+    row = BootFile(TRUNK_NAME, fit.chars, _tokens(trunk, estimator), profile.file_cap, fit.chars - lost, lost,
                    not whole and fit.chars >= profile.file_cap * profile.warn_ratio)
     return BootBudget(profile, (row,), fit)
 
 
-def codex_chain(paths: Mapping[str, str], profile: BootProfile, estimator: str = "script-aware") -> tuple[BootFile, ...]:
+def codex_chain(paths: Mapping[str, str], profile: BootProfile,
+                estimator: str | None = "script-aware") -> tuple[BootFile, ...]:
     """The files Codex concatenates, in order, with what of each is loaded and lost (UTF-8 bytes).
 
     `paths` maps posix paths relative to the project root (`AGENTS.md`, `agent/MEMORY.md`) to
@@ -399,7 +407,7 @@ def codex_chain(paths: Mapping[str, str], profile: BootProfile, estimator: str =
     Per folder, shallowest first, the first non-blank file in `profile.files` order is taken;
     bytes count until `profile.total_cap`, and the file that crosses it is cut there: `injected`
     is the cut point (a byte offset in that file), `lost` the bytes after it; later files are
-    lost whole.  Pure.
+    lost whole.  `estimator` None leaves the rows' tokens 0.  Pure.
     """
     folders: dict[str, dict[str, str]] = {}
     for path, text in paths.items():
@@ -416,7 +424,7 @@ def codex_chain(paths: Mapping[str, str], profile: BootProfile, estimator: str =
         injected = min(size, remaining)
         near = size >= profile.file_cap * profile.warn_ratio
         path = f"{folder}/{chosen}" if folder else chosen
-        out.append(BootFile(path, size, estimate_tokens(text, estimator), profile.file_cap, injected, size - injected,
+        out.append(BootFile(path, size, _tokens(text, estimator), profile.file_cap, injected, size - injected,
                             near))
         remaining -= injected
     return tuple(out)

@@ -8,6 +8,7 @@ Findings (each a warning; any warning makes `bonsai-git status` exit 1), in this
 | kind | when |
 |---|---|
 | `no_trunk` | MEMORY.md is missing |
+| `unreadable_trunk` | MEMORY.md is not UTF-8 (the first bad byte offset named); every command refuses it |
 | `boot_truncated` | a bootstrap file would be cut at session start (per-file or total cap) |
 | `boot_near_limit` | a bootstrap file is at >= 85% of its cap |
 | `boot_total_near_limit` | all bootstrap files together are at >= 85% of the total cap |
@@ -113,7 +114,7 @@ SCHEMA_VERSION = 1
 FLATTEN_CUT = "flatten_cut"  # the note's code: status' notes start with it (docs/status.md)
 DAY = 86_400
 KINDS = (
-    "no_trunk", "boot_truncated", "boot_near_limit", "boot_total_near_limit", "claude_code_cut", "not_loaded",
+    "no_trunk", "unreadable_trunk", "boot_truncated", "boot_near_limit", "boot_total_near_limit", "claude_code_cut", "not_loaded",
     "stale_index",
     "reindex_error", "unclosed_comment", "unreadable_leaf", "untracked_leaf", "misplaced_leaf", "domain_name",
     "orphan_leaf", "orphan_entry", "oversized_leaf",
@@ -164,6 +165,7 @@ class Survey:
     provenance_warning: str | None = None
     shallow: bool = False  # a shallow clone: no ages (history.py); the report notes it
     links: tuple[tuple[str, int, str], ...] = ()  # broken links: (leaf path, line, message), survey.broken_links
+    trunk_error: str | None = None  # layout.decode_utf8's message when MEMORY.md is not UTF-8 (boot_files decodes it lossily)
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,7 +288,7 @@ def assess(survey: Survey, profile: BootProfile, thresholds: Thresholds = Thresh
     due = tuple((f.path, age_days(f.committed_at, survey.now) or 0) for f in survey.archived
                 if is_due_for_purge(f.committed_at, survey.now, thresholds.purge_days))
     findings = [
-        *_trunk_findings(trunk, waiting),
+        *_trunk_findings(trunk, waiting, survey.trunk_error),
         *(_above_block_findings(parts.pinned, survey.config) if parts is not None else ()),
         *_boot_findings(budget, facts.claude_import is not None),
         *_loaded_findings(budget.profile, loaded, trunk is not None),
@@ -365,10 +367,13 @@ def absorbable_sections(inbox: str, config: Config) -> int:
     return sum(1 for section in split_sections(inbox).sections if not is_pinned(section.heading, config))
 
 
-def _trunk_findings(trunk: str | None, count: int) -> Iterable[Finding]:
-    """`no_trunk`, and `inbox` for the `count` sections absorb would move (`absorbable_sections`)."""
+def _trunk_findings(trunk: str | None, count: int, error: str | None = None) -> Iterable[Finding]:
+    """`no_trunk`, `unreadable_trunk` (`error`: decode_utf8's message, which starts with the file's name),
+    and `inbox` for the `count` sections absorb would move (`absorbable_sections`)."""
     if trunk is None:
         yield Finding("no_trunk", TRUNK, None, "not found; run bonsai-git in the workspace that holds MEMORY.md (-C DIR)")
+    if error is not None:
+        yield Finding("unreadable_trunk", TRUNK, None, error.removeprefix(f"{TRUNK}: "))
     # Only what absorb would move is waiting: pinned sections and loose text after the end
     # marker are the user's trunk text (loaded at boot like the pinned text above the block).
     if count:

@@ -175,11 +175,14 @@ def test_install_hook_outside_a_repository_is_refused(tmp_path: Path) -> None:
     assert code == 3 and "not inside a git repository" in err
 
 
-def _bare_path(tmp_path: Path, python3: str = "exit 1") -> dict[str, str]:
+def _bare_path(tmp_path: Path, python3: str | None = None) -> dict[str, str]:
     """A PATH without this environment's scripts (no bonsai-git, no bonsai-git-hook): a `python3` whose
-    body is `python3` first (`exit 1`: none that imports bonsai_git), then the system's folders."""
+    body is `python3` first (by default a real Python without bonsai_git: an empty virtual environment's),
+    then the system's folders."""
     folder = tmp_path / "bare-bin"
     folder.mkdir(exist_ok=True)
+    if python3 is None:
+        python3 = f'exec "{_venv_without_bonsai_git(tmp_path)}" "$@"'
     (folder / "python3").write_text(f"#!/bin/sh\n{python3}\n")
     (folder / "python3").chmod(0o755)
     return {"PATH": f"{folder}{os.pathsep}/usr/bin{os.pathsep}/bin"}
@@ -218,7 +221,7 @@ def test_every_hook_form_warns_again_on_a_second_run(make_repo: MakeRepo, tmp_pa
     hook = repo / ".git/hooks/pre-commit"
     hook.write_bytes(installed(SCRIPT) if form == "recorded" else SCRIPT.read_bytes())
     hook.chmod(0o755)
-    path = _bare_path(tmp_path, "exit 1" if form == "recorded" else f'exec "{sys.executable}" "$@"')
+    path = _bare_path(tmp_path, None if form == "recorded" else f'exec "{sys.executable}" "$@"')
     for _ in range(2):
         proc = subprocess.run([str(hook)], cwd=repo, capture_output=True, text=True, env=env() | path)
         assert proc.returncode == 0, proc.stderr
@@ -318,3 +321,76 @@ def test_plain_hook_lets_bonsai_gits_own_commits_through(make_repo: MakeRepo) ->
         done = run([bonsai, *args, "-C", str(repo)], repo)
         assert done.returncode == 0, done.stderr
         assert git(repo, "status", "--porcelain") == ""
+
+
+def _venv_without_bonsai_git(tmp_path: Path, base: str = sys.executable) -> Path:
+    """A virtual environment of `base` with nothing installed in it: its python exists, bonsai_git does not."""
+    folder = tmp_path / f"empty-venv-{Path(base).name}"
+    if not folder.exists():
+        subprocess.run([base, "-m", "venv", "--without-pip", str(folder)], check=True, capture_output=True)
+    return folder / "bin" / "python"
+
+
+def _older_python() -> str | None:
+    """An interpreter older than 3.11 on this machine (no -P option, cannot install bonsai-git), or None."""
+    import glob
+    import shutil
+
+    pyenv = os.environ.get("PYENV_ROOT", os.path.expanduser("~/.pyenv"))  # pyenv's shims need a version chosen
+    for name in ("python3.10", "python3.9", "python3.8"):
+        for found in [shutil.which(name), *sorted(glob.glob(f"{pyenv}/versions/{name[6:]}.*/bin/{name}"))]:
+            if found and subprocess.run([found, "-c", "pass"], capture_output=True).returncode == 0:
+                return found
+    return None
+
+
+@pytest.mark.parametrize("kind", ["no-bonsai-git", "older-python"])
+@pytest.mark.parametrize("script", [SCRIPT, PUSH_SCRIPT], ids=["pre-commit", "pre-push"])
+def test_recorded_interpreter_that_cannot_run_the_hook_falls_back_to_path(
+        make_repo: MakeRepo, tmp_path: Path, kind: str, script: Path) -> None:
+    """The recorded Python exists but cannot run bonsai-git: its environment was rebuilt without it, or
+    it is now a Python older than 3.11 (no -P option).  The hook goes on to bonsai-git-hook on PATH, as
+    when that Python is gone, instead of stopping every commit with a traceback or a usage error."""
+    base = sys.executable if kind == "no-bonsai-git" else _older_python()
+    if base is None:
+        pytest.skip("no Python older than 3.11 on this machine")
+    python = _venv_without_bonsai_git(tmp_path, base)
+    repo = migrated(make_repo)
+    name = script.name
+    hook = repo / ".git/hooks" / name
+    hook.write_bytes(installed(script, str(python)))
+    hook.chmod(0o755)
+    edit_leaf(repo)
+    git(repo, "add", "-A")
+    on_path = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}/usr/bin{os.pathsep}/bin"}
+    if name == "pre-commit":
+        done = _commit(repo, on_path)
+        assert done.returncode == 0 and "staged them: " in done.stderr, done.stderr
+        assert git(repo, "status", "--porcelain") == ""
+        assert "Traceback" not in done.stderr and "Unknown option" not in done.stderr
+        return
+    bare = tmp_path / "origin.git"
+    git(tmp_path, "init", "-q", "--bare", str(bare))
+    git(repo, "remote", "add", "origin", str(bare))
+    git(repo, "commit", "-q", "--no-verify", "-m", "stale on purpose")
+    push = subprocess.run(["git", "push", "-q", "origin", "main"], cwd=repo, capture_output=True, text=True,
+                          env=env() | on_path)
+    assert push.returncode != 0 and "stale memory/domains/business/_index.md" in push.stdout, push.stderr
+    assert "Traceback" not in push.stderr and "Unknown option" not in push.stderr
+
+
+def test_python3_fallback_does_not_import_the_work_trees_files(make_repo: MakeRepo, tmp_path: Path) -> None:
+    """The python3 form runs in the work tree; a workspace file named like a module the hook imports
+    (argparse.py, dataclasses.py: an agent's own scripts) is neither run nor allowed to hide bonsai-git,
+    as the recorded form's -P already ensures."""
+    repo = migrated(make_repo)
+    hook = repo / ".git/hooks/pre-commit"
+    hook.write_bytes(SCRIPT.read_bytes())
+    hook.chmod(0o755)
+    for module in ("argparse", "dataclasses"):
+        write(repo, f"{module}.py", "import sys\nprint('the work tree ran', file=sys.stderr)\nsys.exit(9)\n")
+    edit_leaf(repo)
+    git(repo, "add", "-A")
+    done = _commit(repo, _bare_path(tmp_path, f'exec "{sys.executable}" "$@"'))
+    assert done.returncode == 0 and "staged them: " in done.stderr, done.stderr
+    assert "the work tree ran" not in done.stderr

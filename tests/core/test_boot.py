@@ -145,3 +145,21 @@ def test_codex_chain_fits_without_a_cut() -> None:
 
     files = codex_chain({"AGENTS.md": "rules\n", "MEMORY.md": "ignored: AGENTS.md is this folder's file\n"}, CODEX)
     assert [(f.name, f.lost) for f in files] == [("AGENTS.md", 0)]
+
+
+@pytest.mark.parametrize("profile", [p.name for p in PROFILES])
+def test_boot_cut_warning_never_estimates_the_tokens_it_does_not_report(profile: str,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """status computes flatten_cut over the whole flattened tree (megabytes); the line names chars only,
+    so no token estimate runs over that text (with emoji or CJK in it one took 0.6 s of a status on
+    16 MB, 1.2 s under --profile claude)."""
+    from bonsai_git.core import boot
+    from bonsai_git.core.boot import boot_cut_warning
+
+    estimated: list[int] = []
+    real = boot.estimate_tokens
+    monkeypatch.setattr(boot, "estimate_tokens", lambda text, *a: estimated.append(len(text)) or real(text, *a))
+    flat = "- kiln ✅ 🔥: cone 6 for nine hours\n" * 20_000
+    warning = boot_cut_warning(flat, profile_named(profile))
+    assert estimated == []
+    assert warning is None if profile == "codex" else f"would be {utf16_len(flat):,} chars" in str(warning)
