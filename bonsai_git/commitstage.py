@@ -105,6 +105,35 @@ def reindex_staged(top: Path, prefix: str, tracked: Sequence[str], unstaged: Ite
     return repo_paths
 
 
+def verify_staged(top: Path, prefix: str, tracked: Sequence[str], written: Sequence[str]) -> None:
+    """Check that what this commit holds for the workspace at `prefix` is fresh: its staged files
+    (`tracked` plus the repository-relative paths the hook just `written`) checked out into a
+    temporary folder and reindexed there with check=True.  The hook staged each file it wrote as
+    the work tree held it a moment later, so an agent writing a leaf or MEMORY.md meanwhile can
+    leave the commit with indexes that describe other bytes than it commits.  Raises Refused
+    (exit 3: git then commits nothing; the work tree keeps every byte) naming the stale files."""
+    import tempfile
+
+    from .reindex import reindex_workspace
+    from .workspace import load_config
+    from .gitsettings import indexed_leaf_paths
+
+    paths = sorted(set(tracked) | {p[len(prefix):] for p in written if p.startswith(prefix)})
+    with tempfile.TemporaryDirectory(prefix="bonsai-verify-") as scratch:
+        view = Path(scratch)
+        _check_out(top, view, prefix, paths)  # -q: a path the index no longer holds is skipped
+        root = view / prefix
+        config = load_config(root)
+        leaves, _warnings = indexed_leaf_paths(root, paths)
+        stale = list(reindex_workspace(root, check=True, leaf_paths=leaves, config=config, absorb=config.absorb).changed)
+    if stale:
+        from .core.secretscan import mask_name
+
+        raise Refused(f"{mask_name(prefix + stale[0])}: changed while this commit was being made (another process "
+                      f"wrote the memory), so the commit's indexes would not describe what it holds; nothing was "
+                      f"committed and nothing was lost: commit again")
+
+
 def _check_out(top: Path, view: Path, prefix: str, tracked: Sequence[str]) -> None:
     """git's index entries of the workspace (its tracked MEMORY.md and memory/ paths, `.bonsai.toml`
     and the `.gitattributes` files above it) into `view`, with the checkout's conversions."""

@@ -184,6 +184,7 @@ def _run_workspaces(top: Path, common_dir: Path, pending: list[tuple[Workspace, 
             written = _run_workspace(top, ws, check, open_facts, common_dir, quiet=plain)
             if plain and written:
                 commitstage.stage_from_work_tree(top, written, {ws.prefix + p: v for p, v in ws.stage.items()})
+                commitstage.verify_staged(top, ws.prefix, ws.tracked, written)
         changed += written
         touched += [ws] if written else []
         if not written and _WARNINGS[0] == warned:
