@@ -25,13 +25,18 @@ with `git update-index --index-info`: only our generated paths, never a hunk the
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .core.errors import NotARepository, Refused
 from .core.layout import MEMORY_DIR, TRUNK, leaf_location
 from .gitrun import GitFailed, run
+
+if TYPE_CHECKING:
+    from .reindex import ReindexResult
 
 CONFIG_NAME = ".bonsai.toml"
 
@@ -75,21 +80,9 @@ def reindex_staged(top: Path, prefix: str, tracked: Sequence[str], unstaged: Ite
     by repository path.  Raises Refused (exit 3) before staging anything when the run would have
     to write a leaf or MEMORY.md whose work tree differs from what is staged; BadInput as reindex.
     """
-    import tempfile  # off the hook's no-op path (tempfile loads random and hashlib)
-
-    from .reindex import reindex_workspace
-    from .workspace import load_config
-    from .gitsettings import indexed_leaf_paths
-
     dirty = set(unstaged)
-    with tempfile.TemporaryDirectory(prefix="bonsai-staged-") as scratch:
-        view = Path(scratch)
-        _check_out(top, view, prefix, tracked)
-        root = view / prefix
-        config = load_config(root)
-        leaves, _warnings = indexed_leaf_paths(root, tracked)  # the hook has warned about the work tree
-        result = reindex_workspace(root, leaf_paths=leaves, config=config, absorb=config.absorb)
-        changed = list(result.changed)
+    with _staged_view(top, prefix, tracked) as (view, reindex):
+        changed = list(reindex(False).changed)
         for path in changed:
             generated = path.startswith(MEMORY_DIR + "/") and "/_index" in path
             if not generated and (path in dirty or (path not in tracked and os.path.lexists(top / prefix / path))):
@@ -112,26 +105,38 @@ def verify_staged(top: Path, prefix: str, tracked: Sequence[str], written: Seque
     the work tree held it a moment later, so an agent writing a leaf or MEMORY.md meanwhile can
     leave the commit with indexes that describe other bytes than it commits.  Raises Refused
     (exit 3: git then commits nothing; the work tree keeps every byte) naming the stale files."""
-    import tempfile
-
-    from .reindex import reindex_workspace
-    from .workspace import load_config
-    from .gitsettings import indexed_leaf_paths
-
     paths = sorted(set(tracked) | {p[len(prefix):] for p in written if p.startswith(prefix)})
-    with tempfile.TemporaryDirectory(prefix="bonsai-verify-") as scratch:
-        view = Path(scratch)
-        _check_out(top, view, prefix, paths)  # -q: a path the index no longer holds is skipped
-        root = view / prefix
-        config = load_config(root)
-        leaves, _warnings = indexed_leaf_paths(root, paths)
-        stale = list(reindex_workspace(root, check=True, leaf_paths=leaves, config=config, absorb=config.absorb).changed)
+    with _staged_view(top, prefix, paths) as (_view, reindex):  # a path the index no longer holds is skipped
+        stale = list(reindex(True).changed)
     if stale:
         from .core.secretscan import mask_name
 
         raise Refused(f"{mask_name(prefix + stale[0])}: changed while this commit was being made (another process "
                       f"wrote the memory), so the commit's indexes would not describe what it holds; nothing was "
                       f"committed and nothing was lost: commit again")
+
+
+@contextlib.contextmanager
+def _staged_view(top: Path, prefix: str, paths: Sequence[str]) -> Iterator[tuple[Path, Callable[[bool], ReindexResult]]]:
+    """git's index entries of the workspace's `paths` (workspace-relative) checked out into a temporary
+    folder, and a function that reindexes the workspace there (check: bool) as the hook does."""
+    import tempfile  # off the hook's no-op path (tempfile loads random and hashlib)
+
+    from .gitsettings import indexed_leaf_paths
+    from .reindex import reindex_workspace
+    from .workspace import load_config
+
+    with tempfile.TemporaryDirectory(prefix="bonsai-staged-") as scratch:
+        view = Path(scratch)
+        _check_out(top, view, prefix, paths)
+        root = view / prefix
+        config = load_config(root)
+        leaves, _warnings = indexed_leaf_paths(root, paths)  # the hook has warned about the work tree
+
+        def reindex(check: bool) -> ReindexResult:
+            return reindex_workspace(root, check=check, leaf_paths=leaves, config=config, absorb=config.absorb)
+
+        yield view, reindex
 
 
 def _check_out(top: Path, view: Path, prefix: str, tracked: Sequence[str]) -> None:
