@@ -79,6 +79,7 @@ NAME_WEIGHT = 0.9  # the owner's or agent's name in a heading: decides alone, lo
 WEAK_WEIGHT = 0.5
 DATE_WEIGHT = 1.0
 LOG_DOMAIN = "log"
+ALL_LANGUAGES = frozenset(STEMMERS)  # a section nothing matched in the document's languages is read in all
 MIN_STEM = 4  # a shorter stem outside English says too little: the keyword matches its own forms only
 PEOPLE_DOMAIN = "people"
 PROJECTS_DOMAIN = "projects"
@@ -891,6 +892,12 @@ def _own(section: SectionInput, index: _Index, context: Context,
                 return _decision(body_scores, body_found, "body", index, ranked), {}, {}
     if scores:
         return _decision(scores, found, "heading", index), {}, {}
+    if context.languages != ALL_LANGUAGES:  # a heading in none of the document's languages: read it in all
+        wide = _index(*index.key, ALL_LANGUAGES)  # (`Revendeurs en France` in a Spanish memory); not the body:
+        scores, found, prefixed = _heading_scores(section.heading, wide, context)  # its English "these" is thèse
+        if max(scores.values(), default=0.0) >= needed:
+            ranked = _head_first(_rank(scores, wide), found, section.heading)
+            return _decision(scores, found, "prefix" if ranked[0][0] == prefixed else "heading", wide, ranked), {}, {}
     if section.group:
         group_scores, group_found, _ = _heading_scores(section.group, index, context)
         if max(group_scores.values(), default=0.0) >= WEAK_WEIGHT:

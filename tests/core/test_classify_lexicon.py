@@ -310,3 +310,12 @@ def test_the_c_stemmer_and_the_pure_python_stemmer_give_the_same_stems() -> None
     for language, make in pure.items():
         python, c = make(), stemmer_c.Stemmer(language)
         assert [w for w in sorted(words) if python.stemWord(w) != c.stemWord(w)] == [], language
+
+
+def test_a_heading_in_none_of_the_documents_languages_is_read_in_all() -> None:
+    """A French aside in a Spanish memory: its heading matches no Spanish or English word, so it is
+    read in every lexicon language; the body is not (English "these" would read as French thèse)."""
+    placed = document(ES, ("Revendeurs en France", "- Terre & Lumière (Montpellier)\n"),
+                      ("Legacy Wiki Export", "- Convert these to fenced blocks when touching a page.\n"))
+    assert placed == {"Revendeurs en France": "business", "Legacy Wiki Export": "general"}
+    assert document("", ("Revendeurs", "- Terre & Lumière\n"))["Revendeurs"] == "business"
