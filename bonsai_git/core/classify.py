@@ -221,6 +221,7 @@ class _Index:
     fiction_words: frozenset[str]
     fiction_substrings: tuple[str, ...]
     surnames: frozenset[str]
+    written: frozenset[str]  # every Western keyword as written (casefolded, marks stripped)
 
 
 @functools.cache
@@ -367,6 +368,8 @@ def _index(domains: tuple[tuple[str, tuple[str, ...]], ...], configured: tuple[s
         fiction_words=frozenset(w for w in fiction_words if " " not in w and not has_cjk(w)),
         fiction_substrings=tuple(w for w in fiction_words if " " in w or has_cjk(w)),
         surnames=frozenset(s for lang in lexicons for s in lang.surnames),
+        written=frozenset(k.casefold() for _d, _c, raw in _table(domains, configured, fiction, languages)
+                          if (k := _parse_keyword(raw)[0]) and not has_cjk(k)),
     )
 
 
@@ -879,6 +882,15 @@ def _own(section: SectionInput, index: _Index, context: Context,
                 cues.insert(0, opening.group())
             if len(cues) >= (0 if honorific else 1 if " " in name.strip() or has_cjk(name) else 2):
                 return Classification(PEOPLE_DOMAIN, "name", PREFIX_WEIGHT, (name, *cues[:3])), {}, {}
+    if not scores and context.languages != ALL_LANGUAGES:  # a heading in none of the document's languages
+        wide = _index(*index.key, ALL_LANGUAGES)  # (`Revendeurs en France` in a Spanish memory) is read in all;
+        scores, found, prefixed = _heading_scores(section.heading, wide, context)  # not the body: its English
+        ranked = _head_first(_rank(scores, wide), found, section.heading) if scores else []
+        if ranked and ranked[0][1] >= needed and all(w.casefold() in wide.written for w in found[ranked[0][0]]):
+            # "these" would read as French thèse; only a word written as the lexicon writes it counts
+            # (`Revendeurs`, `Fechas clave`), not an English word a foreign stemmer folds (`Progress`: progrès)
+            return _decision(scores, found, "prefix" if ranked[0][0] == prefixed else "heading", wide, ranked), {}, {}
+        scores, found, prefixed = {}, {}, None
     body_scores, body_found = scores, found
     vague = set(scores) <= {FALLBACK_DOMAIN}  # no word, or only `Misc`, `Divers`, `Stuff`: the body speaks
     if body:
@@ -892,12 +904,6 @@ def _own(section: SectionInput, index: _Index, context: Context,
                 return _decision(body_scores, body_found, "body", index, ranked), {}, {}
     if scores:
         return _decision(scores, found, "heading", index), {}, {}
-    if context.languages != ALL_LANGUAGES:  # a heading in none of the document's languages: read it in all
-        wide = _index(*index.key, ALL_LANGUAGES)  # (`Revendeurs en France` in a Spanish memory); not the body:
-        scores, found, prefixed = _heading_scores(section.heading, wide, context)  # its English "these" is thèse
-        if max(scores.values(), default=0.0) >= needed:
-            ranked = _head_first(_rank(scores, wide), found, section.heading)
-            return _decision(scores, found, "prefix" if ranked[0][0] == prefixed else "heading", wide, ranked), {}, {}
     if section.group:
         group_scores, group_found, _ = _heading_scores(section.group, index, context)
         if max(group_scores.values(), default=0.0) >= WEAK_WEIGHT:
