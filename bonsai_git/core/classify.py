@@ -117,8 +117,20 @@ _MONTHS = (r"(?:jan(?:uary|vier|uar|eiro)?|jän(?:ner)?|janv|feb(?:ruary|ruar|re
 _DATE = (rf"(?:\d{{4}}[-/.]\d{{1,2}}[-/.]\d{{1,2}}|\d{{1,2}}[-/.]\d{{1,2}}[-/.]\d{{4}}|"
          rf"{_MONTHS}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}|\d{{1,2}}(?:\.|er|º)?\s+(?:de\s+)?{_MONTHS},?\s+(?:de\s+)?\d{{4}}|"
          rf"\d{{4}}\s*年\s*\d{{1,2}}\s*月(?:\s*\d{{1,2}}\s*日)?|\d{{4}}\s*년\s*\d{{1,2}}\s*월(?:\s*\d{{1,2}}\s*일)?)")
-# A leading date, after any emoji or punctuation: `2026-03-14`, `Mar 3, 2026`, `2026/02/27`.
-_LEADING_DATE = re.compile(rf"^[^\w]*{_DATE}(?!\d)", re.IGNORECASE)
+# A journal writes its entries' dates without the year: `Mar 3`, `3 mars`, `9 de marzo`, `15. März`, `2/14`,
+# `14.3.`, `3月28日`, `3월 28일` (only at the start of a heading: "a heading that starts with a date").
+_SHORT_DATE = (rf"(?:{_MONTHS}(?![^\W\d_])\s+\d{{1,2}}(?:st|nd|rd|th)?(?![\d:/.]\d)|"
+               rf"\d{{1,2}}(?:\.|er|º|st|nd|rd|th)?\s+(?:de\s+)?{_MONTHS}(?![^\W\d_])|"
+               rf"(?!24/7)\d{{1,2}}/\d{{1,2}}(?![\d/])|\d{{1,2}}\.\d{{1,2}}\.(?!\d)|"
+               rf"\d{{1,2}}\s*月\s*\d{{1,2}}\s*[日号]|\d{{1,2}}\s*월\s*\d{{1,2}}\s*일)")
+_WEEKDAYS = (r"(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day)?|tuesday|wednesday|thursday|saturday|"
+             r"lunes|martes|miércoles|miercoles|jueves|viernes|sábado|sabado|domingo|lundi|mardi|mercredi|jeudi|"
+             r"vendredi|samedi|dimanche|montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|"
+             r"segunda|terça|terca|quarta|quinta|sexta|(?:segunda|terça|terca|quarta|quinta|sexta)-feira")
+# A leading date, after any emoji or punctuation and a weekday: `2026-03-14`, `Mar 3, 2026`, `Lunes 9 de marzo`.
+_LEADING_DATE = re.compile(rf"^[^\w]*(?:(?:{_WEEKDAYS})\.?,?\s+)?(?:{_DATE}|{_SHORT_DATE})(?!\d)", re.IGNORECASE)
+# A numbered heading (`1. Suppliers`, `10) Money`): the number says nothing about the topic.
+_NUMBERED = re.compile(r"^\s*\d{1,3}[.)]\s+(?=\D)")
 # A date anywhere: the above, plus month-year (`February 2026`, `2025-01`) and ISO weeks (`2025-W44`).
 _ANY_DATE = re.compile(rf"(?<!\w)(?:{_DATE}|{_MONTHS}\s+(?:de\s+)?\d{{4}}|\d{{4}}-(?:0?[1-9]|1[0-2])|\d{{4}}-W\d{{1,2}})(?!\w)",
                        re.IGNORECASE)
@@ -633,7 +645,8 @@ def _named(heading: str, names: frozenset[str]) -> str | None:
 _UPPER = "A-ZÀ-ÖØ-ÞĀ-ŽА-Я"
 _LOWER = "a-zß-öø-ÿā-žа-я"
 _CAP = rf"[{_UPPER}][{_LOWER}'’-]+"
-_NAME_RE = rf"({_CAP}(?:[ \t]+{_CAP}){{0,2}})"
+_NICKNAME = rf"\(?[\"“‘']{_CAP}[\"”’']\)?"  # Rosalind ("Roz") Achterberg, Robert "Bob" Lee
+_NAME_RE = rf"({_CAP}(?:[ \t]+(?:{_NICKNAME}|{_CAP})){{0,2}})"
 _HONORIFIC_WORDS = r"(?:(?:Prof|Dr|Dra|Drª|Sr|Sra|Mr|Mrs|Ms|Mx|Herr|Frau|Mme|M)\.?[ \t]+)*"
 # The agent's name: "You are Ada, ...", "Eres Brisa", "Du bist Kobold", "Tu es Lune", "Você é a Cotovia".
 _AGENT_PATTERNS = (
@@ -851,6 +864,9 @@ def _own(section: SectionInput, index: _Index, context: Context,
          ) -> tuple[Classification | None, dict[str, float], dict[str, list[str]]]:
     """(the decision the section's own signals make, or None; the body's scores and words, for the
     document step)."""
+    numbered = _NUMBERED.match(section.heading)
+    if numbered and not _LEADING_DATE.match(section.heading):
+        section = SectionInput(section.heading[numbered.end():], section.body, section.group)
     scores, found, prefixed = _heading_scores(section.heading, index, context)
     # LONG_HEADING + 1 words need that many chars and one between each: a shorter heading skips the count
     long = len(section.heading) > LONG_HEADING_CHARS or (

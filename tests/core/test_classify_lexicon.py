@@ -319,3 +319,26 @@ def test_a_heading_in_none_of_the_documents_languages_is_read_in_all() -> None:
                       ("Legacy Wiki Export", "- Convert these to fenced blocks when touching a page.\n"))
     assert placed == {"Revendeurs en France": "business", "Legacy Wiki Export": "general"}
     assert document("", ("Revendeurs", "- Terre & Lumière\n"))["Revendeurs"] == "business"
+
+
+@pytest.mark.parametrize("heading", [
+    "Mar 3", "jan 15", "Feb 3 (snow day)", "2/14", "1/22 tournament", "Apr 9 — Easter orders", "Sept 12",
+    "3 mars — réunion chez la notaire", "Lunes 9 de marzo — inspección", "15. März: Termin", "14.3. Treffen",
+    "3月28日 会议", "3월 28일 통화", "Monday, March 3", "Mar 3, 2026",
+])
+def test_a_heading_that_starts_with_a_date_without_its_year_is_log(heading: str) -> None:
+    """LABELS.md: "a heading that starts with a date, in any format -> log"; a journal drops the year."""
+    assert (classify_heading(heading, Config()).domain, classify_heading(heading, Config()).decided_by) == ("log", "prefix")
+
+
+@pytest.mark.parametrize("heading", ["24/7 support", "3 marketing ideas", "Marketing", "v1.2 release", "March 2026 plans"])
+def test_numbers_that_are_not_a_leading_date(heading: str) -> None:
+    assert classify_heading(heading, Config()).decided_by != "prefix"
+
+
+def test_a_numbered_heading_is_read_without_its_number() -> None:
+    """`1. Suppliers`, `10) Money`: the number orders the sections and says nothing about the topic."""
+    placed = document("I am Crumb, the assistant of Rosalind (\"Roz\") Achterberg.\n\n",
+                      ("1. Roz", "- 44, lives above the shop.\n"), ("2. Suppliers", "- flour from the mill\n"),
+                      ("10) Money", "- savings\n"))
+    assert placed == {"1. Roz": "identity", "2. Suppliers": "business", "10) Money": "personal"}
