@@ -56,6 +56,7 @@ files are package data, read once: lexicon.bundled).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from collections import Counter
@@ -199,6 +200,7 @@ class Context:
     fiction: bool = False
     document: str | None = None
     vocabulary: frozenset[str] = frozenset()  # words the document writes in lowercase: never names
+    agent_voice: bool = False  # the agent speaks as "I" ("I am Tern", "Ich bin Fidi"): "Who I am" is the agent
 
 
 NO_CONTEXT = Context()
@@ -234,6 +236,9 @@ class _Index:
     fiction_substrings: tuple[str, ...]
     surnames: frozenset[str]
     written: frozenset[str]  # every Western keyword as written (casefolded, marks stripped)
+    schedule: re.Pattern[str]  # the lexicons' `schedule`, `agent_jobs` and `system_jobs` cues (`_cues`)
+    agent_jobs: re.Pattern[str]
+    system_jobs: re.Pattern[str]
 
 
 @functools.cache
@@ -380,9 +385,20 @@ def _index(domains: tuple[tuple[str, tuple[str, ...]], ...], configured: tuple[s
         fiction_words=frozenset(w for w in fiction_words if " " not in w and not has_cjk(w)),
         fiction_substrings=tuple(w for w in fiction_words if " " in w or has_cjk(w)),
         surnames=frozenset(s for lang in lexicons for s in lang.surnames),
+        schedule=_cues(w for lang in lexicons for w in lang.schedule),
+        agent_jobs=_cues(w for lang in lexicons for w in lang.agent_jobs),
+        system_jobs=_cues(w for lang in lexicons for w in lang.system_jobs),
         written=frozenset(k.casefold() for _d, _c, raw in _table(domains, configured, fiction, languages)
                           if (k := _parse_keyword(raw)[0]) and not has_cjk(k)),
     )
+
+
+def _cues(words: Iterable[str]) -> re.Pattern[str]:
+    """One pattern for a lexicon cue list: a Western cue matches at a word start (`remind` in
+    "reminders"), a CJK one anywhere; casefolded, longest first."""
+    parts = sorted({w.casefold() for w in words}, key=lambda w: (-len(w), w))
+    alternatives = [re.escape(w) if has_cjk(w) else rf"(?<![^\W\d_]){re.escape(w)}" for w in parts]
+    return re.compile("|".join(alternatives) or r"(?!)", re.IGNORECASE)
 
 
 def _add(scores: dict[str, float], found: dict[str, list[str]], hits: Iterable[_Hit], shown: str,
@@ -610,9 +626,15 @@ def _heading_scores(
             if name is not None and domain in index.order:
                 scores[domain] = scores.get(domain, 0.0) + weight
                 found.setdefault(domain, []).append(f"{name} ({role})")
-    if "(me)" in heading.casefold() and "identity" in index.order:
-        scores["identity"] = scores.get("identity", 0.0) + PREFIX_WEIGHT
-        found.setdefault("identity", []).append("(me)")
+    me = _ME_MARK.search(heading) if "(" in heading or "（" in heading else None
+    self_heading = context.agent_voice and (_SELF.match(heading) is not None or _SELF_CJK.match(heading) is not None)
+    if me is not None or self_heading:
+        # "(me)", "Who I am": the owner, or the agent when it speaks as "I" or the heading names it
+        mine = "agents" if context.agent_voice or "agents" in found and any(
+            w.endswith("(agent)") for w in found["agents"]) else "identity"
+        if mine in index.order:
+            scores[mine] = scores.get(mine, 0.0) + PREFIX_WEIGHT
+            found.setdefault(mine, []).append(me.group() if me is not None else "I (agent)")
     if LOG_DOMAIN in index.order:
         m = _ANY_DATE.search(heading) if _DIGIT.search(heading) else None  # every date has a digit
         if m:
@@ -651,23 +673,46 @@ _HONORIFIC_WORDS = r"(?:(?:Prof|Dr|Dra|Drª|Sr|Sra|Mr|Mrs|Ms|Mx|Herr|Frau|Mme|M)
 # The agent's name: "You are Ada, ...", "Eres Brisa", "Du bist Kobold", "Tu es Lune", "Você é a Cotovia".
 _AGENT_PATTERNS = (
     re.compile(rf"(?i:\byou are|\byou're|\byour name is|\beres|\bte llamas|\bvocê é|\btu és|\bés|\bdu bist|"
-               rf"\bdein name ist|\btu es|\btu t'appelles|\bi am|\bi'm|\bmy name is)[ \t]+"
+               rf"\bdein name ist|\btu es|\btu t'appelles|\bi am|\bi'm|\bmy name is|\bich bin|\bich heiße|\bje suis|"
+               rf"\bje m'appelle|\bsoy|\bme llamo|\beu sou|\bchamo-me|\bme chamo)[ \t]+"
                rf"(?:(?:the|a|an|o|a|el|la|der|die|das|le|la)[ \t]+)?{_NAME_RE}(?=[ \t]*[,.;:(—–\-!]|[ \t]+(?:the|a|an|o|el|la|der|die|das|le|un|une|ein|eine)\b)"),
     re.compile(r"(?:你是|您是|我是|你叫)([\u3400-\u9fff]{2,4})(?=[，,。、的（(]|$)"),
     re.compile(r"(?:あなたは|私は)([\u3040-\u30ff\u3400-\u9fff]{2,8})(?:です|だ|。|、)"),
-    re.compile(r"(?:너는|당신은|나는)[ \t]*([\uac00-\ud7af]{2,5})(?:이다|입니다|야|예요|이에요|,|\.)"),
+    re.compile(r"(?:너는|당신은|나는|저는)[ \t]*[\"“']?([\uac00-\ud7af]{2,5})[\"”']?(?:이다|입니다|야|예요|이에요|,|\.)"),
+    # a field line of front matter or a blockquote: `agent: hachi`, `> Agent: 토리 · Owner: 김서연`
+    re.compile(r"(?i)(?<!\w)(?:agent|assistant|assistente|asistente|assistent|agente|bot)[ \t]*[:=][ \t]*[\"“']?"
+               r"([^\W\d_][\w'’-]*|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]{1,6})"),
 )
+# The title line names the agent: `# MEMORY — Tern (platform agent)`, `# MEMORY.md — Jabuti 🐢`.
+_TITLE_AGENT = re.compile(rf"(?m)^#[ \t]+(?i:memory(?:\.md)?|memória|mémoire|memoria)[ \t]+[—–-][ \t]+{_NAME_RE}"
+                          r"(?=[ \t]*(?:[(,—–-]|$|[^\w\s]))")
+# The agent speaks as "I" when the preamble says I/ich/je/yo/eu/我/私/나 and never addresses it as "you".
+_FIRST_PERSON = re.compile(r"(?i)(?<![\w'’])(?:i|i'm|i've|ich|je|j'|yo|eu)(?![\w'’])|我|私は|私が|나는|저는|내가")
+_SECOND_PERSON = re.compile(r"(?i)(?<!\w)(?:you are|you're|your name|du bist|tu es|tu és|eres|você é|vous êtes)(?!\w)"
+                            r"|你是|您是|あなたは|너는|당신은")
 # The owner's name: "Owner: Helena Silva", "assistant of/for/de/der Lola Ferrer", "周雨桐的写作助手".
 _OWNER_PATTERNS = (
     re.compile(rf"(?:\bowner|\bhuman|\buser|\bdon[oa]|\bpropietari[oa]|\bpropriétaire|\bbesitzer(?:in)?|"
                rf"\binhaber(?:in)?|\bdueñ[oa]|\butilizador[a]?|\busuario)[ \t]*[:=][ \t]*"
                rf"{_HONORIFIC_WORDS}{_NAME_RE}", re.IGNORECASE),
-    re.compile(rf"(?:assistant|assistante|assistente|asistente|assistent(?:in)?|helper|agent|secretary|"
-               rf"secretária|secretaria|sekretär(?:in)?)[ \t]+(?:of|for|to|de|da|do|der|des|von|für|pour|para)"
-               rf"[ \t]+(?:the[ \t]+|la[ \t]+|el[ \t]+)?{_HONORIFIC_WORDS}{_NAME_RE}", re.IGNORECASE),
+    re.compile(rf"(?i:assistant|assistante|assistente|asistente|assistent(?:in)?|helper|agent|secretary|"
+               rf"secretária|secretaria|sekretär(?:in)?)(?:[ \t]+[^\W\d_][\w/-]*){{0,4}}?[ \t]+(?i:of|for|to|de|da|do|der|des|von|für|pour|para)"
+               rf"[ \t]+(?i:the[ \t]+|la[ \t]+|el[ \t]+|o[ \t]+|a[ \t]+)?{_HONORIFIC_WORDS}{_NAME_RE}"),
     re.compile(r"([\u3400-\u9fff]{2,4})(?:（[^）]{0,20}）|\([^)]{0,20}\))?的[\u3400-\u9fff]{0,4}(?:助手|助理|秘书|秘書)"),
     re.compile(r"([\u3040-\u30ff\u3400-\u9fff]{2,6})(?:さん|様)?の(?:アシスタント|秘書|助手)"),
+    # `遥さん（個人ゲーム開発者）の専属アシスタント`: a one-character given name is kept with its honorific
+    re.compile(r"([\u3400-\u9fff]{1,4}(?:さん|様))(?:（[^）]{0,60}）|\([^)]{0,60}\))?の(?:専属の?)?"
+               r"(?:アシスタント|秘書|助手)"),
+    re.compile(r"([\uac00-\ud7af]{2,4})[ \t]*(?:님|씨)의"),  # `정하윤 님의 개인 비서`
+    re.compile(r"(?i)(?<!\w)(?:owner|user|human)[ \t]*[:=][ \t]*([\u3400-\u9fff\uac00-\ud7af]{1,4}(?:[ \t][\u3400-\u9fff\uac00-\ud7af]{1,3})?)"
+               rf"(?:[ \t]*[(（]{_NAME_RE}[)）])?"),  # `owner: 森下 遥 (Haruka Morishita)`
 )
+_ME_MARK = re.compile(r"[(（][ \t]*(?:me|eu|yo|ich|moi|我|私|나|저)[ \t]*[)）]", re.IGNORECASE)
+# A heading about the one who says "I": `Who I am`, `Wer ich bin`, `Qui je suis`, `关于我`, `私について`, `나에 대해`.
+_SELF = re.compile(r"^\W*(?:who i am|about me|about myself|wer ich bin|über mich|qui je suis|à propos de moi|"
+                   r"quién soy|sobre mí|quem sou|sobre mim)(?![^\W\d_])", re.IGNORECASE)
+_SELF_CJK = re.compile(r"^\W*(?:关于我|我是谁|自我介绍|私について|私のこと|自己紹介|나에 대해|나에 대하여|나는 누구|자기소개)")
+_EMPHASIS = re.compile(r"\*\*|__|[*`]")  # `**Rafael Nogueira**`: the name without its Markdown
 _ABOUT = re.compile(r"^\W*(?:about|sobre|über|à propos de|a propos de|关于|關於)[ \t]+(?:(?:a|o|la|el)[ \t]+)?"
                     r"(\S+(?:[ \t]+\S+)?)\W*$", re.IGNORECASE)
 _ME = re.compile(rf"{_NAME_RE}[ \t]*\((?:me|eu|yo|ich|moi|我|私)\)", re.IGNORECASE)
@@ -686,12 +731,18 @@ def document_context(preamble: str, sections: Sequence[SectionInput], config: Co
     index = _index(config.domains, config.configured)
     owner: set[str] = set()
     agent: set[str] = set()
+    opening = _EMPHASIS.sub("", preamble[:4000])
     for pattern in _AGENT_PATTERNS:
-        for m in pattern.finditer(preamble[:4000]):
-            agent |= _name_words(m.group(1))
+        for m in pattern.finditer(opening):
+            agent |= _name_words(m.group(1), field=pattern is _AGENT_PATTERNS[-1])
+    for m in _TITLE_AGENT.finditer(opening[:400]):
+        agent |= _name_words(m.group(1))
+    agent_voice = bool(_FIRST_PERSON.search(opening)) and not _SECOND_PERSON.search(opening)
     for pattern in _OWNER_PATTERNS:
-        for m in pattern.finditer(preamble[:4000]):
-            owner |= _name_words(m.group(1))
+        for m in pattern.finditer(opening):
+            for name in m.groups():
+                if name:
+                    owner |= _name_words(name)
     headings: list[str] = []
     samples: list[str] = [preamble[:2000]]
     about: list[str] = []
@@ -725,20 +776,25 @@ def document_context(preamble: str, sections: Sequence[SectionInput], config: Co
     languages = {"en"} | {c for c, n in counts.items() if n >= LANGUAGE_MIN and n >= LANGUAGE_SHARE * total}
     return Context(frozenset(owner), frozenset(agent), frozenset(languages),
                    _is_fiction("\n".join([preamble[:4000], *headings]), index),
-                   None, frozenset(vocabulary))
+                   None, frozenset(vocabulary), agent_voice and bool(agent))
 
 
-def _name_words(name: str) -> set[str]:
+def _name_words(name: str, field: bool = False) -> set[str]:
     """The words of a personal name that identify it in a heading (casefolded; CJK kept whole, and a
-    Chinese name of three characters also by its given name: 周雨桐 -> 雨桐)."""
+    Chinese or Korean name of three characters also by its given name: 周雨桐 -> 雨桐, 김서연 -> 서연;
+    `森下 遥` by both parts joined).  A `field` value (`agent: hachi`) may be written in lowercase."""
     name = name.strip()
     if has_cjk(name):
-        out = {name}
-        if len(name) == 3 and _CJK_CHAR.match(name[0]):
-            out.add(name[1:])
+        compact = "".join(name.split())
+        out = {compact}
+        if len(compact) == 3 and " " not in name and all(_CJK_CHAR.match(ch) for ch in compact):
+            out.add(compact[1:])
+        parts = name.split()
+        if len(parts) == 2 and len(parts[1]) >= 2:
+            out.add(parts[1])
         return out
     return {w.casefold() for w in _WORD.findall(name) if len(w) > 1 and w.casefold() not in _NOT_NAMES
-            and w[0].isupper()}
+            and (field or w[0].isupper())}
 
 
 def _count_words(words: Iterable[str], index: _Index, counts: dict[str, int]) -> None:
@@ -850,7 +906,7 @@ def classify_section(section: SectionInput, config: Config, document: str | None
     """
     ctx = context or NO_CONTEXT
     if document is not None:
-        ctx = Context(ctx.owner, ctx.agent, ctx.languages, ctx.fiction, document, ctx.vocabulary)
+        ctx = dataclasses.replace(ctx, document=document)
     return _classify(section, _index(config.domains, config.configured, ctx.fiction, ctx.languages), ctx)
 
 
@@ -867,6 +923,10 @@ def _own(section: SectionInput, index: _Index, context: Context,
     numbered = _NUMBERED.match(section.heading)
     if numbered and not _LEADING_DATE.match(section.heading):
         section = SectionInput(section.heading[numbered.end():], section.body, section.group)
+    if index.schedule.search(section.heading) and not _LEADING_DATE.match(section.heading):
+        jobs = _whose_jobs(section, index)
+        if jobs is not None:
+            return jobs, {}, {}
     scores, found, prefixed = _heading_scores(section.heading, index, context)
     # LONG_HEADING + 1 words need that many chars and one between each: a shorter heading skips the count
     long = len(section.heading) > LONG_HEADING_CHARS or (
@@ -879,8 +939,7 @@ def _own(section: SectionInput, index: _Index, context: Context,
     body_words = _WORD.findall(body.casefold()) if body else []
     languages = _section_languages(body_words, index, context) if body_words else context.languages
     if languages is not context.languages:  # the section's own language: read its heading in it too
-        context = Context(context.owner, context.agent, languages, context.fiction, context.document,
-                          context.vocabulary)
+        context = dataclasses.replace(context, languages=languages)
         index = _index(*index.key, languages)
         scores, found, prefixed = _heading_scores(section.heading, index, context)
         if max(scores.values(), default=0.0) >= needed:
@@ -927,6 +986,25 @@ def _own(section: SectionInput, index: _Index, context: Context,
             if group.domain != FALLBACK_DOMAIN:  # `# Misc`, `# Other`: the group says nothing
                 return group, {}, {}
     return None, body_scores, body_found
+
+
+def _whose_jobs(section: SectionInput, index: _Index) -> Classification | None:
+    """A section whose heading names recurring work (the lexicons' `schedule` words: `Cron jobs`,
+    `Recurring`, `Tareas semanales`, `定时任务`): LABELS.md files the agent's own recurring work
+    (reminders, drafts, digests: `agent_jobs`) under agents and a host's jobs (backups, pruning:
+    `system_jobs`) under infrastructure, and a mixed list under agents when at least half the jobs
+    are the agent's.  None when the body names neither kind, or a domain is not configured."""
+    if "agents" not in index.order or "infrastructure" not in index.order:
+        return None
+    body = section.body[:BODY_CHARS].casefold()
+    mine = [m.group().strip() for m in index.agent_jobs.finditer(body)]
+    hosts = [m.group().strip() for m in index.system_jobs.finditer(body)]
+    if not mine and not hosts:
+        return None
+    domain, words, runner, other = ("agents", mine, "infrastructure", hosts) if len(mine) >= len(hosts) else (
+        "infrastructure", hosts, "agents", mine)
+    return Classification(domain, "body", float(len(words)), tuple(words[:4]), runner if other else None,
+                          float(len(other)))
 
 
 def _from_document(body_scores: dict[str, float], body_found: dict[str, list[str]], index: _Index,

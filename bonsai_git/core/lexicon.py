@@ -29,7 +29,7 @@ from .errors import BadInput
 LANGUAGES = ("en", "de", "es", "fr", "pt", "zh", "ja", "ko")
 # The Western languages and their snowball stemmer; the others match as substrings.
 STEMMERS = {"en": "english", "de": "german", "es": "spanish", "fr": "french", "pt": "portuguese"}
-SPECIAL_KEYS = ("person", "stopwords", "fiction", "characters", "surnames")
+SPECIAL_KEYS = ("person", "stopwords", "fiction", "characters", "surnames", "schedule", "agent_jobs", "system_jobs")
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +43,9 @@ class Language:
     fiction: tuple[str, ...] = ()
     characters: tuple[str, ...] = ()
     surnames: tuple[str, ...] = ()
+    schedule: tuple[str, ...] = ()  # heading words for recurring work: whose jobs decides (agents/infrastructure)
+    agent_jobs: tuple[str, ...] = ()  # what the agent does in a job: remind, draft, digest (word starts)
+    system_jobs: tuple[str, ...] = ()  # what a host does: backup, prune, rotate (word starts)
 
 
 def parse_lexicon(text: str, code: str, domains: tuple[str, ...], source: str) -> Language:
@@ -72,6 +75,9 @@ def parse_lexicon(text: str, code: str, domains: tuple[str, ...], source: str) -
         fiction=out.get("fiction", ()),
         characters=out.get("characters", ()),
         surnames=out.get("surnames", ()),
+        schedule=out.get("schedule", ()),
+        agent_jobs=out.get("agent_jobs", ()),
+        system_jobs=out.get("system_jobs", ()),
     )
 
 

@@ -342,3 +342,44 @@ def test_a_numbered_heading_is_read_without_its_number() -> None:
                       ("1. Roz", "- 44, lives above the shop.\n"), ("2. Suppliers", "- flour from the mill\n"),
                       ("10) Money", "- savings\n"))
     assert placed == {"1. Roz": "identity", "2. Suppliers": "business", "10) Money": "personal"}
+
+
+@pytest.mark.parametrize(("preamble", "owner", "agent"), [
+    ("# MEMORY — Tern (platform agent, Larkspur)\n\nPrimary human: **Maren Østby**, Head of Platform.\n",
+     {"maren", "østby"}, {"tern"}),
+    ("---\nagent: hachi\nowner: 森下 遥 (Haruka Morishita)\n---\n遥さん（個人ゲーム開発者）の専属アシスタント。\n",
+     {"haruka", "morishita", "森下遥", "遥さん"}, {"hachi"}),
+    ("> Agent: **토리** · Owner: 김서연 (Kim Seoyeon)\n", {"김서연", "서연", "kim", "seoyeon"}, {"토리"}),
+    ('나는 "누리", 프리랜서 번역가 정하윤 님의 개인 비서 에이전트다.\n', {"정하윤", "하윤"}, {"누리"}),
+    ("# MEMORY.md — Jabuti 🐢\n\nAssistente pessoal e de operação do **Rafael Nogueira** (\"Rafa\").\n",
+     {"rafael", "nogueira", "rafa"}, {"jabuti"}),
+])
+def test_names_from_field_lines_titles_and_emphasis(preamble: str, owner: set[str], agent: set[str]) -> None:
+    context = document_context(preamble, [], Config())
+    assert (set(context.owner), set(context.agent)) == (owner, agent)
+
+
+def test_who_i_am_is_the_agent_when_the_agent_speaks_as_i() -> None:
+    """LABELS.md: the agent's own identity goes to agents even when the heading says Identity."""
+    agent_voice = "Ich bin Fidi, der Assistent von Katrin. Ich lese die Post.\n\n"
+    assert document(agent_voice, ("Wer ich bin", "- Assistenz seit 2025\n"))["Wer ich bin"] == "agents"
+    owner_voice = "You are Ada, my assistant. I run a bakery.\n\n"
+    assert document(owner_voice, ("About me", "- I bake bread.\n"))["About me"] == "identity"
+    titled = "# MEMORY.md — Jabuti\n\nAssistente do Rafael.\n\n"
+    assert document(titled, ("Jabuti (eu)", "- assistente\n"))["Jabuti (eu)"] == "agents"  # "(me)" naming the agent
+    assert document("", ("Daniela (me)", "- likes tea\n"))["Daniela (me)"] == "identity"
+
+
+@pytest.mark.parametrize(("heading", "body", "domain"), [
+    ("My cron jobs", "| 06:30 | Morning sweep → DM Maren |\n| Fri | Chase overdue action items |\n", "agents"),
+    ("Cron & Scheduled Jobs", "- 02:00 nightly backup of the NAS\n- Sunday: prune docker images\n", "infrastructure"),
+    ("Recurring", "- Monday: pipeline digest to Dana\n- Thursday: chase unpaid invoices (draft only)\n", "agents"),
+    ("Tareas semanales", "- Lunes: recordar el pedido de café.\n- Martes: resumen de reseñas.\n", "agents"),
+    ("定时任务", "- 每周一 9:00 汇总周报发给老板\n", "agents"),
+    ("Cron", "- every 5 min: node exporter scrape\n", "infrastructure"),  # no job cue: the heading decides
+])
+def test_recurring_work_goes_to_whoever_does_the_jobs(heading: str, body: str, domain: str) -> None:
+    """LABELS.md: the agent's own recurring work (briefings, reports, reminders, chasing) -> agents;
+    system jobs on hosts (backups, pruning) -> infrastructure; the topic the jobs touch does not decide."""
+    c = classify_section(SectionInput(heading, body), Config())
+    assert c.domain == domain
