@@ -139,6 +139,7 @@ _ANY_DATE = re.compile(rf"(?<!\w)(?:{_DATE}|{_MONTHS}\s+(?:de\s+)?\d{{4}}|\d{{4}
 _DREAMING = re.compile(r"^\W*promoted\s+from\s+short[-\s]term\s+memory\b", re.IGNORECASE)
 _DIGIT = re.compile(r"\d")  # every date form holds one: the date patterns run only where it does
 _HANGUL = re.compile(r"[\uac00-\ud7af]")
+_KATAKANA_WORD = re.compile(r"[\u30a0-\u30ff\u31f0-\u31ff]+")  # katakana, the long-vowel mark ー included
 _CJK_CHAR = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]")  # Han and Hangul (not kana)
 
 
@@ -236,6 +237,7 @@ class _Index:
     fiction_substrings: tuple[str, ...]
     surnames: frozenset[str]
     written: frozenset[str]  # every Western keyword as written (casefolded, marks stripped)
+    kin: frozenset[str]  # the lexicons' `kin` words, casefolded
     schedule: re.Pattern[str]  # the lexicons' `schedule`, `agent_jobs` and `system_jobs` cues (`_cues`)
     agent_jobs: re.Pattern[str]
     system_jobs: re.Pattern[str]
@@ -385,6 +387,7 @@ def _index(domains: tuple[tuple[str, tuple[str, ...]], ...], configured: tuple[s
         fiction_words=frozenset(w for w in fiction_words if " " not in w and not has_cjk(w)),
         fiction_substrings=tuple(w for w in fiction_words if " " in w or has_cjk(w)),
         surnames=frozenset(s for lang in lexicons for s in lang.surnames),
+        kin=frozenset(w.casefold() for lang in lexicons for w in lang.kin),
         schedule=_cues(w for lang in lexicons for w in lang.schedule),
         agent_jobs=_cues(w for lang in lexicons for w in lang.agent_jobs),
         system_jobs=_cues(w for lang in lexicons for w in lang.system_jobs),
@@ -462,6 +465,8 @@ def _score_text(text: str, index: _Index, scores: dict[str, float], found: dict[
         for start, keyword in _substrings(text, index.cjk):
             if len(keyword) == 1 and _touches_cjk(text, start, start + 1):
                 continue
+            if _KATAKANA_WORD.fullmatch(keyword) and _inside_katakana(text, start, start + len(keyword)):
+                continue  # a katakana word is one word: ローン (loan) is not in ローンチ (launch)
             _add(scores, found, index.cjk_keywords[keyword], keyword, body)
 
 
@@ -516,6 +521,12 @@ def _touches_cjk(text: str, start: int, end: int) -> bool:
     """True when a Han or Hangul character stands right before `start` or at `end` in `text`."""
     return (start > 0 and _CJK_CHAR.match(text[start - 1]) is not None) or (
         end < len(text) and _CJK_CHAR.match(text[end]) is not None)
+
+
+def _inside_katakana(text: str, start: int, end: int) -> bool:
+    """True when katakana (or the long-vowel mark) stands right before `start` or at `end`."""
+    return (start > 0 and _KATAKANA_WORD.match(text[start - 1]) is not None) or (
+        end < len(text) and _KATAKANA_WORD.match(text[end]) is not None)
 
 
 def _substrings(text: str, by_char: dict[str, tuple[str, ...]]) -> Iterator[tuple[int, str]]:
@@ -861,7 +872,8 @@ def _person_heading(heading: str, index: _Index, vocabulary: frozenset[str] = fr
                     has_cjk(ch) for ch in compact[: -len(suffix)]):
                 return core, True
         hangul_phrase = " " in core and _HANGUL.search(core) is not None  # `배운 것` is words; `박지훈` a name
-        if 2 <= len(compact) <= 4 and all(_CJK_CHAR.match(ch) for ch in compact) and not hangul_phrase:
+        hangul = _HANGUL.search(compact) is not None  # a Korean full name has three syllables (`조교` is a TA)
+        if (3 if hangul else 2) <= len(compact) <= 4 and all(_CJK_CHAR.match(ch) for ch in compact) and not hangul_phrase:
             if compact[:2] in index.surnames or compact[:1] in index.surnames:
                 return core, False
         return None
@@ -886,6 +898,36 @@ def _person_heading(heading: str, index: _Index, vocabulary: frozenset[str] = fr
             if not letters.startswith(("Mc", "Mac", "O")):
                 return None
     return core, honorific
+
+
+_POSSESSIVE = frozenset({"my", "our", "mi", "mis", "nuestra", "nuestro", "mon", "ma", "notre", "mein", "meine",
+                         "unser", "unsere", "meu", "minha", "nosso", "nossa", "o", "a", "la", "el", "le", "die", "der"})
+
+
+def _relative_heading(heading: str, index: _Index) -> str | None:
+    """The kin word when `heading` is one relative (`Papa`, `My mom`, `Oma Helga`, `Mãe (Rosa)`, `老公`,
+    `女儿远远`, `엄마`): the lexicons' `kin` word first (after a possessive or article), then at most
+    two capitalised name words or a description; else None."""
+    core = _DESCRIPTION.split(heading.strip(" \t*_#>"), maxsplit=1)[0].strip(" \t*_#>.")
+    core = "".join(ch for ch in core if ch.isalnum() or ch in " -'’").strip()
+    if not core:
+        return None
+    if has_cjk(core):
+        compact = core.replace(" ", "")
+        for n in range(min(len(compact), 5), 0, -1):
+            if compact[:n] in index.kin and len(compact) - n <= 3 and (n > 1 or len(compact) == 1):
+                return compact[:n]
+        return None
+    words = core.split()
+    if len(words) > 1 and words[0].casefold() in _POSSESSIVE:
+        words = words[1:]
+    for n in (2, 1):  # `grand-mère` is one word, `petit fils` two
+        kin = " ".join(words[:n]).casefold()
+        if len(words) >= n and kin in index.kin:
+            rest = words[n:]
+            if len(rest) <= 2 and all(w[:1].isupper() for w in rest):
+                return " ".join(words[:n])
+    return None
 
 
 def _person_cues(body: str, index: _Index) -> list[str]:
@@ -948,6 +990,9 @@ def _own(section: SectionInput, index: _Index, context: Context,
             return _decision(scores, found, by, index, ranked), {}, {}
     if not scores and PEOPLE_DOMAIN in index.order:
         vocabulary = context.vocabulary or frozenset(w for w in _WORD.findall(body) if w[0].islower())
+        relative = _relative_heading(section.heading, index)
+        if relative is not None:
+            return Classification(PEOPLE_DOMAIN, "name", PREFIX_WEIGHT, (relative,)), {}, {}
         person = _person_heading(section.heading, index, vocabulary)
         if person is not None:
             name, honorific = person

@@ -29,7 +29,7 @@ from .errors import BadInput
 LANGUAGES = ("en", "de", "es", "fr", "pt", "zh", "ja", "ko")
 # The Western languages and their snowball stemmer; the others match as substrings.
 STEMMERS = {"en": "english", "de": "german", "es": "spanish", "fr": "french", "pt": "portuguese"}
-SPECIAL_KEYS = ("person", "stopwords", "fiction", "characters", "surnames", "schedule", "agent_jobs", "system_jobs")
+SPECIAL_KEYS = ("person", "stopwords", "fiction", "characters", "surnames", "schedule", "agent_jobs", "system_jobs", "kin")
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +46,7 @@ class Language:
     schedule: tuple[str, ...] = ()  # heading words for recurring work: whose jobs decides (agents/infrastructure)
     agent_jobs: tuple[str, ...] = ()  # what the agent does in a job: remind, draft, digest (word starts)
     system_jobs: tuple[str, ...] = ()  # what a host does: backup, prune, rotate (word starts)
+    kin: tuple[str, ...] = ()  # one relative: a heading that is this word goes to people
 
 
 def parse_lexicon(text: str, code: str, domains: tuple[str, ...], source: str) -> Language:
@@ -78,6 +79,7 @@ def parse_lexicon(text: str, code: str, domains: tuple[str, ...], source: str) -
         schedule=out.get("schedule", ()),
         agent_jobs=out.get("agent_jobs", ()),
         system_jobs=out.get("system_jobs", ()),
+        kin=out.get("kin", ()),
     )
 
 

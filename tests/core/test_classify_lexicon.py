@@ -383,3 +383,26 @@ def test_recurring_work_goes_to_whoever_does_the_jobs(heading: str, body: str, d
     system jobs on hosts (backups, pruning) -> infrastructure; the topic the jobs touch does not decide."""
     c = classify_section(SectionInput(heading, body), Config())
     assert c.domain == domain
+
+
+def test_a_katakana_keyword_inside_a_longer_katakana_word_does_not_match() -> None:
+    assert classify_heading("住宅ローン", Config()).domain == "personal"  # the mortgage
+    assert classify_heading("ローンチ計画", Config()).domain != "personal"  # the launch, not a loan
+
+
+def test_a_two_syllable_hangul_word_is_not_a_persons_name() -> None:
+    """Korean full names have three syllables (`박지훈`); `조교` (a TA) starts with the surname 조 too."""
+    assert document("", ("박지훈", "- 연구실 선배, 박사과정\n"))["박지훈"] == "people"
+    assert classify_section(SectionInput("조교 (TA)", "- 학부 수업 조교, 주 10시간\n"), Config()).decided_by != "name"
+
+
+@pytest.mark.parametrize("heading", ["Papa", "My mom", "Oma Helga", "Mãe (Rosa)", "老公", "妈妈", "엄마", "Grand-mère"])
+def test_a_heading_that_is_one_relative_goes_to_people(heading: str) -> None:
+    """LABELS.md: a section about one other person -> people; a relative is named by the kin word."""
+    c = classify_section(SectionInput(heading, "- 67, retired, lives nearby.\n"), Config())
+    assert (c.domain, c.decided_by) == ("people", "name")
+
+
+def test_a_company_suffix_names_a_company() -> None:
+    assert classify_heading("Canary Ventures", Config()).domain == "business"
+    assert classify_heading("Brightside Ltd", Config()).domain == "business"
