@@ -238,6 +238,7 @@ class _Index:
     surnames: frozenset[str]
     written: frozenset[str]  # every Western keyword as written (casefolded, marks stripped)
     kin: frozenset[str]  # the lexicons' `kin` words, casefolded
+    rules: re.Pattern[str]  # the lexicons' `rules` openers
     schedule: re.Pattern[str]  # the lexicons' `schedule`, `agent_jobs` and `system_jobs` cues (`_cues`)
     agent_jobs: re.Pattern[str]
     system_jobs: re.Pattern[str]
@@ -388,6 +389,8 @@ def _index(domains: tuple[tuple[str, tuple[str, ...]], ...], configured: tuple[s
         fiction_substrings=tuple(w for w in fiction_words if " " in w or has_cjk(w)),
         surnames=frozenset(s for lang in lexicons for s in lang.surnames),
         kin=frozenset(w.casefold() for lang in lexicons for w in lang.kin),
+        rules=re.compile("|".join(re.escape(w) + ("" if has_cjk(w) else r"(?![^\W\d_])") for w in sorted(
+            {w.casefold() for lang in lexicons for w in lang.rules}, key=lambda w: (-len(w), w))) or r"(?!)"),
         schedule=_cues(w for lang in lexicons for w in lang.schedule),
         agent_jobs=_cues(w for lang in lexicons for w in lang.agent_jobs),
         system_jobs=_cues(w for lang in lexicons for w in lang.system_jobs),
@@ -573,7 +576,8 @@ def _rank(scores: dict[str, float], index: _Index) -> list[tuple[str, float]]:
 
 # A Romance preposition or elision between words: the heading's first noun is its head
 # (`Association des parents d'élèves`, `Contrato de arrendamento`, `Reserva del microscopio`).
-_ROMANCE_LINK = re.compile(r"(?i)(?<!\w)(?:de|des|du|da|do|das|dos|del|pour|para|avec|com|con|sur|à|au|aux)(?!\w)|(?<!\w)[dl]['’]\w")
+_ROMANCE_LINK = re.compile(r"(?<!\w)(?:de|des|du|da|do|das|dos|del|pour|para|avec|com|con|sur|à|au|aux)(?!\w)|(?<!\w)[dl]['’]\w")
+# (lowercase, as a preposition is written: `DO NOT BREAK` is English)
 
 
 _TOPIC_SEPARATOR = re.compile(r"\s[—–-]\s|\S:\s")  # `RGPD — données clients`, `Bank: Kontoauszüge`: the topic comes first
@@ -1013,6 +1017,10 @@ def _own(section: SectionInput, index: _Index, context: Context,
         scores, found, prefixed = {}, {}, None
     body_scores, body_found = scores, found
     vague = set(scores) <= {FALLBACK_DOMAIN}  # no word, or only `Misc`, `Divers`, `Stuff`: the body speaks
+    if vague and body and "agents" in index.order and not _LESSONS.search(section.heading):
+        rules = _rule_sentences(section.heading, body, index)
+        if rules:
+            return Classification("agents", "body", float(len(rules)), tuple(rules[:3])), {}, {}
     if body:
         body_scores = dict(scores)
         body_found = {d: list(w) for d, w in found.items()}
@@ -1031,6 +1039,27 @@ def _own(section: SectionInput, index: _Index, context: Context,
             if group.domain != FALLBACK_DOMAIN:  # `# Misc`, `# Other`: the group says nothing
                 return group, {}, {}
     return None, body_scores, body_found
+
+
+# LABELS.md files lessons learned under the domain most lessons are about, though they read as rules.
+_LESSONS = re.compile(r"(?i)lesson|leçon|lecci[oó]n|liç[õo]|lektion|gelernt|erkenntnis|aprendid|aprendi|"
+                      r"教训|经验|教訓|学び|배운|교훈")
+_SENTENCE = re.compile(r"\n+|(?<=[.!?。！？])\s+")
+_SENTENCE_START = re.compile(r"^[\s\-*+>#|]*(?:\d{1,3}[.)]\s*)?[*_\"“'‘(]*")
+
+
+def _rule_sentences(heading: str, body: str, index: _Index) -> list[str]:
+    """The openers of the sentences of `body` that state a rule (the lexicons' `rules`: "Never …",
+    "Nunca …", "不要…") when at least a third of its sentences do, or the heading when it says
+    "never" (`Ce que je ne dois jamais faire`); else [].  LABELS.md: a vague heading
+    (`!!!`, `IMPORTANT`) over rules for the agent is the agent's operating rules."""
+    lowered = heading.casefold()
+    if any(f" {w} " in f" {lowered} " for w in ("never", "jamais", "nunca", "niemals", "jamás")):
+        return [heading.strip()]
+    sentences = [_SENTENCE_START.sub("", s.casefold()) for s in _SENTENCE.split(body[:BODY_CHARS])]
+    sentences = [s for s in sentences if _WORD.search(s)]
+    openers = [m.group().strip() for s in sentences if (m := index.rules.match(s))]
+    return openers if openers and 3 * len(openers) >= len(sentences) else []
 
 
 def _whose_jobs(section: SectionInput, index: _Index) -> Classification | None:

@@ -29,7 +29,7 @@ from .errors import BadInput
 LANGUAGES = ("en", "de", "es", "fr", "pt", "zh", "ja", "ko")
 # The Western languages and their snowball stemmer; the others match as substrings.
 STEMMERS = {"en": "english", "de": "german", "es": "spanish", "fr": "french", "pt": "portuguese"}
-SPECIAL_KEYS = ("person", "stopwords", "fiction", "characters", "surnames", "schedule", "agent_jobs", "system_jobs", "kin")
+SPECIAL_KEYS = ("person", "stopwords", "fiction", "characters", "surnames", "schedule", "agent_jobs", "system_jobs", "kin", "rules")
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +47,7 @@ class Language:
     agent_jobs: tuple[str, ...] = ()  # what the agent does in a job: remind, draft, digest (word starts)
     system_jobs: tuple[str, ...] = ()  # what a host does: backup, prune, rotate (word starts)
     kin: tuple[str, ...] = ()  # one relative: a heading that is this word goes to people
+    rules: tuple[str, ...] = ()  # what a rule for the agent opens with: never, always, don't
 
 
 def parse_lexicon(text: str, code: str, domains: tuple[str, ...], source: str) -> Language:
@@ -80,6 +81,7 @@ def parse_lexicon(text: str, code: str, domains: tuple[str, ...], source: str) -
         agent_jobs=out.get("agent_jobs", ()),
         system_jobs=out.get("system_jobs", ()),
         kin=out.get("kin", ()),
+        rules=out.get("rules", ()),
     )
 
 

@@ -406,3 +406,30 @@ def test_a_heading_that_is_one_relative_goes_to_people(heading: str) -> None:
 def test_a_company_suffix_names_a_company() -> None:
     assert classify_heading("Canary Ventures", Config()).domain == "business"
     assert classify_heading("Brightside Ltd", Config()).domain == "business"
+
+
+@pytest.mark.parametrize(("heading", "body"), [
+    ("!!!", "never book anything for the morning after a night shift. not the dentist. ever.\n"),
+    ("IMPORTANT", "Never send anything to a student. Draft it, I send it. No texts to players.\n"),
+    ("Ce que je ne dois jamais faire", "- Appeler Papa directement.\n- Supprimer un mail de la notaire.\n"),
+    ("Ojo", "- Nunca confirmar una reserva sin preguntar.\n- Siempre en español con los proveedores.\n"),
+    ("注意", "不要替她回复客户。\n"),
+])
+def test_a_vague_heading_over_rules_for_the_agent_is_agents(heading: str, body: str) -> None:
+    """LABELS.md: operating rules for the agent -> agents; the rule is told by how its sentences open."""
+    c = classify_section(SectionInput(heading, body), Config())
+    assert (c.domain, c.decided_by) == ("agents", "body")
+
+
+@pytest.mark.parametrize(("heading", "body"), [
+    ("Notes", "- Normal week. No news from the bank.\n- The plumber came on Tuesday.\n- Bought paint.\n"),
+    ("NIE y residencia", "Cita en extranjería el martes.\n"),
+    ("Lessons learned", "- Always get the quote signed before the sketch.\n"),  # lessons go by their topic
+])
+def test_words_that_only_look_like_a_rule(heading: str, body: str) -> None:
+    assert classify_section(SectionInput(heading, body), Config()).domain != "agents"
+
+
+def test_an_english_capital_do_is_not_a_portuguese_preposition() -> None:
+    # `outreach` (community) and `rules` (agents) tie: table order decides, as for any English heading
+    assert classify_heading("Outreach rules (DO NOT BREAK)", Config()).domain == "agents"
