@@ -1094,9 +1094,13 @@ def _from_document(body_scores: dict[str, float], body_found: dict[str, list[str
     return Classification(FALLBACK_DOMAIN, "fallback", 0.0, (), ranked[0][0], ranked[0][1], document)
 
 
+_FORM_DOMAINS = frozenset({LOG_DOMAIN, "dates"})  # told by a heading's form (a date), never by the document
+
+
 def dominant_domain(decisions: Sequence[Classification]) -> str | None:
     """The domain at least half, and at least DOCUMENT_MIN, of the confident decisions got, and at least
-    DOCUMENT_SHARE of all the sections, or None.
+    DOCUMENT_SHARE of all the sections, or None.  Log and dates never: a dated entry is told by its
+    heading's form, so they are not a document's topic (their sections do not count).
 
     Confident: decided by the heading, a prefix, a name or a configured keyword with at least one
     full point (a weak word alone is not), or by a body with BODY_MIN points.
@@ -1104,6 +1108,8 @@ def dominant_domain(decisions: Sequence[Classification]) -> str | None:
     counts: dict[str, int] = {}
     total = 0
     for d in decisions:
+        if d.domain in _FORM_DOMAINS:
+            continue  # a form, not a topic: a journal's undated `the basics` is no dated entry
         if (d.decided_by in CONFIDENT and d.score >= 1.0) or (d.decided_by == "body" and d.score >= BODY_MIN):
             counts[d.domain] = counts.get(d.domain, 0) + 1
             total += 1

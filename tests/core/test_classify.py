@@ -192,7 +192,9 @@ def test_document_dominant_domain_places_the_rest() -> None:
         (["people", "people", "business"], 0, None),  # fewer than three
         (["people"] * 3 + ["business"] * 3, 0, "business"),  # half is enough; a tie goes to the first name
         (["people"] * 3 + ["business"] * 4, 5, "business"),
-        (["people"] * 3 + ["business"] * 2 + ["log"] * 2, 0, None),  # under half
+        (["people"] * 3 + ["business"] * 2 + ["legal"] * 2, 0, None),  # under half
+        (["people"] * 3 + ["business"] * 2 + ["log"] * 2, 0, "people"),  # dated entries are a form, not a topic
+        (["log"] * 6, 0, None),
         (["business"] * 3, 7, None),  # under a third of all sections: three placed sections do not speak for ten
     ],
 )

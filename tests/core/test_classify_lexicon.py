@@ -9,11 +9,13 @@ from pathlib import Path
 import pytest
 
 from bonsai_git.core.classify import (
+    Classification,
     SectionInput,
     classify_document,
     classify_heading,
     classify_section,
     document_context,
+    dominant_domain,
 )
 from bonsai_git.core.config import DEFAULT_DOMAIN_NAMES, Config, parse_config
 from bonsai_git.core.errors import BadInput
@@ -433,3 +435,11 @@ def test_words_that_only_look_like_a_rule(heading: str, body: str) -> None:
 def test_an_english_capital_do_is_not_a_portuguese_preposition() -> None:
     # `outreach` (community) and `rules` (agents) tie: table order decides, as for any English heading
     assert classify_heading("Outreach rules (DO NOT BREAK)", Config()).domain == "agents"
+
+
+def test_a_journals_undated_section_is_not_put_in_log_by_the_document() -> None:
+    """Log and dates are told by a heading's form (a date), so they never stand for the document."""
+    entries = [(f"2026-03-0{i} — practice", "- drills, scrimmage\n") for i in range(1, 7)]
+    placed = document("", *entries, ("the basics", "- 38, teaches chemistry\n"))
+    assert placed["the basics"] != "log"
+    assert dominant_domain([Classification("log", "prefix", 2.0)] * 6) is None
