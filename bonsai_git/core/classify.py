@@ -239,6 +239,8 @@ class _Index:
     written: frozenset[str]  # every Western keyword as written (casefolded, marks stripped)
     kin: frozenset[str]  # the lexicons' `kin` words, casefolded
     rules: re.Pattern[str]  # the lexicons' `rules` openers
+    travel: re.Pattern[str]  # the lexicons' `travel` and `work_trip` cues (`_cues`)
+    work_trip: re.Pattern[str]
     schedule: re.Pattern[str]  # the lexicons' `schedule`, `agent_jobs` and `system_jobs` cues (`_cues`)
     agent_jobs: re.Pattern[str]
     system_jobs: re.Pattern[str]
@@ -391,6 +393,8 @@ def _index(domains: tuple[tuple[str, tuple[str, ...]], ...], configured: tuple[s
         kin=frozenset(w.casefold() for lang in lexicons for w in lang.kin),
         rules=re.compile("|".join(re.escape(w) + ("" if has_cjk(w) else r"(?![^\W\d_])") for w in sorted(
             {w.casefold() for lang in lexicons for w in lang.rules}, key=lambda w: (-len(w), w))) or r"(?!)"),
+        travel=_cues(w for lang in lexicons for w in lang.travel),
+        work_trip=_cues(w for lang in lexicons for w in lang.work_trip),
         schedule=_cues(w for lang in lexicons for w in lang.schedule),
         agent_jobs=_cues(w for lang in lexicons for w in lang.agent_jobs),
         system_jobs=_cues(w for lang in lexicons for w in lang.system_jobs),
@@ -724,8 +728,9 @@ _OWNER_PATTERNS = (
 )
 _ME_MARK = re.compile(r"[(（][ \t]*(?:me|eu|yo|ich|moi|我|私|나|저)[ \t]*[)）]", re.IGNORECASE)
 # A heading about the one who says "I": `Who I am`, `Wer ich bin`, `Qui je suis`, `关于我`, `私について`, `나에 대해`.
-_SELF = re.compile(r"^\W*(?:who i am|about me|about myself|wer ich bin|über mich|qui je suis|à propos de moi|"
-                   r"quién soy|sobre mí|quem sou|sobre mim)(?![^\W\d_])", re.IGNORECASE)
+_SELF = re.compile(r"^\W*(?:who i am|about me|about myself|how i work|wer ich bin|über mich|wie ich arbeite|"
+                   r"qui je suis|à propos de moi|comment je travaille|quién soy|sobre mí|cómo trabajo|quem sou|"
+                   r"sobre mim|como trabalho)(?![^\W\d_])", re.IGNORECASE)
 _SELF_CJK = re.compile(r"^\W*(?:关于我|我是谁|自我介绍|私について|私のこと|自己紹介|나에 대해|나에 대하여|나는 누구|자기소개)")
 _EMPHASIS = re.compile(r"\*\*|__|[*`]")  # `**Rafael Nogueira**`: the name without its Markdown
 _ABOUT = re.compile(r"^\W*(?:about|sobre|über|à propos de|a propos de|关于|關於)[ \t]+(?:(?:a|o|la|el)[ \t]+)?"
@@ -980,6 +985,9 @@ def _own(section: SectionInput, index: _Index, context: Context,
     needed = BODY_MIN if long else NAME_WEIGHT
     if max(scores.values(), default=0.0) >= needed:
         ranked = _head_first(_rank(scores, index), found, section.heading)
+        trip = _work_trip(section, index) if ranked[0][0] == "personal" else None
+        if trip is not None:
+            return trip, {}, {}
         return _decision(scores, found, "prefix" if ranked[0][0] == prefixed else "heading", index, ranked), {}, {}
     body = section.body[:BODY_CHARS]
     body_words = _WORD.findall(body.casefold()) if body else []
@@ -1060,6 +1068,18 @@ def _rule_sentences(heading: str, body: str, index: _Index) -> list[str]:
     sentences = [s for s in sentences if _WORD.search(s)]
     openers = [m.group().strip() for s in sentences if (m := index.rules.match(s))]
     return openers if openers and 3 * len(openers) >= len(sentences) else []
+
+
+def _work_trip(section: SectionInput, index: _Index) -> Classification | None:
+    """A trip (a `travel` word in the heading) whose body names work (a conference, a talk, a client:
+    the lexicons' `work_trip` words) is a work trip: business, with personal the runner-up (LABELS.md:
+    "work trips (trade shows, conference talks, client visits) -> business").  None otherwise."""
+    if "business" not in index.order or not index.travel.search(section.heading.casefold()):
+        return None
+    cues = [m.group().strip() for m in index.work_trip.finditer(f"{section.heading}\n{section.body[:BODY_CHARS]}".casefold())]
+    if not cues:
+        return None
+    return Classification("business", "body", float(len(cues)), tuple(cues[:3]), "personal", 1.0)
 
 
 def _whose_jobs(section: SectionInput, index: _Index) -> Classification | None:

@@ -29,7 +29,7 @@ from .errors import BadInput
 LANGUAGES = ("en", "de", "es", "fr", "pt", "zh", "ja", "ko")
 # The Western languages and their snowball stemmer; the others match as substrings.
 STEMMERS = {"en": "english", "de": "german", "es": "spanish", "fr": "french", "pt": "portuguese"}
-SPECIAL_KEYS = ("person", "stopwords", "fiction", "characters", "surnames", "schedule", "agent_jobs", "system_jobs", "kin", "rules")
+SPECIAL_KEYS = ("person", "stopwords", "fiction", "characters", "surnames", "schedule", "agent_jobs", "system_jobs", "kin", "rules", "travel", "work_trip")
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +48,8 @@ class Language:
     system_jobs: tuple[str, ...] = ()  # what a host does: backup, prune, rotate (word starts)
     kin: tuple[str, ...] = ()  # one relative: a heading that is this word goes to people
     rules: tuple[str, ...] = ()  # what a rule for the agent opens with: never, always, don't
+    travel: tuple[str, ...] = ()  # a trip in a heading ...
+    work_trip: tuple[str, ...] = ()  # ... is a work trip (business) when its body names one of these
 
 
 def parse_lexicon(text: str, code: str, domains: tuple[str, ...], source: str) -> Language:
@@ -82,6 +84,8 @@ def parse_lexicon(text: str, code: str, domains: tuple[str, ...], source: str) -
         system_jobs=out.get("system_jobs", ()),
         kin=out.get("kin", ()),
         rules=out.get("rules", ()),
+        travel=out.get("travel", ()),
+        work_trip=out.get("work_trip", ()),
     )
 
 

@@ -443,3 +443,19 @@ def test_a_journals_undated_section_is_not_put_in_log_by_the_document() -> None:
     placed = document("", *entries, ("the basics", "- 38, teaches chemistry\n"))
     assert placed["the basics"] != "log"
     assert dominant_domain([Classification("log", "prefix", 2.0)] * 6) is None
+
+
+@pytest.mark.parametrize(("heading", "body", "domain"), [
+    ("KubeCon trip", "- Conference passes bought.\n- Dario's talk proposal submitted.\n", "business"),
+    ("Bogotá — vuelos/hotel", "- Hotel paid on company card, 4 nights.\n", "business"),
+    ("Viaje a Lisboa", "- Con mis hermanas, en mayo.\n", "personal"),  # Spanish `con` is "with"
+    ("Trip to Porto", "- Anniversary weekend, the old hotel by the river.\n", "personal"),
+])
+def test_a_work_trip_is_business_and_a_private_one_personal(heading: str, body: str, domain: str) -> None:
+    """LABELS.md: the owner's private trips -> personal; work trips (trade shows, conference talks,
+    client visits) -> business."""
+    assert classify_section(SectionInput(heading, body), Config()).domain == domain
+
+
+def test_how_i_work_is_the_agent_when_it_speaks_as_i() -> None:
+    assert document("I am Crumb, the assistant of Roz.\n\n", ("8. How I work", "- short answers\n"))["8. How I work"] == "agents"
