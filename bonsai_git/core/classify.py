@@ -61,6 +61,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from .config import FALLBACK_DOMAIN, Config
 from .lexicon import STEMMERS, Language, bundled
@@ -258,36 +259,59 @@ def _parse_keyword(raw: str) -> tuple[str, float, bool, bool]:
     return raw[len(marks):].strip(), WEAK_WEIGHT if "~" in marks else 1.0, "^" in marks, "=" in marks
 
 
-def _table(domains: tuple[tuple[str, tuple[str, ...]], ...], configured: tuple[str, ...],
-           fiction: bool, languages: frozenset[str]) -> list[tuple[str, str, str]]:
-    """(domain, language, raw keyword) for every keyword the index holds, in table order.
+def _entries(domains: tuple[tuple[str, tuple[str, ...]], ...], configured: tuple[str, ...],
+             fiction: bool, source: str) -> list[tuple[str, str, str]]:
+    """(domain, language, raw keyword) for every keyword one source gives the index, in table order.
 
-    A configured domain has only its `.bonsai.toml` words (read as English); any other gets the
-    lexicon's words in `languages` (and the substring languages) plus the words `.bonsai.toml` added
-    (`extend`).  In a
-    novelist's memory the lexicon's `characters` keywords belong to projects.
+    A source is a lexicon's language code (`en`, ..., `ko`), `characters:<code>` (in a novelist's
+    memory, that lexicon's `characters` keywords, which then belong to projects, not their own
+    domain) or `config` (the words `.bonsai.toml` gives, read as English).  A configured domain
+    has only its `.bonsai.toml` words; any other gets the lexicon's words plus the words
+    `.bonsai.toml` added (`extend`).
     """
-    lexicons = [lang for lang in bundled() if lang.code in languages or lang.code not in STEMMERS]
-    characters = {(lang.code, k) for lang in lexicons for k in lang.characters}
-    out: list[tuple[str, str, str]] = []
-    for domain, keywords in domains:
-        if domain not in configured:
-            for lang in lexicons:
-                for raw in dict(lang.domains).get(domain, ()):
-                    if (lang.code, raw) in characters and fiction:
-                        continue
-                    out.append((domain, lang.code, raw))
-            if fiction and domain == PROJECTS_DOMAIN:
-                out += [(domain, code, raw) for code, raw in sorted(characters)]
-        out += [(domain, "en", raw) for raw in keywords]
-    return out
+    if source == "config":
+        return [(domain, "en", raw) for domain, keywords in domains for raw in keywords]
+    code = source.removeprefix("characters:")
+    lang = next(lang for lang in bundled() if lang.code == code)
+    if source != code:  # characters:<code>
+        return [(PROJECTS_DOMAIN, code, raw) for domain, _ in domains if domain == PROJECTS_DOMAIN
+                and domain not in configured for raw in sorted(set(lang.characters))]
+    characters = set(lang.characters) if fiction else set()
+    words = dict(lang.domains)
+    return [(domain, code, raw) for domain, _ in domains if domain not in configured
+            for raw in words.get(domain, ()) if raw not in characters]
 
 
-@functools.lru_cache(maxsize=64)
-def _index(domains: tuple[tuple[str, tuple[str, ...]], ...], configured: tuple[str, ...],
-           fiction: bool = False, languages: frozenset[str] = frozenset({"en"})) -> _Index:
-    """The table compiled for lookup with the lexicon's words in `languages` (lexicon.STEMMERS codes;
-    the CJK files always): a language's stems are only made when a text in it is read."""
+def _sources(fiction: bool, languages: frozenset[str]) -> list[str]:
+    """The sources (`_entries`) of an index for `languages`, in the order their keywords come in a
+    domain: the lexicons in `languages` and the substring languages (LANGUAGES order), in a
+    novelist's memory their `characters` (by language code), then `.bonsai.toml`'s words."""
+    codes = [lang.code for lang in bundled() if lang.code in languages or lang.code not in STEMMERS]
+    return codes + ([f"characters:{code}" for code in sorted(codes)] if fiction else []) + ["config"]
+
+
+_K = TypeVar("_K")
+
+
+@dataclass(frozen=True, slots=True)
+class _Compiled:
+    """One source's keywords compiled for lookup (`_compile`): each table's key -> its matches, at
+    most one per domain (the first keyword of that domain in the source), in table order."""
+
+    stems: dict[tuple[str, str], tuple[_Hit, ...]]  # (language, stem) -> matches
+    exact: dict[str, tuple[_Hit, ...]]
+    phrases: dict[tuple[str, ...], tuple[_Hit, ...]]  # (language, stem, stem, ...) -> matches
+    compounds: dict[str, tuple[_Hit, ...]]
+    cjk: dict[str, tuple[_Hit, ...]]
+    cjk_only: bool  # every substring keyword holds CJK
+    prefixes: frozenset[str]
+
+
+@functools.lru_cache(maxsize=256)
+def _compile(domains: tuple[tuple[str, tuple[str, ...]], ...], configured: tuple[str, ...], fiction: bool,
+             source: str) -> _Compiled:
+    """One source's keywords (`_entries`) compiled: stemmed, parsed and filed by table.  Each source
+    is compiled once, however many language sets (`_index`) it is part of."""
     stems: dict[tuple[str, str], list[_Hit]] = {}
     exact: dict[str, list[_Hit]] = {}
     phrases: dict[tuple[str, ...], list[_Hit]] = {}
@@ -299,7 +323,7 @@ def _index(domains: tuple[tuple[str, tuple[str, ...]], ...], configured: tuple[s
             table.append(hit)
 
     prefixes: set[str] = set()
-    for domain, code, raw in _table(domains, configured, fiction, languages):
+    for domain, code, raw in _entries(domains, configured, fiction, source):
         keyword, weight, heading_only, is_exact = _parse_keyword(raw)
         if not keyword:
             continue
@@ -328,15 +352,48 @@ def _index(domains: tuple[tuple[str, tuple[str, ...]], ...], configured: tuple[s
                 add(compounds.setdefault(parts[0].casefold(), []), hit)
         else:
             add(phrases.setdefault((language, *key), []), hit)
-    by_first: dict[str, dict[str, dict[str, list[tuple[tuple[str, ...], tuple[_Hit, ...]]]]]] = {}
-    for key, hits in sorted(phrases.items(), key=lambda kv: (-len(kv[0]), kv[0])):  # longest first
-        by_first.setdefault(key[0], {}).setdefault(key[1], {}).setdefault(key[2], []).append((key[3:], tuple(hits)))
-    by_language: dict[str, dict[str, tuple[_Hit, ...]]] = {}
-    for (language, s), hits in stems.items():
-        by_language.setdefault(language, {})[s] = tuple(hits)
-    by_char: dict[str, list[str]] = {}
-    for k in sorted(cjk, key=lambda k: (-len(k), k)):
-        by_char.setdefault(k[0], []).append(k)
+
+    def frozen(table: dict[_K, list[_Hit]]) -> dict[_K, tuple[_Hit, ...]]:
+        return {k: tuple(v) for k, v in table.items()}
+
+    return _Compiled(frozen(stems), frozen(exact), frozen(phrases), frozen(compounds), frozen(cjk),
+                     all(has_cjk(k) for k in cjk), frozenset(prefixes))
+
+
+def _join(tables: Iterable[dict[_K, tuple[_Hit, ...]]], order: dict[str, int]) -> dict[_K, tuple[_Hit, ...]]:
+    """The sources' tables as one, as if their keywords had been filed together in source order: a
+    key's matches are the first source's match for each domain, in table order (`order`)."""
+    out: dict[_K, tuple[_Hit, ...]] = {}
+    for table in tables:
+        for key, hits in table.items():
+            have = out.get(key)
+            if have is None:
+                out[key] = hits
+                continue
+            new = tuple(h for h in hits if all(d != h[0] for d, _k, _w, _h in have))
+            if new:
+                out[key] = tuple(sorted(have + new, key=lambda h: order[h[0]]))
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class _Lists:
+    """The lexicon's non-domain lists, every language's (the same for every index): `person` and
+    `fiction` words (single words, and the phrases and CJK ones matched as substrings), the
+    stopwords (word -> its languages) and the CJK `surnames`."""
+
+    person_words: frozenset[str]
+    person_substrings: tuple[str, ...]
+    stopwords: dict[str, tuple[str, ...]]
+    stopword_set: frozenset[str]
+    fiction_words: frozenset[str]
+    fiction_substrings: tuple[str, ...]
+    surnames: frozenset[str]
+
+
+@functools.cache
+def _lists() -> _Lists:
+    """The bundled lexicons' non-domain lists (`_Lists`), made once per process."""
     lexicons = bundled()
     person = [w.casefold() for lang in lexicons for w in lang.person]
     fiction_words = [w.casefold() for lang in lexicons for w in lang.fiction]
@@ -344,21 +401,7 @@ def _index(domains: tuple[tuple[str, tuple[str, ...]], ...], configured: tuple[s
     for lang in lexicons:
         for w in lang.stopwords:
             stop.setdefault(w.casefold(), []).append(lang.code)
-    return _Index(
-        key=(domains, configured, fiction),
-        languages=tuple(sorted(languages & STEMMERS.keys(), key=lambda c: (c != "en", c))),
-        memo={},
-        order={d: i for i, (d, _) in enumerate(domains)},
-        stems=by_language,
-        exact={k: tuple(v) for k, v in exact.items()},
-        phrases={lang: {first: {second: tuple(v) for second, v in seconds.items()} for first, seconds in table.items()}
-                 for lang, table in by_first.items()},
-        compounds={k: tuple(v) for k, v in compounds.items()},
-        prefixes=frozenset(prefixes),
-        cjk={ch: tuple(ks) for ch, ks in by_char.items()},
-        cjk_only=all(has_cjk(k) for k in cjk),
-        cjk_keywords={k: tuple(v) for k, v in cjk.items()},
-        configured=frozenset(configured),
+    return _Lists(
         person_words=frozenset(w for w in person if " " not in w and not has_cjk(w)),
         person_substrings=tuple(w for w in person if " " in w or has_cjk(w)),
         stopwords={k: tuple(v) for k, v in stop.items()},
@@ -366,6 +409,51 @@ def _index(domains: tuple[tuple[str, tuple[str, ...]], ...], configured: tuple[s
         fiction_words=frozenset(w for w in fiction_words if " " not in w and not has_cjk(w)),
         fiction_substrings=tuple(w for w in fiction_words if " " in w or has_cjk(w)),
         surnames=frozenset(s for lang in lexicons for s in lang.surnames),
+    )
+
+
+@functools.lru_cache(maxsize=64)
+def _index(domains: tuple[tuple[str, tuple[str, ...]], ...], configured: tuple[str, ...],
+           fiction: bool = False, languages: frozenset[str] = frozenset({"en"})) -> _Index:
+    """The table compiled for lookup with the lexicon's words in `languages` (lexicon.STEMMERS codes;
+    the CJK files always): each source's compiled tables (`_compile`), joined in source order."""
+    order = {d: i for i, (d, _) in enumerate(domains)}
+    parts = [_compile(domains, configured, fiction, source) for source in _sources(fiction, languages)]
+    stems = _join((p.stems for p in parts), order)
+    phrases = _join((p.phrases for p in parts), order)
+    cjk = _join((p.cjk for p in parts), order)
+    by_first: dict[str, dict[str, dict[str, list[tuple[tuple[str, ...], tuple[_Hit, ...]]]]]] = {}
+    for key, hits in sorted(phrases.items(), key=lambda kv: (-len(kv[0]), kv[0])):  # longest first
+        by_first.setdefault(key[0], {}).setdefault(key[1], {}).setdefault(key[2], []).append((key[3:], hits))
+    by_language: dict[str, dict[str, tuple[_Hit, ...]]] = {}
+    for (language, s), hits in stems.items():
+        by_language.setdefault(language, {})[s] = hits
+    by_char: dict[str, list[str]] = {}
+    for k in sorted(cjk, key=lambda k: (-len(k), k)):
+        by_char.setdefault(k[0], []).append(k)
+    lists = _lists()
+    return _Index(
+        key=(domains, configured, fiction),
+        languages=tuple(sorted(languages & STEMMERS.keys(), key=lambda c: (c != "en", c))),
+        memo={},
+        order=order,
+        stems=by_language,
+        exact=_join((p.exact for p in parts), order),
+        phrases={lang: {first: {second: tuple(v) for second, v in seconds.items()} for first, seconds in table.items()}
+                 for lang, table in by_first.items()},
+        compounds=_join((p.compounds for p in parts), order),
+        prefixes=frozenset().union(*(p.prefixes for p in parts)),
+        cjk={ch: tuple(ks) for ch, ks in by_char.items()},
+        cjk_only=all(p.cjk_only for p in parts),
+        cjk_keywords=cjk,
+        configured=frozenset(configured),
+        person_words=lists.person_words,
+        person_substrings=lists.person_substrings,
+        stopwords=lists.stopwords,
+        stopword_set=lists.stopword_set,
+        fiction_words=lists.fiction_words,
+        fiction_substrings=lists.fiction_substrings,
+        surnames=lists.surnames,
     )
 
 
@@ -666,7 +754,7 @@ def document_context(preamble: str, sections: Sequence[SectionInput], config: Co
     preamble ("You are Ada, …", "Owner: …", "the assistant of …"), a `… (me)` heading and an
     `About <name>` heading; the Western languages its text shows (its stopwords); whether it is a
     novelist's memory (the lexicon's `fiction` words in the preamble or headings).  Pure."""
-    index = _index(config.domains, config.configured)
+    lists = _lists()  # the stopwords and fiction words: no keyword index needed
     owner: set[str] = set()
     agent: set[str] = set()
     for pattern in _AGENT_PATTERNS:
@@ -695,7 +783,7 @@ def document_context(preamble: str, sections: Sequence[SectionInput], config: Co
     tokens = Counter("\n".join(samples + headings).split())
     vocabulary: set[str] = set()
     counts: dict[str, int] = {}
-    stopwords = index.stopwords
+    stopwords = lists.stopwords
     for token, n in tokens.items():
         if not token[0].islower():  # a capitalised word is neither a stopword we count nor lowercase vocabulary
             continue
@@ -707,7 +795,7 @@ def document_context(preamble: str, sections: Sequence[SectionInput], config: Co
     total = sum(counts.values())
     languages = {"en"} | {c for c, n in counts.items() if n >= LANGUAGE_MIN and n >= LANGUAGE_SHARE * total}
     return Context(frozenset(owner), frozenset(agent), frozenset(languages),
-                   _is_fiction("\n".join([preamble[:4000], *headings]), index),
+                   _is_fiction("\n".join([preamble[:4000], *headings]), lists),
                    None, frozenset(vocabulary))
 
 
@@ -731,10 +819,10 @@ def _count_words(words: Iterable[str], index: _Index, counts: dict[str, int]) ->
             counts[code] = counts.get(code, 0) + 1
 
 
-def _is_fiction(text: str, index: _Index) -> bool:
+def _is_fiction(text: str, lists: _Lists) -> bool:
     lowered = text.casefold()
-    return any(w in index.fiction_words for w in _WORD.findall(lowered)) or any(
-        s in lowered for s in index.fiction_substrings)
+    return any(w in lists.fiction_words for w in _WORD.findall(lowered)) or any(
+        s in lowered for s in lists.fiction_substrings)
 
 
 def _section_languages(words: list[str], index: _Index, context: Context) -> frozenset[str]:
