@@ -124,7 +124,9 @@ _ANY_DATE = re.compile(rf"(?<!\w)(?:{_DATE}|{_MONTHS}\s+(?:de\s+)?\d{{4}}|\d{{4}
                        re.IGNORECASE)
 # OpenClaw's dreaming block: the entries it promoted from short-term memory on a day (issue 23).
 _DREAMING = re.compile(r"^\W*promoted\s+from\s+short[-\s]term\s+memory\b", re.IGNORECASE)
-_DIGIT = re.compile(r"\d")  # every date form holds one: the date patterns run only where it does
+# Every date form above holds a four-digit year (`\d{4}`): the date patterns run only where a run of
+# four digits is (`Section 12`, `3 hosts` skip them).
+_YEAR_DIGITS = re.compile(r"\d{4}")
 _HANGUL = re.compile(r"[\uac00-\ud7af]")
 _CJK_CHAR = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]")  # Han and Hangul (not kana)
 
@@ -591,7 +593,7 @@ def _substrings(text: str, by_char: dict[str, tuple[str, ...]]) -> Iterator[tupl
 
 def _prefix(heading: str) -> tuple[str, str] | None:
     """(domain, the prefix text) for a `Kind:` heading, a leading date or a dreaming block, else None."""
-    m = (_DIGIT.search(heading) and _LEADING_DATE.match(heading)) or _DREAMING.match(heading)
+    m = (_YEAR_DIGITS.search(heading) and _LEADING_DATE.match(heading)) or _DREAMING.match(heading)
     if m:
         return LOG_DOMAIN, m.group().strip(" \t*_#>-—–:")
     found = _WORD.search(heading, 0, 40)  # the first word of heading[:40]
@@ -686,7 +688,7 @@ def _heading_scores(
         scores["identity"] = scores.get("identity", 0.0) + PREFIX_WEIGHT
         found.setdefault("identity", []).append("(me)")
     if LOG_DOMAIN in index.order:
-        m = _ANY_DATE.search(heading) if _DIGIT.search(heading) else None  # every date has a digit
+        m = _ANY_DATE.search(heading) if _YEAR_DIGITS.search(heading) else None  # every date has a year
         if m:
             scores[LOG_DOMAIN] = scores.get(LOG_DOMAIN, 0.0) + DATE_WEIGHT
             found.setdefault(LOG_DOMAIN, []).append(m.group())
