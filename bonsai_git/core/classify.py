@@ -823,7 +823,7 @@ def _count_words(words: Iterable[str], index: _Index, counts: dict[str, int]) ->
 
 def _is_fiction(text: str, lists: _Lists) -> bool:
     lowered = text.casefold()
-    return any(w in lists.fiction_words for w in _WORD.findall(lowered)) or any(
+    return not lists.fiction_words.isdisjoint(_WORD.findall(lowered)) or any(
         s in lowered for s in lists.fiction_substrings)
 
 
