@@ -312,8 +312,14 @@ class _Compiled:
 @functools.lru_cache(maxsize=256)
 def _compile(domains: tuple[tuple[str, tuple[str, ...]], ...], configured: tuple[str, ...], fiction: bool,
              source: str) -> _Compiled:
-    """One source's keywords (`_entries`) compiled: stemmed, parsed and filed by table.  Each source
-    is compiled once, however many language sets (`_index`) it is part of."""
+    """One source's keywords (`_entries`) compiled (`_file`).  Each source is compiled once, however
+    many language sets (`_index`) it is part of."""
+    return _file(_entries(domains, configured, fiction, source))
+
+
+def _file(entries: Iterable[tuple[str, str, str]]) -> _Compiled:
+    """`entries` ((domain, language, raw keyword), in table order) parsed, stemmed and filed by table;
+    for each key, the first keyword of each domain counts."""
     stems: dict[tuple[str, str], list[_Hit]] = {}
     exact: dict[str, list[_Hit]] = {}
     phrases: dict[tuple[str, ...], list[_Hit]] = {}
@@ -325,16 +331,16 @@ def _compile(domains: tuple[tuple[str, tuple[str, ...]], ...], configured: tuple
             table.append(hit)
 
     prefixes: set[str] = set()
-    for domain, code, raw in _entries(domains, configured, fiction, source):
+    for domain, code, raw in entries:
         keyword, weight, heading_only, is_exact = _parse_keyword(raw)
         if not keyword:
             continue
         hit = (domain, keyword, weight, heading_only)
-        if has_cjk(keyword) or not _WORD.search(keyword):  # substrings: CJK, or no letters (`🚀`)
+        parts = _WORD.findall(keyword)
+        if not parts or has_cjk(keyword):  # substrings: CJK, or no letters (`🚀`)
             add(cjk.setdefault(keyword, []), hit)
             continue
         language = code if code in STEMMERS else "en"
-        parts = _WORD.findall(keyword)
         first = parts[0].casefold()
         for key in {first, stem(first, language)}:
             prefixes.add(key[:4])

@@ -167,6 +167,11 @@ def _escape_line_start(line: str) -> str:
     which skips fences; only from a scope or name typed that way)."""
     if line[:1] not in _LINE_START_MARKS and not line[:1].isdigit():  # a letter first: no rule applies
         return line
+    return _line_start_rules(line)
+
+
+def _line_start_rules(line: str) -> str:
+    """`_escape_line_start`'s rules, each tried in turn (tests/core/test_mdtext.py: the same answer)."""
     if line.startswith("~~~"):
         line = "~" + line.lstrip("~")
     if _ATX.match(line) or line.startswith(">") or _BULLET.match(line):
