@@ -212,7 +212,7 @@ class _Index:
     phrases: dict[str, dict[str, _Phrases]]  # language -> first stem -> second stem -> (the rest, matches)
     compounds: dict[str, tuple[_Hit, ...]]
     prefixes: frozenset[str]  # the first four letters of every word a keyword can match: the rest are not stemmed
-    cjk: dict[str, tuple[str, ...]]  # the substring keywords (CJK, or without letters) by first character, longest first
+    cjk: dict[str, tuple[str, ...]]  # the substring keywords by first character, longest first: made when first read (`_by_char`)
     cjk_only: bool  # every substring keyword holds CJK: a text without CJK cannot match
     cjk_keywords: dict[str, tuple[_Hit, ...]]
     configured: frozenset[str]
@@ -436,9 +436,6 @@ def _index(domains: tuple[tuple[str, tuple[str, ...]], ...], configured: tuple[s
     by_language: dict[str, dict[str, tuple[_Hit, ...]]] = {}
     for (language, s), hits in stems.items():
         by_language.setdefault(language, {})[s] = hits
-    by_char: dict[str, list[str]] = {}
-    for k in sorted(cjk, key=lambda k: (-len(k), k)):
-        by_char.setdefault(k[0], []).append(k)
     lists = _lists()
     return _Index(
         key=(domains, configured, fiction),
@@ -451,7 +448,7 @@ def _index(domains: tuple[tuple[str, tuple[str, ...]], ...], configured: tuple[s
                  for lang, table in by_first.items()},
         compounds=_join((p.compounds for p in parts), order),
         prefixes=frozenset().union(*(p.prefixes for p in parts)),
-        cjk={ch: tuple(ks) for ch, ks in by_char.items()},
+        cjk={},
         cjk_only=all(p.cjk_only for p in parts),
         cjk_keywords=cjk,
         configured=frozenset(configured),
@@ -522,8 +519,8 @@ def _score_text(text: str, index: _Index, scores: dict[str, float], found: dict[
                     _start, shown_from = _locate(lowered, words[j], shown_from)
                 shown = text[first:shown_from]
             _add(scores, found, hits, _one_string(shown), body)
-    if index.cjk and (not index.cjk_only or has_cjk(text)):
-        for start, keyword in _substrings(text, index.cjk):
+    if index.cjk_keywords and (not index.cjk_only or has_cjk(text)):
+        for start, keyword in _substrings(text, _by_char(index)):
             if len(keyword) == 1 and _touches_cjk(text, start, start + 1):
                 continue
             _add(scores, found, index.cjk_keywords[keyword], keyword, body)
@@ -580,6 +577,18 @@ def _touches_cjk(text: str, start: int, end: int) -> bool:
     """True when a Han or Hangul character stands right before `start` or at `end` in `text`."""
     return (start > 0 and _CJK_CHAR.match(text[start - 1]) is not None) or (
         end < len(text) and _CJK_CHAR.match(text[end]) is not None)
+
+
+def _by_char(index: _Index) -> dict[str, tuple[str, ...]]:
+    """`index.cjk`: the substring keywords by first character, longest first (then in code point
+    order), made the first time a text that can hold one is read: a memory in a Western script
+    never needs the 4,000 CJK keywords sorted."""
+    if not index.cjk:
+        by_char: dict[str, list[str]] = {}
+        for k in sorted(index.cjk_keywords, key=lambda k: (-len(k), k)):
+            by_char.setdefault(k[0], []).append(k)
+        index.cjk.update((ch, tuple(ks)) for ch, ks in by_char.items())
+    return index.cjk
 
 
 def _substrings(text: str, by_char: dict[str, tuple[str, ...]]) -> Iterator[tuple[int, str]]:
