@@ -587,7 +587,7 @@ def _by_char(index: _Index) -> dict[str, tuple[str, ...]]:
         by_char: dict[str, list[str]] = {}
         for k in sorted(index.cjk_keywords, key=lambda k: (-len(k), k)):
             by_char.setdefault(k[0], []).append(k)
-        index.cjk.update((ch, tuple(ks)) for ch, ks in by_char.items())
+        index.cjk.update({ch: tuple(ks) for ch, ks in by_char.items()})  # whole, in one step
     return index.cjk
 
 
