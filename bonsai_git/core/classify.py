@@ -62,6 +62,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from .config import FALLBACK_DOMAIN, Config
 from .lexicon import STEMMERS, Language, bundled
@@ -137,7 +138,11 @@ _ANY_DATE = re.compile(rf"(?<!\w)(?:{_DATE}|{_MONTHS}\s+(?:de\s+)?\d{{4}}|\d{{4}
                        re.IGNORECASE)
 # OpenClaw's dreaming block: the entries it promoted from short-term memory on a day (issue 23).
 _DREAMING = re.compile(r"^\W*promoted\s+from\s+short[-\s]term\s+memory\b", re.IGNORECASE)
-_DIGIT = re.compile(r"\d")  # every date form holds one: the date patterns run only where it does
+# Every date form of `_ANY_DATE` holds a four-digit year (`\d{4}`): it runs only where a run of four
+# digits is (`Section 12`, `3 hosts` skip it).  A leading date may drop its year (`Mar 3`), so
+# `_LEADING_DATE` runs where any digit is.
+_YEAR_DIGITS = re.compile(r"\d{4}")
+_DIGIT = re.compile(r"\d")
 _HANGUL = re.compile(r"[\uac00-\ud7af]")
 _KATAKANA_WORD = re.compile(r"[\u30a0-\u30ff\u31f0-\u31ff]+")  # katakana, the long-vowel mark ー included
 _CJK_CHAR = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]")  # Han and Hangul (not kana)
@@ -225,7 +230,7 @@ class _Index:
     phrases: dict[str, dict[str, _Phrases]]  # language -> first stem -> second stem -> (the rest, matches)
     compounds: dict[str, tuple[_Hit, ...]]
     prefixes: frozenset[str]  # the first four letters of every word a keyword can match: the rest are not stemmed
-    cjk: dict[str, tuple[str, ...]]  # the substring keywords (CJK, or without letters) by first character, longest first
+    cjk: dict[str, tuple[str, ...]]  # the substring keywords by first character, longest first: made when first read (`_by_char`)
     cjk_only: bool  # every substring keyword holds CJK: a text without CJK cannot match
     cjk_keywords: dict[str, tuple[_Hit, ...]]
     configured: frozenset[str]
@@ -282,36 +287,66 @@ def _parse_keyword(raw: str) -> tuple[str, float, bool, bool]:
     return raw[len(marks):].strip(), WEAK_WEIGHT if "~" in marks else 1.0, "^" in marks, "=" in marks
 
 
-def _table(domains: tuple[tuple[str, tuple[str, ...]], ...], configured: tuple[str, ...],
-           fiction: bool, languages: frozenset[str]) -> list[tuple[str, str, str]]:
-    """(domain, language, raw keyword) for every keyword the index holds, in table order.
+def _entries(domains: tuple[tuple[str, tuple[str, ...]], ...], configured: tuple[str, ...],
+             fiction: bool, source: str) -> list[tuple[str, str, str]]:
+    """(domain, language, raw keyword) for every keyword one source gives the index, in table order.
 
-    A configured domain has only its `.bonsai.toml` words (read as English); any other gets the
-    lexicon's words in `languages` (and the substring languages) plus the words `.bonsai.toml` added
-    (`extend`).  In a
-    novelist's memory the lexicon's `characters` keywords belong to projects.
+    A source is a lexicon's language code (`en`, ..., `ko`), `characters:<code>` (in a novelist's
+    memory, that lexicon's `characters` keywords, which then belong to projects, not their own
+    domain) or `config` (the words `.bonsai.toml` gives, read as English).  A configured domain
+    has only its `.bonsai.toml` words; any other gets the lexicon's words plus the words
+    `.bonsai.toml` added (`extend`).
     """
-    lexicons = [lang for lang in bundled() if lang.code in languages or lang.code not in STEMMERS]
-    characters = {(lang.code, k) for lang in lexicons for k in lang.characters}
-    out: list[tuple[str, str, str]] = []
-    for domain, keywords in domains:
-        if domain not in configured:
-            for lang in lexicons:
-                for raw in dict(lang.domains).get(domain, ()):
-                    if (lang.code, raw) in characters and fiction:
-                        continue
-                    out.append((domain, lang.code, raw))
-            if fiction and domain == PROJECTS_DOMAIN:
-                out += [(domain, code, raw) for code, raw in sorted(characters)]
-        out += [(domain, "en", raw) for raw in keywords]
-    return out
+    if source == "config":
+        return [(domain, "en", raw) for domain, keywords in domains for raw in keywords]
+    code = source.removeprefix("characters:")
+    lang = next(lang for lang in bundled() if lang.code == code)
+    if source != code:  # characters:<code>
+        return [(PROJECTS_DOMAIN, code, raw) for domain, _ in domains if domain == PROJECTS_DOMAIN
+                and domain not in configured for raw in sorted(set(lang.characters))]
+    characters = set(lang.characters) if fiction else set()
+    words = dict(lang.domains)
+    return [(domain, code, raw) for domain, _ in domains if domain not in configured
+            for raw in words.get(domain, ()) if raw not in characters]
 
 
-@functools.lru_cache(maxsize=64)
-def _index(domains: tuple[tuple[str, tuple[str, ...]], ...], configured: tuple[str, ...],
-           fiction: bool = False, languages: frozenset[str] = frozenset({"en"})) -> _Index:
-    """The table compiled for lookup with the lexicon's words in `languages` (lexicon.STEMMERS codes;
-    the CJK files always): a language's stems are only made when a text in it is read."""
+def _sources(fiction: bool, languages: frozenset[str]) -> list[str]:
+    """The sources (`_entries`) of an index for `languages`, in the order their keywords come in a
+    domain: the lexicons in `languages` and the substring languages (LANGUAGES order), in a
+    novelist's memory their `characters` (by language code), then `.bonsai.toml`'s words."""
+    codes = [lang.code for lang in bundled() if lang.code in languages or lang.code not in STEMMERS]
+    return codes + ([f"characters:{code}" for code in sorted(codes)] if fiction else []) + ["config"]
+
+
+_K = TypeVar("_K")
+
+
+@dataclass(frozen=True, slots=True)
+class _Compiled:
+    """One source's keywords compiled for lookup (`_compile`): each table's key -> its matches, at
+    most one per domain (the first keyword of that domain in the source), in table order."""
+
+    stems: dict[tuple[str, str], tuple[_Hit, ...]]  # (language, stem) -> matches
+    exact: dict[str, tuple[_Hit, ...]]
+    phrases: dict[tuple[str, ...], tuple[_Hit, ...]]  # (language, stem, stem, ...) -> matches
+    compounds: dict[str, tuple[_Hit, ...]]
+    cjk: dict[str, tuple[_Hit, ...]]
+    cjk_only: bool  # every substring keyword holds CJK
+    prefixes: frozenset[str]
+    written: frozenset[str]  # every Western keyword as written (casefolded, marks stripped)
+
+
+@functools.lru_cache(maxsize=256)
+def _compile(domains: tuple[tuple[str, tuple[str, ...]], ...], configured: tuple[str, ...], fiction: bool,
+             source: str) -> _Compiled:
+    """One source's keywords (`_entries`) compiled (`_file`).  Each source is compiled once, however
+    many language sets (`_index`) it is part of."""
+    return _file(_entries(domains, configured, fiction, source))
+
+
+def _file(entries: Iterable[tuple[str, str, str]]) -> _Compiled:
+    """`entries` ((domain, language, raw keyword), in table order) parsed, stemmed and filed by table;
+    for each key, the first keyword of each domain counts."""
     stems: dict[tuple[str, str], list[_Hit]] = {}
     exact: dict[str, list[_Hit]] = {}
     phrases: dict[tuple[str, ...], list[_Hit]] = {}
@@ -323,16 +358,18 @@ def _index(domains: tuple[tuple[str, tuple[str, ...]], ...], configured: tuple[s
             table.append(hit)
 
     prefixes: set[str] = set()
-    for domain, code, raw in _table(domains, configured, fiction, languages):
+    written: set[str] = set()
+    for domain, code, raw in entries:
         keyword, weight, heading_only, is_exact = _parse_keyword(raw)
         if not keyword:
             continue
         hit = (domain, keyword, weight, heading_only)
-        if has_cjk(keyword) or not _WORD.search(keyword):  # substrings: CJK, or no letters (`🚀`)
+        parts = _WORD.findall(keyword)
+        if not parts or has_cjk(keyword):  # substrings: CJK, or no letters (`🚀`)
             add(cjk.setdefault(keyword, []), hit)
             continue
+        written.add(keyword.casefold())
         language = code if code in STEMMERS else "en"
-        parts = _WORD.findall(keyword)
         first = parts[0].casefold()
         for key in {first, stem(first, language)}:
             prefixes.add(key[:4])
@@ -352,15 +389,63 @@ def _index(domains: tuple[tuple[str, tuple[str, ...]], ...], configured: tuple[s
                 add(compounds.setdefault(parts[0].casefold(), []), hit)
         else:
             add(phrases.setdefault((language, *key), []), hit)
-    by_first: dict[str, dict[str, dict[str, list[tuple[tuple[str, ...], tuple[_Hit, ...]]]]]] = {}
-    for key, hits in sorted(phrases.items(), key=lambda kv: (-len(kv[0]), kv[0])):  # longest first
-        by_first.setdefault(key[0], {}).setdefault(key[1], {}).setdefault(key[2], []).append((key[3:], tuple(hits)))
-    by_language: dict[str, dict[str, tuple[_Hit, ...]]] = {}
-    for (language, s), hits in stems.items():
-        by_language.setdefault(language, {})[s] = tuple(hits)
-    by_char: dict[str, list[str]] = {}
-    for k in sorted(cjk, key=lambda k: (-len(k), k)):
-        by_char.setdefault(k[0], []).append(k)
+
+    def frozen(table: dict[_K, list[_Hit]]) -> dict[_K, tuple[_Hit, ...]]:
+        return {k: tuple(v) for k, v in table.items()}
+
+    return _Compiled(frozen(stems), frozen(exact), frozen(phrases), frozen(compounds), frozen(cjk),
+                     all(has_cjk(k) for k in cjk), frozenset(prefixes), frozenset(written))
+
+
+def _join(tables: Iterable[dict[_K, tuple[_Hit, ...]]], order: dict[str, int]) -> dict[_K, tuple[_Hit, ...]]:
+    """The sources' tables as one, as if their keywords had been filed together in source order: a
+    key's matches are the first source's match for each domain, in table order (`order`)."""
+    out: dict[_K, tuple[_Hit, ...]] = {}
+    for table in tables:
+        for key, hits in table.items():
+            have = out.get(key)
+            if have is None:
+                out[key] = hits
+                continue
+            new = tuple(h for h in hits if all(d != h[0] for d, _k, _w, _h in have))
+            if new:
+                out[key] = tuple(sorted(have + new, key=lambda h: order[h[0]]))
+    return out
+
+
+def _cues(words: Iterable[str]) -> re.Pattern[str]:
+    """One pattern for a lexicon cue list: a Western cue matches at a word start (`remind` in
+    "reminders"), a CJK one anywhere; casefolded, longest first."""
+    parts = sorted({w.casefold() for w in words}, key=lambda w: (-len(w), w))
+    alternatives = [re.escape(w) if has_cjk(w) else rf"(?<![^\W\d_]){re.escape(w)}" for w in parts]
+    return re.compile("|".join(alternatives) or r"(?!)", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class _Lists:
+    """The lexicon's non-domain lists, every language's (the same for every index): `person` and
+    `fiction` words (single words, and the phrases and CJK ones matched as substrings), the
+    stopwords (word -> its languages) and the CJK `surnames`."""
+
+    person_words: frozenset[str]
+    person_substrings: tuple[str, ...]
+    stopwords: dict[str, tuple[str, ...]]
+    stopword_set: frozenset[str]
+    fiction_words: frozenset[str]
+    fiction_substrings: tuple[str, ...]
+    surnames: frozenset[str]
+    kin: frozenset[str]  # the cue lists of the rules (lexicon.Language): one relative
+    rules: re.Pattern[str]  # what a rule for the agent opens with
+    travel: re.Pattern[str]  # a trip ...
+    work_trip: re.Pattern[str]  # ... that is work
+    schedule: re.Pattern[str]  # recurring work in a heading ...
+    agent_jobs: re.Pattern[str]  # ... done by the agent
+    system_jobs: re.Pattern[str]  # ... or by a host
+
+
+@functools.cache
+def _lists() -> _Lists:
+    """The bundled lexicons' non-domain lists (`_Lists`), made once per process."""
     lexicons = bundled()
     person = [w.casefold() for lang in lexicons for w in lang.person]
     fiction_words = [w.casefold() for lang in lexicons for w in lang.fiction]
@@ -368,21 +453,7 @@ def _index(domains: tuple[tuple[str, tuple[str, ...]], ...], configured: tuple[s
     for lang in lexicons:
         for w in lang.stopwords:
             stop.setdefault(w.casefold(), []).append(lang.code)
-    return _Index(
-        key=(domains, configured, fiction),
-        languages=tuple(sorted(languages & STEMMERS.keys(), key=lambda c: (c != "en", c))),
-        memo={},
-        order={d: i for i, (d, _) in enumerate(domains)},
-        stems=by_language,
-        exact={k: tuple(v) for k, v in exact.items()},
-        phrases={lang: {first: {second: tuple(v) for second, v in seconds.items()} for first, seconds in table.items()}
-                 for lang, table in by_first.items()},
-        compounds={k: tuple(v) for k, v in compounds.items()},
-        prefixes=frozenset(prefixes),
-        cjk={ch: tuple(ks) for ch, ks in by_char.items()},
-        cjk_only=all(has_cjk(k) for k in cjk),
-        cjk_keywords={k: tuple(v) for k, v in cjk.items()},
-        configured=frozenset(configured),
+    return _Lists(
         person_words=frozenset(w for w in person if " " not in w and not has_cjk(w)),
         person_substrings=tuple(w for w in person if " " in w or has_cjk(w)),
         stopwords={k: tuple(v) for k, v in stop.items()},
@@ -398,17 +469,57 @@ def _index(domains: tuple[tuple[str, tuple[str, ...]], ...], configured: tuple[s
         schedule=_cues(w for lang in lexicons for w in lang.schedule),
         agent_jobs=_cues(w for lang in lexicons for w in lang.agent_jobs),
         system_jobs=_cues(w for lang in lexicons for w in lang.system_jobs),
-        written=frozenset(k.casefold() for _d, _c, raw in _table(domains, configured, fiction, languages)
-                          if (k := _parse_keyword(raw)[0]) and not has_cjk(k)),
     )
 
 
-def _cues(words: Iterable[str]) -> re.Pattern[str]:
-    """One pattern for a lexicon cue list: a Western cue matches at a word start (`remind` in
-    "reminders"), a CJK one anywhere; casefolded, longest first."""
-    parts = sorted({w.casefold() for w in words}, key=lambda w: (-len(w), w))
-    alternatives = [re.escape(w) if has_cjk(w) else rf"(?<![^\W\d_]){re.escape(w)}" for w in parts]
-    return re.compile("|".join(alternatives) or r"(?!)", re.IGNORECASE)
+@functools.lru_cache(maxsize=64)
+def _index(domains: tuple[tuple[str, tuple[str, ...]], ...], configured: tuple[str, ...],
+           fiction: bool = False, languages: frozenset[str] = frozenset({"en"})) -> _Index:
+    """The table compiled for lookup with the lexicon's words in `languages` (lexicon.STEMMERS codes;
+    the CJK files always): each source's compiled tables (`_compile`), joined in source order."""
+    order = {d: i for i, (d, _) in enumerate(domains)}
+    parts = [_compile(domains, configured, fiction, source) for source in _sources(fiction, languages)]
+    stems = _join((p.stems for p in parts), order)
+    phrases = _join((p.phrases for p in parts), order)
+    cjk = _join((p.cjk for p in parts), order)
+    by_first: dict[str, dict[str, dict[str, list[tuple[tuple[str, ...], tuple[_Hit, ...]]]]]] = {}
+    for key, hits in sorted(phrases.items(), key=lambda kv: (-len(kv[0]), kv[0])):  # longest first
+        by_first.setdefault(key[0], {}).setdefault(key[1], {}).setdefault(key[2], []).append((key[3:], hits))
+    by_language: dict[str, dict[str, tuple[_Hit, ...]]] = {}
+    for (language, s), hits in stems.items():
+        by_language.setdefault(language, {})[s] = hits
+    lists = _lists()
+    return _Index(
+        key=(domains, configured, fiction),
+        languages=tuple(sorted(languages & STEMMERS.keys(), key=lambda c: (c != "en", c))),
+        memo={},
+        order=order,
+        stems=by_language,
+        exact=_join((p.exact for p in parts), order),
+        phrases={lang: {first: {second: tuple(v) for second, v in seconds.items()} for first, seconds in table.items()}
+                 for lang, table in by_first.items()},
+        compounds=_join((p.compounds for p in parts), order),
+        prefixes=frozenset().union(*(p.prefixes for p in parts)),
+        cjk={},
+        cjk_only=all(p.cjk_only for p in parts),
+        cjk_keywords=cjk,
+        configured=frozenset(configured),
+        person_words=lists.person_words,
+        person_substrings=lists.person_substrings,
+        stopwords=lists.stopwords,
+        stopword_set=lists.stopword_set,
+        fiction_words=lists.fiction_words,
+        fiction_substrings=lists.fiction_substrings,
+        surnames=lists.surnames,
+        kin=lists.kin,
+        rules=lists.rules,
+        travel=lists.travel,
+        work_trip=lists.work_trip,
+        schedule=lists.schedule,
+        agent_jobs=lists.agent_jobs,
+        system_jobs=lists.system_jobs,
+        written=frozenset().union(*(p.written for p in parts)),
+    )
 
 
 def _add(scores: dict[str, float], found: dict[str, list[str]], hits: Iterable[_Hit], shown: str,
@@ -468,8 +579,8 @@ def _score_text(text: str, index: _Index, scores: dict[str, float], found: dict[
                     _start, shown_from = _locate(lowered, words[j], shown_from)
                 shown = text[first:shown_from]
             _add(scores, found, hits, _one_string(shown), body)
-    if index.cjk and (not index.cjk_only or has_cjk(text)):
-        for start, keyword in _substrings(text, index.cjk):
+    if index.cjk_keywords and (not index.cjk_only or has_cjk(text)):
+        for start, keyword in _substrings(text, _by_char(index)):
             if len(keyword) == 1 and _touches_cjk(text, start, start + 1):
                 continue
             if _KATAKANA_WORD.fullmatch(keyword) and _inside_katakana(text, start, start + len(keyword)):
@@ -534,6 +645,18 @@ def _inside_katakana(text: str, start: int, end: int) -> bool:
     """True when katakana (or the long-vowel mark) stands right before `start` or at `end`."""
     return (start > 0 and _KATAKANA_WORD.match(text[start - 1]) is not None) or (
         end < len(text) and _KATAKANA_WORD.match(text[end]) is not None)
+
+
+def _by_char(index: _Index) -> dict[str, tuple[str, ...]]:
+    """`index.cjk`: the substring keywords by first character, longest first (then in code point
+    order), made the first time a text that can hold one is read: a memory in a Western script
+    never needs the 4,000 CJK keywords sorted."""
+    if not index.cjk:
+        by_char: dict[str, list[str]] = {}
+        for k in sorted(index.cjk_keywords, key=lambda k: (-len(k), k)):
+            by_char.setdefault(k[0], []).append(k)
+        index.cjk.update({ch: tuple(ks) for ch, ks in by_char.items()})  # whole, in one step
+    return index.cjk
 
 
 def _substrings(text: str, by_char: dict[str, tuple[str, ...]]) -> Iterator[tuple[int, str]]:
@@ -655,7 +778,7 @@ def _heading_scores(
             scores[mine] = scores.get(mine, 0.0) + PREFIX_WEIGHT
             found.setdefault(mine, []).append(me.group() if me is not None else "I (agent)")
     if LOG_DOMAIN in index.order:
-        m = _ANY_DATE.search(heading) if _DIGIT.search(heading) else None  # every date has a digit
+        m = _ANY_DATE.search(heading) if _YEAR_DIGITS.search(heading) else None  # every date has a year
         if m:
             scores[LOG_DOMAIN] = scores.get(LOG_DOMAIN, 0.0) + DATE_WEIGHT
             found.setdefault(LOG_DOMAIN, []).append(m.group())
@@ -748,7 +871,7 @@ def document_context(preamble: str, sections: Sequence[SectionInput], config: Co
     preamble ("You are Ada, …", "Owner: …", "the assistant of …"), a `… (me)` heading and an
     `About <name>` heading; the Western languages its text shows (its stopwords); whether it is a
     novelist's memory (the lexicon's `fiction` words in the preamble or headings).  Pure."""
-    index = _index(config.domains, config.configured)
+    lists = _lists()  # the stopwords and fiction words: no keyword index needed
     owner: set[str] = set()
     agent: set[str] = set()
     opening = _EMPHASIS.sub("", preamble[:4000])
@@ -783,7 +906,7 @@ def document_context(preamble: str, sections: Sequence[SectionInput], config: Co
     tokens = Counter("\n".join(samples + headings).split())
     vocabulary: set[str] = set()
     counts: dict[str, int] = {}
-    stopwords = index.stopwords
+    stopwords = lists.stopwords
     for token, n in tokens.items():
         if not token[0].islower():  # a capitalised word is neither a stopword we count nor lowercase vocabulary
             continue
@@ -795,7 +918,7 @@ def document_context(preamble: str, sections: Sequence[SectionInput], config: Co
     total = sum(counts.values())
     languages = {"en"} | {c for c, n in counts.items() if n >= LANGUAGE_MIN and n >= LANGUAGE_SHARE * total}
     return Context(frozenset(owner), frozenset(agent), frozenset(languages),
-                   _is_fiction("\n".join([preamble[:4000], *headings]), index),
+                   _is_fiction("\n".join([preamble[:4000], *headings]), lists),
                    None, frozenset(vocabulary), agent_voice and bool(agent))
 
 
@@ -824,10 +947,10 @@ def _count_words(words: Iterable[str], index: _Index, counts: dict[str, int]) ->
             counts[code] = counts.get(code, 0) + 1
 
 
-def _is_fiction(text: str, index: _Index) -> bool:
+def _is_fiction(text: str, lists: _Lists) -> bool:
     lowered = text.casefold()
-    return any(w in index.fiction_words for w in _WORD.findall(lowered)) or any(
-        s in lowered for s in index.fiction_substrings)
+    return not lists.fiction_words.isdisjoint(_WORD.findall(lowered)) or any(
+        s in lowered for s in lists.fiction_substrings)
 
 
 def _section_languages(words: list[str], index: _Index, context: Context) -> frozenset[str]:

@@ -31,6 +31,9 @@ _ATX = re.compile(r"#{1,6}(?: |\t|$)")
 _BULLET = re.compile(r"[-*+](?: |\t|$)")
 _ORDERED_PAREN = re.compile(r"[0-9]+\)(?: |\t|$)")
 _ORDERED_DOT = re.compile(r"[0-9]+\.(?: |\t|$)")
+# The first char of every line start `_escape_line_start` escapes, besides the digits of an ordered
+# list: heading, quote, bullet, rule and setext marks, a tilde fence, and the blanks before a rule.
+_LINE_START_MARKS = "#>-*+=~ \t"
 # What formatters change without changing what a file says (formatting_key).
 _ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
 _LIST_MARK = re.compile(r"(?m)^[ \t]*[-*+][ \t]+")
@@ -162,6 +165,13 @@ def _escape_line_start(line: str) -> str:
     A line starting with `~~~` would open a code fence, and mdformat writes no escape that stays
     (it turns an escaped `~~~` back into a fence): the run of tildes becomes one (never from a summary,
     which skips fences; only from a scope or name typed that way)."""
+    if line[:1] not in _LINE_START_MARKS and not line[:1].isdigit():  # a letter first: no rule applies
+        return line
+    return _line_start_rules(line)
+
+
+def _line_start_rules(line: str) -> str:
+    """`_escape_line_start`'s rules, each tried in turn (tests/core/test_mdtext.py: the same answer)."""
     if line.startswith("~~~"):
         line = "~" + line.lstrip("~")
     if _ATX.match(line) or line.startswith(">") or _BULLET.match(line):

@@ -100,10 +100,11 @@ def unique_leaf_names(headings: Iterable[str], taken: Iterable[str] = ()) -> tup
     names: list[str] = []
     for heading in headings:
         base = leaf_name(heading)
-        name, n = base, 1
-        while name_key(name) in used:
+        name, n, key = base, 1, name_key(base)
+        while key in used:
             n += 1
             name = f"{base}-{n}"
-        used.add(name_key(name))
+            key = name_key(name)
+        used.add(key)
         names.append(name)
     return tuple(names)

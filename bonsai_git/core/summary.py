@@ -36,6 +36,7 @@ _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
 _THEMATIC = re.compile(r"^ {0,3}([-*_])(\s*\1){2,}\s*$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)\s*$")
 _LEAD = re.compile(r"^\s*(?:>\s*)*(?:#{1,6}\s+|[-*+]\s+(?:\[[ xX]\]\s+)?|\d{1,9}[.)]\s+)?")
+_LEAD_MARKS = ">#-*+"  # with a blank or a digit, the chars `_LEAD` can start with
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _WIKI = re.compile(r"\[\[([^\]|]*)(?:\|([^\]]*))?\]\]")
 _EMPHASIS = re.compile(r"(\*\*|__|`|~~)")
@@ -359,7 +360,9 @@ def _clean(line: str) -> str:
     # without (`<!--`, `[[`, `](`, a marker char, `<`): the leaves the hook summarizes are mostly
     # plain prose, and skipping a sub that cannot match changes nothing.
     text = _COMMENT.sub(" ", line) if "<!--" in line else line
-    text = _LEAD.sub("", text)
+    first = text[:1]
+    if first.isspace() or first.isdigit() or first in _LEAD_MARKS:  # else `_LEAD` matches nothing
+        text = _LEAD.sub("", text)
     if "[[" in text:
         text = _WIKI.sub(lambda m: m.group(2) or m.group(1), text)
     if "](" in text:

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import replace
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from bonsai_git.core.classify import LONG_HEADING, _WORD, is_pinned, matches_keyword
-from bonsai_git.core.config import Config
+from bonsai_git.core.classify import (
+    _ANY_DATE, _LEADING_DATE, _WORD, _YEAR_DIGITS, LONG_HEADING, _compile, _entries, _file, _join, _sources, is_pinned,
+    matches_keyword,
+)
+from bonsai_git.core.config import Config, parse_config
 
 PIECES = st.sampled_from(["📌", "Pinned", "pinned", "pins", "always loaded", "Always  Loaded", "Core Rules",
                           "core rules", "rule", "a", "é", "'s", " ", "  ", "-", "_", "x1", "C++", "[", "(", "\\",
@@ -33,3 +38,48 @@ def test_pin_rules_as_one_regex_equal_each_rule_in_turn(heading: str, extra: lis
 def test_a_heading_of_24_chars_or_fewer_never_has_more_than_12_words(heading: str) -> None:
     if len(heading) <= 2 * LONG_HEADING:
         assert len(_WORD.findall(heading)) <= LONG_HEADING
+
+
+CUSTOM = parse_config("""
+[domains]
+marketing = ["campaign", "~newsletter", "=post", "social media", "宣传", "🚀", "~test"]
+[domains.personal]
+extend = ["apiary", "~allotment", "^hike", "meal planning", "=will", "Anfrage", "~test", "test", "人物"]
+[domains.projects]
+extend = ["=Character", "Figur"]
+[domains.business]
+extend = ["grant", "Förderantrag", "facturación", "Laufgruppe", "about", "clients"]
+""")
+
+
+@pytest.mark.parametrize("config", [Config(), CUSTOM], ids=["default", "custom"])
+@pytest.mark.parametrize("fiction", [False, True], ids=["plain", "fiction"])
+def test_an_index_joined_from_each_source_equals_filing_every_keyword_together(config: Config, fiction: bool) -> None:
+    """Each source (a lexicon, its characters, .bonsai.toml's words) is compiled on its own and
+    `_index` joins them; filing every keyword of the index in one table, in table order (each
+    domain's keywords together, the sources in order), gives the same tables."""
+    order = {d: i for i, (d, _) in enumerate(config.domains)}
+    for n in range(5):
+        for extra in itertools.combinations(("de", "es", "fr", "pt"), n):
+            sources = _sources(fiction, frozenset({"en", *extra}))
+            parts = [_compile(config.domains, config.configured, fiction, s) for s in sources]
+            entries = [e for s in sources for e in _entries(config.domains, config.configured, fiction, s)]
+            together = _file(sorted(entries, key=lambda e: order[e[0]]))  # domain by domain, sources in order
+            for table in ("stems", "exact", "phrases", "compounds", "cjk"):
+                assert _join([getattr(p, table) for p in parts], order) == getattr(together, table), (extra, table)
+            assert frozenset().union(*(p.prefixes for p in parts)) == together.prefixes
+            assert all(p.cjk_only for p in parts) == together.cjk_only
+
+
+DATE_PIECES = st.sampled_from(["2026", "26", "3", "12", "1", "-", "/", ".", " ", "Mar", "march", "de", "mai", "1er",
+                               "º", "st", ",", "年", "月", "日", "년", "월", "W", "W44", "２０２６", "١٢٣٤", "x", "é"])
+
+
+@given(st.lists(DATE_PIECES, max_size=8).map("".join))
+@example("2025-01")
+@example("Mar 3, 2026")
+@example("2026年3月1日")
+@settings(max_examples=1000)
+def test_every_date_the_patterns_find_holds_a_four_digit_run(heading: str) -> None:
+    if _ANY_DATE.search(heading) or _LEADING_DATE.match(heading):
+        assert _YEAR_DIGITS.search(heading)

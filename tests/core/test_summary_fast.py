@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from bonsai_git.core import summary as _s
 from bonsai_git.core.config import Config
 from bonsai_git.core.plan import plan_migration
-from bonsai_git.core.summary import _summary_without_parser, summarize, summarize_parsed
+from bonsai_git.core.summary import _LEAD, _LEAD_MARKS, _summary_without_parser, summarize, summarize_parsed
 
 from support import CORPUS_FILES, corpus_bytes
 
@@ -162,3 +162,12 @@ def test_pick_with_guards_equals_the_unguarded_pick(lines: list[str], front_matt
         and not any(_s._SETEXT_H2.match(lines[i]) and not _s._BLANK.match(lines[i - 1])
                     for i in range(1, min(next((i for i in range(cut + 1, len(lines)) if _s._BLANK.match(lines[i])),
                                                     len(lines)), len(lines)))))
+
+
+@given(st.lists(st.sampled_from(["#", ">", "-", "*", "+", " ", "\t", "\u3000", "\xa0", "1", "١", "²", ".", ")",
+                                 "[x]", "a", "Word", "é", "<!--", "_"]), max_size=6).map("".join))
+@settings(max_examples=500)
+def test_a_line_that_starts_with_no_blank_digit_or_marker_has_no_lead_to_strip(line: str) -> None:
+    first = line[:1]
+    if not (first.isspace() or first.isdigit() or first in _LEAD_MARKS):
+        assert _LEAD.sub("", line) == line
