@@ -417,7 +417,9 @@ def _cues(words: Iterable[str]) -> re.Pattern[str]:
     """One pattern for a lexicon cue list: a Western cue matches at a word start (`remind` in
     "reminders"), a CJK one anywhere; casefolded, longest first."""
     parts = sorted({w.casefold() for w in words}, key=lambda w: (-len(w), w))
-    alternatives = [re.escape(w) if has_cjk(w) else rf"(?<![^\W\d_]){re.escape(w)}" for w in parts]
+    western = "|".join(re.escape(w) for w in parts if not has_cjk(w))
+    cjk = "|".join(re.escape(w) for w in parts if has_cjk(w))
+    alternatives = ([rf"(?<![^\W\d_])(?:{western})"] if western else []) + ([f"(?:{cjk})"] if cjk else [])
     return re.compile("|".join(alternatives) or r"(?!)", re.IGNORECASE)
 
 
