@@ -7,6 +7,8 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bonsai_git.core.classify import (
     Classification,
@@ -459,3 +461,27 @@ def test_a_work_trip_is_business_and_a_private_one_personal(heading: str, body: 
 
 def test_how_i_work_is_the_agent_when_it_speaks_as_i() -> None:
     assert document("I am Crumb, the assistant of Roz.\n\n", ("8. How I work", "- short answers\n"))["8. How I work"] == "agents"
+
+
+_PIECES = ["Papa", "老公", "엄마", "My", "mom", "1.", "10)", "Mar 3", "3月28日", "2/14", "24/7", "Never", "nunca",
+           "不要", "jobs", "Cron", "定时任务", "trip", "viaje", "conference", "client", "remind", "backup", "(me)",
+           "（私）", "Who I am", "Ventures", "ローンチ", "조교", "!!!", "IMPORTANT", "—", ":", " ", "\n", "**", "é", "ß"]
+
+
+@given(st.lists(st.sampled_from(_PIECES), max_size=6).map(" ".join),
+       st.lists(st.sampled_from(_PIECES + [". ", "- "]), max_size=20).map("".join),
+       st.sampled_from(["", "I am Crumb, the assistant of Roz.\n", "agent: hachi\nowner: 森下 遥\n",
+                        "Du bist Kobold. Ich bin Anja.\n"]))
+def test_the_rules_are_total_deterministic_and_explained(heading: str, body: str, preamble: str) -> None:
+    """Any mix of the pieces the new rules read: classification never raises, repeats itself, and
+    `explain --file` says what migrate does."""
+    text = f"{preamble}\n## {heading or 'x'}\n{body}\n\n## Other\nText.\n"
+    sections = split_sections(text).sections
+    inputs = [SectionInput(s.heading, s.text.split("\n", 1)[-1], s.group) for s in sections]
+    first = classify_document(inputs, Config(), split_sections(text).preamble)
+    assert first == classify_document(inputs, Config(), split_sections(text).preamble)
+    for c in first:
+        assert c.score >= c.runner_up_score >= 0.0
+    placed = {p.line: p.domain for p in plan_migration(text, Config()).placed}
+    explained = {e["line"]: e["domain"] for e in explain_file(text, Config())}
+    assert placed == {line: explained[line] for line in placed}
