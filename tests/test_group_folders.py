@@ -56,9 +56,9 @@ def _studio_memory() -> str:
     looks = ("glossy", "matte", "crazed", "pinholed", "even", "runny")
     glaze = "".join(f"## Batch {c}{z}\n\nThe glaze batch {c} came out {w}; note the oven position and the cooling "
                     f"time.\n\n" for c, w, z in zip("ABCDEF", looks, ("", "", " (zircon)", "", "", "")))
-    errands = "".join(f"## Errand {n}\n\nPick up the {n} from the shop on the way back; it is paid already.\n\n"
+    pickups = "".join(f"## Pickup {n}\n\nPick up the {n} from the shop on the way back; it is paid already.\n\n"
                       for n in ("twine", "boxes", "labels", "tape", "sponges", "brushes"))
-    return "# Memory\n\nStudio notes.\n\n# Glaze notes\n\n" + glaze + "# Errands\n\n" + errands
+    return "# Memory\n\nStudio notes.\n\n# Glaze notes\n\n" + glaze + "# Pickups\n\n" + pickups
 
 
 def _indexes(files: dict[str, str]) -> dict[str, str]:

@@ -1139,7 +1139,7 @@ def _own(section: SectionInput, index: _Index, context: Context,
                 cues.insert(0, opening.group())
             if len(cues) >= (0 if honorific else 1 if " " in name.strip() or has_cjk(name) else 2):
                 return Classification(PEOPLE_DOMAIN, "name", PREFIX_WEIGHT, (name, *cues[:3])), {}, {}
-    if not scores and context.languages != ALL_LANGUAGES:  # a heading in none of the document's languages
+    if not scores and context.languages != ALL_LANGUAGES and _looks_foreign(section.heading, index, context):
         wide = _index(*index.key, ALL_LANGUAGES)  # (`Revendeurs en France` in a Spanish memory) is read in all;
         scores, found, prefixed = _heading_scores(section.heading, wide, context)  # not the body: its English
         ranked = _head_first(_rank(scores, wide), found, section.heading) if scores else []
@@ -1205,6 +1205,16 @@ def _work_trip(section: SectionInput, index: _Index) -> Classification | None:
     if not cues:
         return None
     return Classification("business", "body", float(len(cues)), tuple(cues[:3]), "personal", 1.0)
+
+
+def _looks_foreign(heading: str, index: _Index, context: Context) -> bool:
+    """True when `heading` shows a language the document is not written in: a stopword of another
+    language (`Revendeurs en France`, `Licencias y permisos`) or a Latin letter outside ASCII
+    (`Gestoría`).  An English heading (`Glaze tests`) is not read in German, whose lexicon also
+    writes `tests`."""
+    if any(not ch.isascii() and ch.isalpha() and not has_cjk(ch) for ch in heading):
+        return True
+    return any(set(index.stopwords.get(w, ())) - context.languages for w in _WORD.findall(heading.casefold()))
 
 
 def _whose_jobs(section: SectionInput, index: _Index) -> Classification | None:

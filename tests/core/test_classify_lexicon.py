@@ -317,12 +317,14 @@ def test_the_c_stemmer_and_the_pure_python_stemmer_give_the_same_stems() -> None
 
 
 def test_a_heading_in_none_of_the_documents_languages_is_read_in_all() -> None:
-    """A French aside in a Spanish memory: its heading matches no Spanish or English word, so it is
-    read in every lexicon language; the body is not (English "these" would read as French thèse)."""
-    placed = document(ES, ("Revendeurs en France", "- Terre & Lumière (Montpellier)\n"),
+    """A French aside in a Spanish memory: its heading matches no Spanish or English word and shows
+    another language (a letter outside ASCII, or another language's stopword), so it is read in
+    every lexicon language; the body is not (English "these" would read as French thèse)."""
+    placed = document(ES, ("Revendeurs à l'étranger", "- Terre & Lumière (Montpellier)\n"),
                       ("Legacy Wiki Export", "- Convert these to fenced blocks when touching a page.\n"))
-    assert placed == {"Revendeurs en France": "business", "Legacy Wiki Export": "general"}
-    assert document("", ("Revendeurs", "- Terre & Lumière\n"))["Revendeurs"] == "business"
+    assert placed == {"Revendeurs à l'étranger": "business", "Legacy Wiki Export": "general"}
+    assert document("", ("Fournisseurs à Lyon", "- Terre & Lumière\n"))["Fournisseurs à Lyon"] == "business"
+    assert document("", ("Glaze tests", "- Celadon crawls.\n"))["Glaze tests"] == "general"  # German writes `tests` too
 
 
 @pytest.mark.parametrize("heading", [
@@ -450,7 +452,7 @@ def test_a_journals_undated_section_is_not_put_in_log_by_the_document() -> None:
 @pytest.mark.parametrize(("heading", "body", "domain"), [
     ("KubeCon trip", "- Conference passes bought.\n- Dario's talk proposal submitted.\n", "business"),
     ("Bogotá — vuelos/hotel", "- Hotel paid on company card, 4 nights.\n", "business"),
-    ("Viaje a Lisboa", "- Con mis hermanas, en mayo.\n", "personal"),  # Spanish `con` is "with"
+    ("Viaje a Lisboa", "- Con mis hermanas y los primos, para el puente de mayo.\n", "personal"),  # Spanish `con` is "with"
     ("Trip to Porto", "- Anniversary weekend, the old hotel by the river.\n", "personal"),
 ])
 def test_a_work_trip_is_business_and_a_private_one_personal(heading: str, body: str, domain: str) -> None:
