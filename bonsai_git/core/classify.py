@@ -234,21 +234,8 @@ class _Index:
     cjk_only: bool  # every substring keyword holds CJK: a text without CJK cannot match
     cjk_keywords: dict[str, tuple[_Hit, ...]]
     configured: frozenset[str]
-    person_words: frozenset[str]
-    person_substrings: tuple[str, ...]
-    stopwords: dict[str, tuple[str, ...]]
-    stopword_set: frozenset[str]
-    fiction_words: frozenset[str]
-    fiction_substrings: tuple[str, ...]
-    surnames: frozenset[str]
+    lists: "_Lists"  # the lexicon's non-domain lists and the rules' cue lists (`_lists`)
     written: frozenset[str]  # every Western keyword as written (casefolded, marks stripped)
-    kin: frozenset[str]  # the lexicons' `kin` words, casefolded
-    rules: re.Pattern[str]  # the lexicons' `rules` openers
-    travel: re.Pattern[str]  # the lexicons' `travel` and `work_trip` cues (`_cues`)
-    work_trip: re.Pattern[str]
-    schedule: re.Pattern[str]  # the lexicons' `schedule`, `agent_jobs` and `system_jobs` cues (`_cues`)
-    agent_jobs: re.Pattern[str]
-    system_jobs: re.Pattern[str]
 
 
 @functools.cache
@@ -506,20 +493,7 @@ def _index(domains: tuple[tuple[str, tuple[str, ...]], ...], configured: tuple[s
         cjk_only=all(p.cjk_only for p in parts),
         cjk_keywords=cjk,
         configured=frozenset(configured),
-        person_words=lists.person_words,
-        person_substrings=lists.person_substrings,
-        stopwords=lists.stopwords,
-        stopword_set=lists.stopword_set,
-        fiction_words=lists.fiction_words,
-        fiction_substrings=lists.fiction_substrings,
-        surnames=lists.surnames,
-        kin=lists.kin,
-        rules=lists.rules,
-        travel=lists.travel,
-        work_trip=lists.work_trip,
-        schedule=lists.schedule,
-        agent_jobs=lists.agent_jobs,
-        system_jobs=lists.system_jobs,
+        lists=lists,
         written=frozenset().union(*(p.written for p in parts)),
     )
 
@@ -548,7 +522,7 @@ def _score_text(text: str, index: _Index, scores: dict[str, float], found: dict[
         words = _WORD.findall(lowered)
     if words:
         shown_from = 0 if len(lowered) == len(text) else -1  # ß -> ss: show the lowered words instead
-        stopwords, memo = index.stopword_set, index.memo
+        stopwords, memo = index.lists.stopword_set, index.memo
         n, done = len(words), -1
         for i, w in enumerate(words):
             if i <= done or (body and w in stopwords):  # inside a phrase already counted; a body's "for", "to"
@@ -944,8 +918,8 @@ def _name_words(name: str, field: bool = False) -> set[str]:
 
 def _count_words(words: Iterable[str], index: _Index, counts: dict[str, int]) -> None:
     """Add the distinct stopwords among `words` (casefolded) per language to `counts`."""
-    for w in index.stopword_set.intersection(words):
-        for code in index.stopwords[w]:
+    for w in index.lists.stopword_set.intersection(words):
+        for code in index.lists.stopwords[w]:
             counts[code] = counts.get(code, 0) + 1
 
 
@@ -1008,7 +982,7 @@ def _person_heading(heading: str, index: _Index, vocabulary: frozenset[str] = fr
         hangul_phrase = " " in core and _HANGUL.search(core) is not None  # `배운 것` is words; `박지훈` a name
         hangul = _HANGUL.search(compact) is not None  # a Korean full name has three syllables (`조교` is a TA)
         if (3 if hangul else 2) <= len(compact) <= 4 and all(_CJK_CHAR.match(ch) for ch in compact) and not hangul_phrase:
-            if compact[:2] in index.surnames or compact[:1] in index.surnames:
+            if compact[:2] in index.lists.surnames or compact[:1] in index.lists.surnames:
                 return core, False
         return None
     words = core.split()
@@ -1049,7 +1023,7 @@ def _relative_heading(heading: str, index: _Index) -> str | None:
     if has_cjk(core):
         compact = core.replace(" ", "")
         for n in range(min(len(compact), 5), 0, -1):
-            if compact[:n] in index.kin and len(compact) - n <= 3 and (n > 1 or len(compact) == 1):
+            if compact[:n] in index.lists.kin and len(compact) - n <= 3 and (n > 1 or len(compact) == 1):
                 return compact[:n]
         return None
     words = core.split()
@@ -1057,7 +1031,7 @@ def _relative_heading(heading: str, index: _Index) -> str | None:
         words = words[1:]
     for n in (2, 1):  # `grand-mère` is one word, `petit fils` two
         kin = " ".join(words[:n]).casefold()
-        if len(words) >= n and kin in index.kin:
+        if len(words) >= n and kin in index.lists.kin:
             rest = words[n:]
             if len(rest) <= 2 and all(w[:1].isupper() for w in rest):
                 return " ".join(words[:n])
@@ -1067,8 +1041,8 @@ def _relative_heading(heading: str, index: _Index) -> str | None:
 def _person_cues(body: str, index: _Index) -> list[str]:
     """The words of `body` that show it describes a person (the lexicon's `person` words), in order."""
     text = body[:BODY_CHARS].casefold()
-    cues = [w for w in _WORD.findall(text) if w in index.person_words]
-    cues += [s for s in index.person_substrings if s in text]
+    cues = [w for w in _WORD.findall(text) if w in index.lists.person_words]
+    cues += [s for s in index.lists.person_substrings if s in text]
     return cues
 
 
@@ -1099,7 +1073,7 @@ def _own(section: SectionInput, index: _Index, context: Context,
     numbered = _NUMBERED.match(section.heading)
     if numbered and not _LEADING_DATE.match(section.heading):
         section = SectionInput(section.heading[numbered.end():], section.body, section.group)
-    if index.schedule.search(section.heading) and not _LEADING_DATE.match(section.heading):
+    if index.lists.schedule.search(section.heading) and not _LEADING_DATE.match(section.heading):
         jobs = _whose_jobs(section, index)
         if jobs is not None:
             return jobs, {}, {}
@@ -1135,7 +1109,7 @@ def _own(section: SectionInput, index: _Index, context: Context,
             name, honorific = person
             cues = _person_cues(body, index)
             opening = _WORD.search(body.casefold())  # "Neto. ...", "Filha, 34 anos": the body opens on who they are
-            if opening is not None and opening.group() in index.person_words:  # so that word counts twice
+            if opening is not None and opening.group() in index.lists.person_words:  # so that word counts twice
                 cues.insert(0, opening.group())
             if len(cues) >= (0 if honorific else 1 if " " in name.strip() or has_cjk(name) else 2):
                 return Classification(PEOPLE_DOMAIN, "name", PREFIX_WEIGHT, (name, *cues[:3])), {}, {}
@@ -1191,7 +1165,7 @@ def _rule_sentences(heading: str, body: str, index: _Index) -> list[str]:
         return [heading.strip()]
     sentences = [_SENTENCE_START.sub("", s.casefold()) for s in _SENTENCE.split(body[:BODY_CHARS])]
     sentences = [s for s in sentences if _WORD.search(s)]
-    openers = [m.group().strip() for s in sentences if (m := index.rules.match(s))]
+    openers = [m.group().strip() for s in sentences if (m := index.lists.rules.match(s))]
     return openers if openers and 3 * len(openers) >= len(sentences) else []
 
 
@@ -1199,9 +1173,9 @@ def _work_trip(section: SectionInput, index: _Index) -> Classification | None:
     """A trip (a `travel` word in the heading) whose body names work (a conference, a talk, a client:
     the lexicons' `work_trip` words) is a work trip: business, with personal the runner-up (LABELS.md:
     "work trips (trade shows, conference talks, client visits) -> business").  None otherwise."""
-    if "business" not in index.order or not index.travel.search(section.heading.casefold()):
+    if "business" not in index.order or not index.lists.travel.search(section.heading.casefold()):
         return None
-    cues = [m.group().strip() for m in index.work_trip.finditer(f"{section.heading}\n{section.body[:BODY_CHARS]}".casefold())]
+    cues = [m.group().strip() for m in index.lists.work_trip.finditer(f"{section.heading}\n{section.body[:BODY_CHARS]}".casefold())]
     if not cues:
         return None
     return Classification("business", "body", float(len(cues)), tuple(cues[:3]), "personal", 1.0)
@@ -1214,7 +1188,7 @@ def _looks_foreign(heading: str, index: _Index, context: Context) -> bool:
     writes `tests`."""
     if any(not ch.isascii() and ch.isalpha() and not has_cjk(ch) for ch in heading):
         return True
-    return any(set(index.stopwords.get(w, ())) - context.languages for w in _WORD.findall(heading.casefold()))
+    return any(set(index.lists.stopwords.get(w, ())) - context.languages for w in _WORD.findall(heading.casefold()))
 
 
 def _whose_jobs(section: SectionInput, index: _Index) -> Classification | None:
@@ -1226,8 +1200,8 @@ def _whose_jobs(section: SectionInput, index: _Index) -> Classification | None:
     if "agents" not in index.order or "infrastructure" not in index.order:
         return None
     body = section.body[:BODY_CHARS].casefold()
-    mine = [m.group().strip() for m in index.agent_jobs.finditer(body)]
-    hosts = [m.group().strip() for m in index.system_jobs.finditer(body)]
+    mine = [m.group().strip() for m in index.lists.agent_jobs.finditer(body)]
+    hosts = [m.group().strip() for m in index.lists.system_jobs.finditer(body)]
     if not mine and not hosts:
         return None
     domain, words, runner, other = ("agents", mine, "infrastructure", hosts) if len(mine) >= len(hosts) else (

@@ -74,18 +74,7 @@ def parse_lexicon(text: str, code: str, domains: tuple[str, ...], source: str) -
     return Language(
         code,
         tuple((d, out[d]) for d in domains if d in out),
-        person=out.get("person", ()),
-        stopwords=out.get("stopwords", ()),
-        fiction=out.get("fiction", ()),
-        characters=out.get("characters", ()),
-        surnames=out.get("surnames", ()),
-        schedule=out.get("schedule", ()),
-        agent_jobs=out.get("agent_jobs", ()),
-        system_jobs=out.get("system_jobs", ()),
-        kin=out.get("kin", ()),
-        rules=out.get("rules", ()),
-        travel=out.get("travel", ()),
-        work_trip=out.get("work_trip", ()),
+        **{key: out.get(key, ()) for key in SPECIAL_KEYS},
     )
 
 
