@@ -400,13 +400,15 @@ def _join(tables: Iterable[dict[_K, tuple[_Hit, ...]]], order: dict[str, int]) -
     return out
 
 
-def _cues(words: Iterable[str]) -> re.Pattern[str]:
+def _cues(words: Iterable[str], whole: bool = False) -> re.Pattern[str]:
     """One pattern for a lexicon cue list: a Western cue matches at a word start (`remind` in
-    "reminders"), a CJK one anywhere; casefolded, longest first."""
+    "reminders"), or as a whole word when `whole` (`no` is not in "notes"); a CJK one anywhere;
+    casefolded, longest first."""
     parts = sorted({w.casefold() for w in words}, key=lambda w: (-len(w), w))
     western = "|".join(re.escape(w) for w in parts if not has_cjk(w))
     cjk = "|".join(re.escape(w) for w in parts if has_cjk(w))
-    alternatives = ([rf"(?<![^\W\d_])(?:{western})"] if western else []) + ([f"(?:{cjk})"] if cjk else [])
+    end = r"(?![^\W\d_])" if whole else ""
+    alternatives = ([rf"(?<![^\W\d_])(?:{western}){end}"] if western else []) + ([f"(?:{cjk})"] if cjk else [])
     return re.compile("|".join(alternatives) or r"(?!)", re.IGNORECASE)
 
 
@@ -451,8 +453,7 @@ def _lists() -> _Lists:
         fiction_substrings=tuple(w for w in fiction_words if " " in w or has_cjk(w)),
         surnames=frozenset(s for lang in lexicons for s in lang.surnames),
         kin=frozenset(w.casefold() for lang in lexicons for w in lang.kin),
-        rules=re.compile("|".join(re.escape(w) + ("" if has_cjk(w) else r"(?![^\W\d_])") for w in sorted(
-            {w.casefold() for lang in lexicons for w in lang.rules}, key=lambda w: (-len(w), w))) or r"(?!)"),
+        rules=_cues((w for lang in lexicons for w in lang.rules), whole=True),
         travel=_cues(w for lang in lexicons for w in lang.travel),
         work_trip=_cues(w for lang in lexicons for w in lang.work_trip),
         schedule=_cues(w for lang in lexicons for w in lang.schedule),
@@ -557,9 +558,9 @@ def _score_text(text: str, index: _Index, scores: dict[str, float], found: dict[
             _add(scores, found, hits, _one_string(shown), body)
     if index.cjk_keywords and (not index.cjk_only or has_cjk(text)):
         for start, keyword in _substrings(text, _by_char(index)):
-            if len(keyword) == 1 and _touches_cjk(text, start, start + 1):
+            if len(keyword) == 1 and _touches(_CJK_CHAR, text, start, start + 1):
                 continue
-            if _KATAKANA_WORD.fullmatch(keyword) and _inside_katakana(text, start, start + len(keyword)):
+            if _KATAKANA_WORD.fullmatch(keyword) and _touches(_KATAKANA_WORD, text, start, start + len(keyword)):
                 continue  # a katakana word is one word: ローン (loan) is not in ローンチ (launch)
             _add(scores, found, index.cjk_keywords[keyword], keyword, body)
 
@@ -611,16 +612,12 @@ def _compound_head(word: str, index: _Index) -> tuple[_Hit, ...]:
     return ()
 
 
-def _touches_cjk(text: str, start: int, end: int) -> bool:
-    """True when a Han or Hangul character stands right before `start` or at `end` in `text`."""
-    return (start > 0 and _CJK_CHAR.match(text[start - 1]) is not None) or (
-        end < len(text) and _CJK_CHAR.match(text[end]) is not None)
-
-
-def _inside_katakana(text: str, start: int, end: int) -> bool:
-    """True when katakana (or the long-vowel mark) stands right before `start` or at `end`."""
-    return (start > 0 and _KATAKANA_WORD.match(text[start - 1]) is not None) or (
-        end < len(text) and _KATAKANA_WORD.match(text[end]) is not None)
+def _touches(chars: re.Pattern[str], text: str, start: int, end: int) -> bool:
+    """True when a character of `chars` stands right before `start` or at `end` in `text`: a
+    one-character CJK keyword next to Han or Hangul (`_CJK_CHAR`) is part of a word, and a katakana
+    keyword next to katakana (`_KATAKANA_WORD`: ローン is not in ローンチ) is part of a longer one."""
+    return (start > 0 and chars.match(text[start - 1]) is not None) or (
+        end < len(text) and chars.match(text[end]) is not None)
 
 
 def _by_char(index: _Index) -> dict[str, tuple[str, ...]]:
@@ -745,7 +742,7 @@ def _heading_scores(
                 scores[domain] = scores.get(domain, 0.0) + weight
                 found.setdefault(domain, []).append(f"{name} ({role})")
     me = _ME_MARK.search(heading) if "(" in heading or "（" in heading else None
-    self_heading = context.agent_voice and (_SELF.match(heading) is not None or _SELF_CJK.match(heading) is not None)
+    self_heading = context.agent_voice and _SELF.match(heading) is not None
     if me is not None or self_heading:
         # "(me)", "Who I am": the owner, or the agent when it speaks as "I" or the heading names it
         mine = "agents" if context.agent_voice or "agents" in found and any(
@@ -797,10 +794,10 @@ _AGENT_PATTERNS = (
     re.compile(r"(?:你是|您是|我是|你叫)([\u3400-\u9fff]{2,4})(?=[，,。、的（(]|$)"),
     re.compile(r"(?:あなたは|私は)([\u3040-\u30ff\u3400-\u9fff]{2,8})(?:です|だ|。|、)"),
     re.compile(r"(?:너는|당신은|나는|저는)[ \t]*[\"“']?([\uac00-\ud7af]{2,5})[\"”']?(?:이다|입니다|야|예요|이에요|,|\.)"),
-    # a field line of front matter or a blockquote: `agent: hachi`, `> Agent: 토리 · Owner: 김서연`
-    re.compile(r"(?i)(?<!\w)(?:agent|assistant|assistente|asistente|assistent|agente|bot)[ \t]*[:=][ \t]*[\"“']?"
-               r"([^\W\d_][\w'’-]*|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]{1,6})"),
 )
+# A field line of front matter or a blockquote names the agent, maybe in lowercase: `agent: hachi`, `> Agent: 토리`.
+_AGENT_FIELD = re.compile(r"(?i)(?<!\w)(?:agent|assistant|assistente|asistente|assistent|agente|bot)[ \t]*[:=][ \t]*[\"“']?"
+                          r"([^\W\d_][\w'’-]*|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]{1,6})")
 # The title line names the agent: `# MEMORY — Tern (platform agent)`, `# MEMORY.md — Jabuti 🐢`.
 _TITLE_AGENT = re.compile(rf"(?m)^#[ \t]+(?i:memory(?:\.md)?|memória|mémoire|memoria)[ \t]+[—–-][ \t]+{_NAME_RE}"
                           r"(?=[ \t]*(?:[(,—–-]|$|[^\w\s]))")
@@ -827,10 +824,10 @@ _OWNER_PATTERNS = (
 )
 _ME_MARK = re.compile(r"[(（][ \t]*(?:me|eu|yo|ich|moi|我|私|나|저)[ \t]*[)）]", re.IGNORECASE)
 # A heading about the one who says "I": `Who I am`, `Wer ich bin`, `Qui je suis`, `关于我`, `私について`, `나에 대해`.
-_SELF = re.compile(r"^\W*(?:who i am|about me|about myself|how i work|wer ich bin|über mich|wie ich arbeite|"
+_SELF = re.compile(r"^\W*(?:(?:who i am|about me|about myself|how i work|wer ich bin|über mich|wie ich arbeite|"
                    r"qui je suis|à propos de moi|comment je travaille|quién soy|sobre mí|cómo trabajo|quem sou|"
-                   r"sobre mim|como trabalho)(?![^\W\d_])", re.IGNORECASE)
-_SELF_CJK = re.compile(r"^\W*(?:关于我|我是谁|自我介绍|私について|私のこと|自己紹介|나에 대해|나에 대하여|나는 누구|자기소개)")
+                   r"sobre mim|como trabalho)(?![^\W\d_])|关于我|我是谁|自我介绍|私について|私のこと|自己紹介|나에 대해|"
+                   r"나에 대하여|나는 누구|자기소개)", re.IGNORECASE)
 _EMPHASIS = re.compile(r"\*\*|__|[*`]")  # `**Rafael Nogueira**`: the name without its Markdown
 _ABOUT = re.compile(r"^\W*(?:about|sobre|über|à propos de|a propos de|关于|關於)[ \t]+(?:(?:a|o|la|el)[ \t]+)?"
                     r"(\S+(?:[ \t]+\S+)?)\W*$", re.IGNORECASE)
@@ -853,7 +850,9 @@ def document_context(preamble: str, sections: Sequence[SectionInput], config: Co
     opening = _EMPHASIS.sub("", preamble[:4000])
     for pattern in _AGENT_PATTERNS:
         for m in pattern.finditer(opening):
-            agent |= _name_words(m.group(1), field=pattern is _AGENT_PATTERNS[-1])
+            agent |= _name_words(m.group(1))
+    for m in _AGENT_FIELD.finditer(opening):
+        agent |= _name_words(m.group(1), field=True)
     for m in _TITLE_AGENT.finditer(opening[:400]):
         agent |= _name_words(m.group(1))
     agent_voice = bool(_FIRST_PERSON.search(opening)) and not _SECOND_PERSON.search(opening)
@@ -967,7 +966,7 @@ def _person_heading(heading: str, index: _Index, vocabulary: frozenset[str] = fr
     `Tomás — explicações`) is allowed.  A word the document also writes in lowercase
     (`vocabulary`: "Open Loops", "Lessons Learned") or with an English word ending is not a name.
     """
-    core = _DESCRIPTION.split(heading.strip(" \t*_#>"), maxsplit=1)[0].strip(" \t*_#>.")
+    core = _heading_core(heading)
     if not core or len(core) > 60:
         return None
     titled = _TITLED_NAME.search(core)  # `지도교수 Dr. Martínez`, `Notar Dr. Weber`: a role, then a titled name
@@ -1012,11 +1011,17 @@ _POSSESSIVE = frozenset({"my", "our", "mi", "mis", "nuestra", "nuestro", "mon", 
                          "unser", "unsere", "meu", "minha", "nosso", "nossa", "o", "a", "la", "el", "le", "die", "der"})
 
 
+def _heading_core(heading: str) -> str:
+    """A name heading without its description and marks: `Sr. Amadeu (canalizador)` -> `Sr. Amadeu`,
+    `Mãe — Rosa` -> `Mãe`."""
+    return _DESCRIPTION.split(heading.strip(" \t*_#>"), maxsplit=1)[0].strip(" \t*_#>.")
+
+
 def _relative_heading(heading: str, index: _Index) -> str | None:
     """The kin word when `heading` is one relative (`Papa`, `My mom`, `Oma Helga`, `Mãe (Rosa)`, `老公`,
     `女儿远远`, `엄마`): the lexicons' `kin` word first (after a possessive or article), then at most
     two capitalised name words or a description; else None."""
-    core = _DESCRIPTION.split(heading.strip(" \t*_#>"), maxsplit=1)[0].strip(" \t*_#>.")
+    core = _heading_core(heading)
     core = "".join(ch for ch in core if ch.isalnum() or ch in " -'’").strip()
     if not core:
         return None
@@ -1066,6 +1071,19 @@ def _classify(section: SectionInput, index: _Index, context: Context) -> Classif
     return own if own is not None else _from_document(body_scores, body_found, index, context.document)
 
 
+def _heading_decision(section: SectionInput, scores: dict[str, float], found: dict[str, list[str]],
+                      prefixed: str | None, index: _Index,
+                      ranked: list[tuple[str, float]] | None = None) -> Classification:
+    """The decision of a heading that scored enough (`_own`, in each language it is read in): its
+    best domain (ties to its head, `_head_first`), by prefix or heading, or a work trip's business
+    (`_work_trip`) where the heading's best is a trip's personal.  `ranked` when the caller has it."""
+    ranked = ranked if ranked is not None else _head_first(_rank(scores, index), found, section.heading)
+    trip = _work_trip(section, index) if ranked[0][0] == "personal" else None
+    if trip is not None:
+        return trip
+    return _decision(scores, found, "prefix" if ranked[0][0] == prefixed else "heading", index, ranked)
+
+
 def _own(section: SectionInput, index: _Index, context: Context,
          ) -> tuple[Classification | None, dict[str, float], dict[str, list[str]]]:
     """(the decision the section's own signals make, or None; the body's scores and words, for the
@@ -1083,11 +1101,7 @@ def _own(section: SectionInput, index: _Index, context: Context,
         len(section.heading) > 2 * LONG_HEADING and len(_WORD.findall(section.heading)) > LONG_HEADING)
     needed = BODY_MIN if long else NAME_WEIGHT
     if max(scores.values(), default=0.0) >= needed:
-        ranked = _head_first(_rank(scores, index), found, section.heading)
-        trip = _work_trip(section, index) if ranked[0][0] == "personal" else None
-        if trip is not None:
-            return trip, {}, {}
-        return _decision(scores, found, "prefix" if ranked[0][0] == prefixed else "heading", index, ranked), {}, {}
+        return _heading_decision(section, scores, found, prefixed, index), {}, {}
     body = section.body[:BODY_CHARS]
     body_words = _WORD.findall(body.casefold()) if body else []
     languages = _section_languages(body_words, index, context) if body_words else context.languages
@@ -1096,9 +1110,7 @@ def _own(section: SectionInput, index: _Index, context: Context,
         index = _index(*index.key, languages)
         scores, found, prefixed = _heading_scores(section.heading, index, context)
         if max(scores.values(), default=0.0) >= needed:
-            ranked = _head_first(_rank(scores, index), found, section.heading)
-            by = "prefix" if ranked[0][0] == prefixed else "heading"
-            return _decision(scores, found, by, index, ranked), {}, {}
+            return _heading_decision(section, scores, found, prefixed, index), {}, {}
     if not scores and PEOPLE_DOMAIN in index.order:
         vocabulary = context.vocabulary or frozenset(w for w in _WORD.findall(body) if w[0].islower())
         relative = _relative_heading(section.heading, index)
@@ -1120,7 +1132,7 @@ def _own(section: SectionInput, index: _Index, context: Context,
         if ranked and ranked[0][1] >= needed and all(w.casefold() in wide.written for w in found[ranked[0][0]]):
             # "these" would read as French thèse; only a word written as the lexicon writes it counts
             # (`Revendeurs`, `Fechas clave`), not an English word a foreign stemmer folds (`Progress`: progrès)
-            return _decision(scores, found, "prefix" if ranked[0][0] == prefixed else "heading", wide, ranked), {}, {}
+            return _heading_decision(section, scores, found, prefixed, wide, ranked), {}, {}
         scores, found, prefixed = {}, {}, None
     body_scores, body_found = scores, found
     vague = set(scores) <= {FALLBACK_DOMAIN}  # no word, or only `Misc`, `Divers`, `Stuff`: the body speaks
