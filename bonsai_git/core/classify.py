@@ -90,6 +90,8 @@ LANGUAGE_SAMPLE = 160  # characters of each body read to tell the document's lan
 LANGUAGE_MIN = 4  # stopword hits a Western language needs in a document ...
 LANGUAGE_SHARE = 0.15  # ... and this share of all stopword hits
 SECTION_LANGUAGE_MIN = 3  # ... or in one section's own text
+OPENING_CHARS = 80  # a body "opens on" a name within its first 80 characters ...
+OPENING_WORDS = 3  # ... and first three words
 
 # `Kind:` prefixes (issue 10): the first word of a heading followed by a colon.  `incident` and
 # `postmortem` count without a colon (`Incident 2025-08-12: a flaky test`).
@@ -103,6 +105,8 @@ KIND_PREFIXES: dict[str, str] = {
     "projet": "projects", "cliente": "business", "kunde": "business", "herramienta": "infrastructure",
     "ferramenta": "infrastructure", "werkzeug": "infrastructure", "outil": "infrastructure",
     "viaje": "personal", "viagem": "personal", "reise": "personal", "voyage": "personal",
+    "obra": "projects", "campaign": "projects", "campaña": "projects", "campanha": "projects",
+    "campagne": "projects", "kampagne": "projects", "캠페인": "projects", "キャンペーン": "projects",
     "项目": "projects", "項目": "projects", "プロジェクト": "projects", "프로젝트": "projects",
     "工具": "infrastructure", "ツール": "infrastructure", "客户": "business", "顧客": "business",
 }
@@ -131,6 +135,9 @@ _WEEKDAYS = (r"(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day)?|tuesday|w
              r"segunda|terça|terca|quarta|quinta|sexta|(?:segunda|terça|terca|quarta|quinta|sexta)-feira")
 # A leading date, after any emoji or punctuation and a weekday: `2026-03-14`, `Mar 3, 2026`, `Lunes 9 de marzo`.
 _LEADING_DATE = re.compile(rf"^[^\w]*(?:(?:{_WEEKDAYS})\.?,?\s+)?(?:{_DATE}|{_SHORT_DATE})(?!\d)", re.IGNORECASE)
+# A question heading's frame (`who is Ravi?`, `what about the contract with Loomcraft?`): the rest is its topic.
+_QUESTION = re.compile(r"(?i)^\W*(?:who|what|how|where|which)(?:(?:'s|’s)|(?:\s+else)?\s+(?:is|are|was|were|about))"
+                       r"(?![\w'’])\s*")  # not `who am I working for?`: that one asks about the owner
 # A numbered heading (`1. Suppliers`, `10) Money`): the number says nothing about the topic.
 _NUMBERED = re.compile(r"^\s*\d{1,3}[.)]\s+(?=\D)")
 # A date anywhere: the above, plus month-year (`February 2026`, `2025-01`) and ISO weeks (`2025-W44`).
@@ -372,7 +379,7 @@ def _file(entries: Iterable[tuple[str, str, str]]) -> _Compiled:
             continue
         if len(key) == 1:
             add(stems.setdefault((language, key[0]), []), hit)
-            if language == "de" and len(parts[0]) >= 5:
+            if language == "de" and len(parts[0]) >= 4:
                 add(compounds.setdefault(parts[0].casefold(), []), hit)
         else:
             add(phrases.setdefault((language, *key), []), hit)
@@ -602,14 +609,23 @@ def _locate(lowered: str, word: str, start: int) -> tuple[int, int]:
 
 
 def _compound_head(word: str, index: _Index) -> tuple[_Hit, ...]:
-    """The matches of a German compound's last part (`laufgruppe` -> `gruppe`), longest part first;
-    the part is tried as written and without a plural or linking ending (-en, -n, -e, -s)."""
+    """The matches of a German compound's last part (`laufgruppe` -> `gruppe`, `kirchenchor` -> `chor`),
+    longest part first, the part tried as written and without a plural or linking ending (-en, -n,
+    -e, -s); when its last part matches nothing, its first part before a linking `s`
+    (`heizungstausch` -> `heizung`): German puts the head last, but `-ungs`, `-heits` mark a modifier."""
     for form in (word, *(word[: -len(end)] for end in ("en", "n", "e", "s") if word.endswith(end))):
-        for k in range(3, len(form) - 4):
+        for k in range(3, len(form) - 3):
             hits = index.compounds.get(form[k:])
             if hits:
                 return hits
+    for link in _LINKING_S.finditer(word):
+        hits = index.compounds.get(word[: link.end() - 1])
+        if hits and len(word) - link.end() >= 4:
+            return hits
     return ()
+
+
+_LINKING_S = re.compile(r"(?:ung|heit|keit|schaft|ion|tät|ling)s")  # `Heizungs|tausch`, `Gesundheits|check`
 
 
 def _touches(chars: re.Pattern[str], text: str, start: int, end: int) -> bool:
@@ -801,8 +817,10 @@ _AGENT_FIELD = re.compile(r"(?i)(?<!\w)(?:agent|assistant|assistente|asistente|a
 # The title line names the agent: `# MEMORY — Tern (platform agent)`, `# MEMORY.md — Jabuti 🐢`.
 _TITLE_AGENT = re.compile(rf"(?m)^#[ \t]+(?i:memory(?:\.md)?|memória|mémoire|memoria)[ \t]+[—–-][ \t]+{_NAME_RE}"
                           r"(?=[ \t]*(?:[(,—–-]|$|[^\w\s]))")
-# The agent speaks as "I" when the preamble says I/ich/je/yo/eu/我/私/나 and never addresses it as "you".
-_FIRST_PERSON = re.compile(r"(?i)(?<![\w'’])(?:i|i'm|i've|ich|je|j'|yo|eu)(?![\w'’])|我|私は|私が|나는|저는|내가")
+# The agent speaks as "I" when the preamble has it introduce itself ("I am Tern", "Soy Muela", "我是小跨")
+# and never addresses it as "you".  An "I" alone may be the owner's ("anything I say goes in here").
+_SELF_INTRO = re.compile(r"(?i)(?:i am|i'm|my name is|ich bin|ich heiße|je suis|je m'appelle|soy|me llamo|eu sou|"
+                         r"chamo-me|me chamo)\s|我是|私は|나는|저는")
 _SECOND_PERSON = re.compile(r"(?i)(?<!\w)(?:you are|you're|your name|du bist|tu es|tu és|eres|você é|vous êtes)(?!\w)"
                             r"|你是|您是|あなたは|너는|당신은")
 # The owner's name: "Owner: Helena Silva", "assistant of/for/de/der Lola Ferrer", "周雨桐的写作助手".
@@ -814,6 +832,7 @@ _OWNER_PATTERNS = (
                rf"secretária|secretaria|sekretär(?:in)?)(?:[ \t]+[^\W\d_][\w/-]*){{0,4}}?[ \t]+(?i:of|for|to|de|da|do|der|des|von|für|pour|para)"
                rf"[ \t]+(?i:the[ \t]+|la[ \t]+|el[ \t]+|o[ \t]+|a[ \t]+)?{_HONORIFIC_WORDS}{_NAME_RE}"),
     re.compile(r"([\u3400-\u9fff]{2,4})(?:（[^）]{0,20}）|\([^)]{0,20}\))?的[\u3400-\u9fff]{0,4}(?:助手|助理|秘书|秘書)"),
+    re.compile(r"(?:服务于?|服務於?|为|為)(?:老板|老闆)?([\u3400-\u9fff]{2,3})(?=[，,。、（(]|$|服务|服務)"),  # `服务老板陈志远`
     re.compile(r"([\u3040-\u30ff\u3400-\u9fff]{2,6})(?:さん|様)?の(?:アシスタント|秘書|助手)"),
     # `遥さん（個人ゲーム開発者）の専属アシスタント`: a one-character given name is kept with its honorific
     re.compile(r"([\u3400-\u9fff]{1,4}(?:さん|様))(?:（[^）]{0,60}）|\([^)]{0,60}\))?の(?:専属の?)?"
@@ -848,14 +867,16 @@ def document_context(preamble: str, sections: Sequence[SectionInput], config: Co
     owner: set[str] = set()
     agent: set[str] = set()
     opening = _EMPHASIS.sub("", preamble[:4000])
+    agent_voice = False
     for pattern in _AGENT_PATTERNS:
         for m in pattern.finditer(opening):
             agent |= _name_words(m.group(1))
+            agent_voice = agent_voice or _SELF_INTRO.match(m.group()) is not None
     for m in _AGENT_FIELD.finditer(opening):
         agent |= _name_words(m.group(1), field=True)
     for m in _TITLE_AGENT.finditer(opening[:400]):
         agent |= _name_words(m.group(1))
-    agent_voice = bool(_FIRST_PERSON.search(opening)) and not _SECOND_PERSON.search(opening)
+    agent_voice = agent_voice and not _SECOND_PERSON.search(opening)
     for pattern in _OWNER_PATTERNS:
         for m in pattern.finditer(opening):
             for name in m.groups():
@@ -907,6 +928,8 @@ def _name_words(name: str, field: bool = False) -> set[str]:
         out = {compact}
         if len(compact) == 3 and " " not in name and all(_CJK_CHAR.match(ch) for ch in compact):
             out.add(compact[1:])
+            if not _HANGUL.search(compact):  # 陈志远 is 陈总, 陈老板, 老陈 to the people around him
+                out.update((compact[0] + "总", compact[0] + "老板", compact[0] + "董", "老" + compact[0]))
         parts = name.split()
         if len(parts) == 2 and len(parts[1]) >= 2:
             out.add(parts[1])
@@ -953,7 +976,10 @@ _PARTICLES = frozenset({"de", "da", "do", "dos", "das", "van", "von", "der", "de
 _DESCRIPTION = re.compile(r"\s*(?:\(|（|—|–|\s-\s|:|：|,|，|/)")
 
 
-_WORD_ENDINGS = ("ing", "ed", "tion", "sion", "ness", "ment", "ies", "ity", "ship")  # English words, not names
+# Word endings of the lexicon languages, never a given name's: English `-ing`, `-ness`; Portuguese `-ções`,
+# Spanish `-ción`, German `-ung`, `-heit`, French `-ité`.
+_WORD_ENDINGS = ("ing", "ed", "tion", "sion", "ness", "ment", "ies", "ity", "ship", "ções", "ção", "ões", "ción",
+                 "ciones", "dade", "idad", "ung", "ungen", "heit", "keit", "schaft", "ité")
 
 
 def _person_heading(heading: str, index: _Index, vocabulary: frozenset[str] = frozenset()) -> tuple[str, bool] | None:
@@ -983,6 +1009,10 @@ def _person_heading(heading: str, index: _Index, vocabulary: frozenset[str] = fr
         if (3 if hangul else 2) <= len(compact) <= 4 and all(_CJK_CHAR.match(ch) for ch in compact) and not hangul_phrase:
             if compact[:2] in index.lists.surnames or compact[:1] in index.lists.surnames:
                 return core, False
+        if 2 <= len(compact) <= 3 and compact[0] == "阿" and all(_CJK_CHAR.match(ch) for ch in compact):
+            return core, False  # 阿凯, 阿芳: a Chinese nickname
+        if len(compact) == 2 and compact[0] in "老小" and compact[1] in index.lists.surnames:
+            return core, False  # 老王, 小李: a surname with 老/小
         return None
     words = core.split()
     honorific = False
@@ -1043,6 +1073,44 @@ def _relative_heading(heading: str, index: _Index) -> str | None:
     return None
 
 
+_CJK_POSSESSIVE = frozenset("的の의")
+
+
+def _whose_name(body: str, context: Context, index: _Index) -> Classification | None:
+    """identity (agents) when `body` opens on the owner's (the agent's) name: `## Vale` over "Valeria
+    "Vale" Sosa, 44, odontóloga" is the owner under a nickname (issue 23: a heading naming the owner
+    is identity, one naming the agent is agents).  Its first word, after an honorific, must be the
+    name itself, not a possessive ("Claire's brother" is about someone else)."""
+    opening = body.lstrip(" \t\n*_-#>")[:OPENING_CHARS]
+    words = _WORD.findall(opening)[:2]
+    if words and words[0].rstrip(".").casefold() in _HONORIFICS:
+        words = words[1:]
+    for domain, names, role in (("identity", context.owner, "owner"), ("agents", context.agent, "agent")):
+        if not names or domain not in index.order:
+            continue
+        if has_cjk(opening[:1]):
+            name = next((n for n in sorted(names, key=lambda n: (-len(n), n)) if opening.startswith(n)
+                         and opening[len(n) : len(n) + 1] not in _CJK_POSSESSIVE), None)  # not 雨桐的编辑
+        else:
+            name = words[0] if words and words[0].casefold() in names else None
+        if name is not None:
+            return Classification(domain, "name", PREFIX_WEIGHT, (f"{name} ({role})",))
+    return None
+
+
+def _name_echo(name: str, body: str) -> list[str]:
+    """The body's opening words when it opens on the heading's name (`## Tom` over "Tom Vance —
+    associate"; `## Martín` over "Martín alquila el sillón 2"): one cue that the body describes
+    that person, two when a surname follows the name.  [] otherwise."""
+    first = name.split()[-1] if name.split() else ""
+    words = _WORD.findall(body[:OPENING_CHARS])
+    if not first or not words or words[0].casefold() != first.casefold() or has_cjk(first):
+        return []
+    if len(words) > 1 and words[1][:1].isupper() and not words[1].isupper():
+        return [f"{words[0]} {words[1]}", words[0]]
+    return [words[0]]
+
+
 def _person_cues(body: str, index: _Index) -> list[str]:
     """The words of `body` that show it describes a person (the lexicon's `person` words), in order."""
     text = body[:BODY_CHARS].casefold()
@@ -1091,6 +1159,9 @@ def _own(section: SectionInput, index: _Index, context: Context,
     numbered = _NUMBERED.match(section.heading)
     if numbered and not _LEADING_DATE.match(section.heading):
         section = SectionInput(section.heading[numbered.end():], section.body, section.group)
+    question = _QUESTION.match(section.heading) if section.heading.rstrip().endswith("?") else None
+    if question and section.heading[question.end():].strip(" ?"):
+        section = SectionInput(section.heading[question.end():].strip(" ?"), section.body, section.group)
     if index.lists.schedule.search(section.heading) and not _LEADING_DATE.match(section.heading):
         jobs = _whose_jobs(section, index)
         if jobs is not None:
@@ -1117,12 +1188,20 @@ def _own(section: SectionInput, index: _Index, context: Context,
         if relative is not None:
             return Classification(PEOPLE_DOMAIN, "name", PREFIX_WEIGHT, (relative,)), {}, {}
         person = _person_heading(section.heading, index, vocabulary)
+        if person is None and section.heading.strip().isalpha() and section.heading.strip().islower():
+            # `## jo` over "Jo Marsh, my partner": a lowercase heading the body opens on as a full name
+            full = _name_echo(section.heading.strip().capitalize(), body)
+            person = (section.heading.strip(), False) if len(full) == 2 else None
         if person is not None:
             name, honorific = person
+            whose = _whose_name(body, context, index)
+            if whose is not None:
+                return whose, {}, {}
             cues = _person_cues(body, index)
             opening = _WORD.search(body.casefold())  # "Neto. ...", "Filha, 34 anos": the body opens on who they are
             if opening is not None and opening.group() in index.lists.person_words:  # so that word counts twice
                 cues.insert(0, opening.group())
+            cues[:0] = _name_echo(name, body)
             if len(cues) >= (0 if honorific else 1 if " " in name.strip() or has_cjk(name) else 2):
                 return Classification(PEOPLE_DOMAIN, "name", PREFIX_WEIGHT, (name, *cues[:3])), {}, {}
     if not scores and context.languages != ALL_LANGUAGES and _looks_foreign(section.heading, index, context):

@@ -91,7 +91,7 @@ def test_a_language_is_only_stemmed_when_the_document_shows_it() -> None:
         ("Eres Brisa, la asistente de Lola Ferrer.\n", {"lola", "ferrer"}, {"brisa"}),
         ("Du bist Kobold, ein Helfer. Owner: Prof. Dr. Anja Keller\n", {"anja", "keller"}, {"kobold"}),
         ("Você é a Cotovia, assistente da Helena.\n", {"helena"}, {"cotovia"}),
-        ("你是墨童，周雨桐的写作助手。\n", {"周雨桐", "雨桐"}, {"墨童"}),
+        ("你是墨童，周雨桐的写作助手。\n", {"周雨桐", "雨桐", "周总", "周老板", "周董", "老周"}, {"墨童"}),
     ],
 )
 def test_the_preamble_names_the_owner_and_the_agent(preamble: str, owner: set[str], agent: set[str]) -> None:
@@ -465,7 +465,67 @@ def test_how_i_work_is_the_agent_when_it_speaks_as_i() -> None:
     assert document("I am Crumb, the assistant of Roz.\n\n", ("8. How I work", "- short answers\n"))["8. How I work"] == "agents"
 
 
-_PIECES = ["Papa", "老公", "엄마", "My", "mom", "1.", "10)", "Mar 3", "3月28日", "2/14", "24/7", "Never", "nunca",
+def test_a_name_heading_whose_body_opens_on_the_owner_is_identity() -> None:
+    """Issue 23: a heading naming the owner is identity, also under a nickname the preamble does not
+    give, when the body opens on the owner's name; another person's body opening on a possessive
+    ("Claire's brother", "雨桐的责任编辑") stays people."""
+    fm = "---\nagente: Muela\ndueña: Dra. Valeria Sosa\n---\n# Memoria de Muela\n\n"
+    placed = document(fm, ("Vale", 'Valeria "Vale" Sosa, 44, odontóloga general.\n'),
+                      ("Carla", "Secretaria desde 2022. Estudia enfermería. Cumple el 17 de mayo.\n"))
+    assert placed == {"Vale": "identity", "Carla": "people"}
+    owner = "You are Pip, the assistant of Claire Dubois.\n\n"
+    assert document(owner, ("Olivier", "Claire's brother, lives in Lyon, he is a nurse.\n"))["Olivier"] == "people"
+    zh = "你是墨童，周雨桐的写作助手。\n\n"
+    assert document(zh, ("林老师", "雨桐的责任编辑林婉清，在上海的出版社工作。\n"))["林老师"] == "people"
+
+
+def test_a_chat_memory_where_the_owner_says_i_keeps_about_me_for_the_owner() -> None:
+    """The agent speaks as "I" only when it introduces itself ("I am Tern", "Soy Muela"); an owner's
+    "anything I say goes in here" does not make `about me` the agent's."""
+    chat = ('owner: Sam Whitfield · assistant: "Pip"\n\n[2026-01-04 21:12] me: ok pip, keep a memory file. '
+            'anything I say "remember" goes in here\n\n')
+    assert document(chat, ("about me", "Sam, 38, chemistry teacher in Leeds.\n"))["about me"] == "identity"
+    assert document("Soy Muela, la asistente de Valeria.\n\n", ("Sobre mí", "- asistente\n"))["Sobre mí"] == "agents"
+
+
+@pytest.mark.parametrize(("heading", "body"), [
+    ("Tom", "Tom Vance — associate since 2024. Wants hearing binders 5 days ahead.\n"),
+    ("jo", "Jo Marsh, my partner. Nurse at LGI, nights rota alternate weeks.\n"),
+    ("who is Ravi?", "Ravi Sandhu — freelance audio editor, does the mix. Partner just had a baby.\n"),
+    ("阿凯", "郑凯，湖南人，跟陈总 5 年。能力强。生日 4 月 2 日。\n"),
+])
+def test_a_name_heading_over_a_body_about_that_person_is_people(heading: str, body: str) -> None:
+    """A body that opens on the heading's name with a surname (`## Tom` / "Tom Vance — …"), a role
+    word (associate, editor), a lowercase heading the body writes as a full name, a question frame
+    (`who is …?`) and a Chinese nickname (阿凯) all tell a person."""
+    assert document("I keep notes for the owner.\n\n", (heading, body))[heading] == "people"
+
+
+def test_a_question_heading_is_read_without_its_frame() -> None:
+    placed = document("", ("what about the contract with Loomcraft?", "- signed 2026-03-01\n"),
+                      ("who am I working for?", "- Noor, the host\n"))
+    assert placed == {"what about the contract with Loomcraft?": "legal", "who am I working for?": "identity"}
+
+
+def test_a_chinese_owner_is_named_by_surname_and_title() -> None:
+    """陈志远 is 陈总 or 陈老板 to the people around him: a heading so named is the owner (identity)."""
+    pre = "我是小跨，跨境电商团队的 AI 运营助理，服务老板陈志远。\n\n"
+    assert document(pre, ("陈总", "46 岁，潮汕人，做决定很快。\n"))["陈总"] == "identity"
+
+
+@pytest.mark.parametrize(("heading", "domain"), [("Kirchenchor", "community"), ("Heizungstausch?", "personal")])
+def test_a_german_compound_is_read_by_its_head_or_its_marked_modifier(heading: str, domain: str) -> None:
+    """`Kirchen|chor`: a four-letter head counts; `Heizungs|tausch`: a modifier marked by a linking s
+    (-ungs, -heits) counts when the head says nothing."""
+    assert document(DE, (heading, "- siehe unten\n"))[heading] == domain
+
+
+@pytest.mark.parametrize("heading", ["Obra: Moradia em Cascais", "Campaign: spring launch", "캠페인: B2B 파일럿"])
+def test_a_works_or_campaign_prefix_names_a_project(heading: str) -> None:
+    assert document("", (heading, "- status\n"))[heading] == "projects"
+
+
+_PIECES = ["Papa", "老公", "엄마", "My", "mom", "who is", "what about", "?", "阿凯", "陈总", "Tom Vance", "Sam", "1.", "10)", "Mar 3", "3月28日", "2/14", "24/7", "Never", "nunca",
            "不要", "jobs", "Cron", "定时任务", "trip", "viaje", "conference", "client", "remind", "backup", "(me)",
            "（私）", "Who I am", "Ventures", "ローンチ", "조교", "!!!", "IMPORTANT", "—", ":", " ", "\n", "**", "é", "ß"]
 
