@@ -138,6 +138,7 @@ _LEADING_DATE = re.compile(rf"^[^\w]*(?:(?:{_WEEKDAYS})\.?,?\s+)?(?:{_DATE}|{_SH
 # A question heading's frame (`who is Ravi?`, `what about the contract with Loomcraft?`): the rest is its topic.
 _QUESTION = re.compile(r"(?i)^\W*(?:who|what|how|where|which)(?:(?:'s|’s)|(?:\s+else)?\s+(?:is|are|was|were|about))"
                        r"(?![\w'’])\s*")  # not `who am I working for?`: that one asks about the owner
+_QUOTED = re.compile(r'"[^"]*"|“[^”]*”')  # a quoted phrase in a heading
 # A numbered heading (`1. Suppliers`, `10) Money`): the number says nothing about the topic.
 _NUMBERED = re.compile(r"^\s*\d{1,3}[.)]\s+(?=\D)")
 # A date anywhere: the above, plus month-year (`February 2026`, `2025-01`) and ISO weeks (`2025-W44`).
@@ -1159,6 +1160,9 @@ def _own(section: SectionInput, index: _Index, context: Context,
     numbered = _NUMBERED.match(section.heading)
     if numbered and not _LEADING_DATE.match(section.heading):
         section = SectionInput(section.heading[numbered.end():], section.body, section.group)
+    quoted = _QUOTED.sub(" ", section.heading) if '"' in section.heading or "“" in section.heading else ""
+    if quoted.strip(" \t-—–:"):  # `When I say "ship it"`: the quoted words are the owner's, not the topic
+        section = SectionInput(quoted.strip(), section.body, section.group)
     question = _QUESTION.match(section.heading) if section.heading.rstrip().endswith("?") else None
     if question and section.heading[question.end():].strip(" ?"):
         section = SectionInput(section.heading[question.end():].strip(" ?"), section.body, section.group)

@@ -525,6 +525,17 @@ def test_a_works_or_campaign_prefix_names_a_project(heading: str) -> None:
     assert document("", (heading, "- status\n"))[heading] == "projects"
 
 
+@pytest.mark.parametrize(("preamble", "heading", "domain"), [
+    (PT, "Grana pessoal", "personal"), (PT, "Bacen / regulatório", "legal"), (PT, "Remédios", "personal"),
+    (PT, "Cartório", "legal"), ("", "Service catalog", "infrastructure"), (ES, "Gestoría & impuestos", "business"),
+    ("", "Dana prefs", "identity"), ("", 'When I say "ship it"', "agents"),
+])
+def test_words_are_filed_under_the_domain_they_name(preamble: str, heading: str, domain: str) -> None:
+    """Seventeen Portuguese words (grana, remédios, cartório ...) had been filed under log by a slip;
+    a person's `gestor` is not the firm `gestoría` (es, pt: exact)."""
+    assert document(preamble, (heading, "- ver abaixo\n"))[heading] == domain
+
+
 _PIECES = ["Papa", "老公", "엄마", "My", "mom", "who is", "what about", "?", "阿凯", "陈总", "Tom Vance", "Sam", "1.", "10)", "Mar 3", "3月28日", "2/14", "24/7", "Never", "nunca",
            "不要", "jobs", "Cron", "定时任务", "trip", "viaje", "conference", "client", "remind", "backup", "(me)",
            "（私）", "Who I am", "Ventures", "ローンチ", "조교", "!!!", "IMPORTANT", "—", ":", " ", "\n", "**", "é", "ß"]
