@@ -810,7 +810,8 @@ _AGENT_PATTERNS = (
                rf"(?:(?:the|a|an|o|a|el|la|der|die|das|le|la)[ \t]+)?{_NAME_RE}(?=[ \t]*[,.;:(—–\-!]|[ \t]+(?:the|a|an|o|el|la|der|die|das|le|un|une|ein|eine)\b)"),
     re.compile(r"(?:你是|您是|我是|你叫)([\u3400-\u9fff]{2,4})(?=[，,。、的（(]|$)"),
     re.compile(r"(?:あなたは|私は)([\u3040-\u30ff\u3400-\u9fff]{2,8})(?:です|だ|。|、)"),
-    re.compile(r"(?:너는|당신은|나는|저는)[ \t]*[\"“']?([\uac00-\ud7af]{2,5})[\"”']?(?:이다|입니다|야|예요|이에요|,|\.)"),
+    re.compile(r"(?:너는|당신은|나는|저는)[ \t]*[\"“']?([\uac00-\ud7af]{2,5})[\"”']?(?:[ \t]*(?:\([^)]{0,30}\)|（[^）]{0,30}）))?"
+               r"(?:이다|입니다|야|예요|이에요|,|\.)"),  # `너는 모모(Momo)야`
 )
 # A field line of front matter or a blockquote names the agent, maybe in lowercase: `agent: hachi`, `> Agent: 토리`.
 _AGENT_FIELD = re.compile(r"(?i)(?<!\w)(?:agent|assistant|assistente|asistente|assistent|agente|bot)[ \t]*[:=][ \t]*[\"“']?"
@@ -1193,9 +1194,12 @@ def _own(section: SectionInput, index: _Index, context: Context,
             return Classification(PEOPLE_DOMAIN, "name", PREFIX_WEIGHT, (relative,)), {}, {}
         person = _person_heading(section.heading, index, vocabulary)
         if person is None and section.heading.strip().isalpha() and section.heading.strip().islower():
-            # `## jo` over "Jo Marsh, my partner": a lowercase heading the body opens on as a full name
+            # `## jo` over "Jo Marsh, my partner", `## jess` over "dana's sister. lives in york": a lowercase
+            # heading the body opens on as a full name, or whose body opens on who the person is
             full = _name_echo(section.heading.strip().capitalize(), body)
-            person = (section.heading.strip(), False) if len(full) == 2 else None
+            first_words = _WORD.findall(body[:OPENING_CHARS].casefold())[:OPENING_WORDS]
+            told = any(w in index.lists.person_words or w in index.lists.kin for w in first_words)
+            person = (section.heading.strip(), False) if len(full) == 2 or told else None
         if person is not None:
             name, honorific = person
             whose = _whose_name(body, context, index)

@@ -493,12 +493,20 @@ def test_a_chat_memory_where_the_owner_says_i_keeps_about_me_for_the_owner() -> 
     ("jo", "Jo Marsh, my partner. Nurse at LGI, nights rota alternate weeks.\n"),
     ("who is Ravi?", "Ravi Sandhu — freelance audio editor, does the mix. Partner just had a baby.\n"),
     ("阿凯", "郑凯，湖南人，跟陈总 5 年。能力强。生日 4 月 2 日。\n"),
+    ("jess", "dana's sister. lives in york, two kids. does the pickup on wednesdays.\n"),
+    ("Valentina", "Marketing lead at Farmacias Quetzal. Speaks fast, likes bullet points.\n"),
 ])
 def test_a_name_heading_over_a_body_about_that_person_is_people(heading: str, body: str) -> None:
     """A body that opens on the heading's name with a surname (`## Tom` / "Tom Vance — …"), a role
     word (associate, editor), a lowercase heading the body writes as a full name, a question frame
     (`who is …?`) and a Chinese nickname (阿凯) all tell a person."""
     assert document("I keep notes for the owner.\n\n", (heading, body))[heading] == "people"
+
+
+def test_a_korean_agent_named_with_its_romanisation_is_the_agent() -> None:
+    pre = "너는 모모(Momo)야. 김서연(Seoyeon Kim)의 비서.\n\n"
+    assert document_context(pre, [], Config()).agent >= {"모모"}
+    assert document(pre, ("모모 할 일 (매주)", "- 월요일: 주간 실험 일정 정리\n"))["모모 할 일 (매주)"] == "agents"
 
 
 def test_a_question_heading_is_read_without_its_frame() -> None:
