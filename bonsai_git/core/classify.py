@@ -138,6 +138,7 @@ _LEADING_DATE = re.compile(rf"^[^\w]*(?:(?:{_WEEKDAYS})\.?,?\s+)?(?:{_DATE}|{_SH
 # A question heading's frame (`who is Ravi?`, `what about the contract with Loomcraft?`): the rest is its topic.
 _QUESTION = re.compile(r"(?i)^\W*(?:who|what|how|where|which)(?:(?:'s|’s)|(?:\s+else)?\s+(?:is|are|was|were|about))"
                        r"(?![\w'’])\s*")  # not `who am I working for?`: that one asks about the owner
+_CALENDAR_WORD = re.compile(rf"(?:{_WEEKDAYS}|{_MONTHS})", re.IGNORECASE)
 _QUOTED = re.compile(r'"[^"]*"|“[^”]*”')  # a quoted phrase in a heading
 # A numbered heading (`1. Suppliers`, `10) Money`): the number says nothing about the topic.
 _NUMBERED = re.compile(r"^\s*\d{1,3}[.)]\s+(?=\D)")
@@ -826,13 +827,20 @@ _SELF_INTRO = re.compile(r"(?i)(?:i am|i'm|my name is|ich bin|ich heiße|je suis
 _SECOND_PERSON = re.compile(r"(?i)(?<!\w)(?:you are|you're|your name|du bist|tu es|tu és|eres|você é|vous êtes)(?!\w)"
                             r"|你是|您是|あなたは|너는|당신은")
 # The owner's name: "Owner: Helena Silva", "assistant of/for/de/der Lola Ferrer", "周雨桐的写作助手".
+# A second owner after a conjunction: "Owner: Priyanka & Tom Ellery", "assistant of Chidi Okonkwo and Hannah Bell".
+_AND_NAME = rf"(?:[ \t]*(?:&|\band\b|\be\b|\by\b|\bet\b|\bund\b)[ \t]+{_HONORIFIC_WORDS}{_NAME_RE})?"
 _OWNER_PATTERNS = (
     re.compile(rf"(?:\bowner|\bhuman|\buser|\bdon[oa]|\bpropietari[oa]|\bpropriétaire|\bbesitzer(?:in)?|"
                rf"\binhaber(?:in)?|\bdueñ[oa]|\butilizador[a]?|\busuario)[ \t]*[:=][ \t]*"
-               rf"{_HONORIFIC_WORDS}{_NAME_RE}", re.IGNORECASE),
+               rf"{_HONORIFIC_WORDS}{_NAME_RE}{_AND_NAME}", re.IGNORECASE),
     re.compile(rf"(?i:assistant|assistante|assistente|asistente|assistent(?:in)?|helper|agent|secretary|"
                rf"secretária|secretaria|sekretär(?:in)?)(?:[ \t]+[^\W\d_][\w/-]*){{0,4}}?[ \t]+(?i:of|for|to|de|da|do|der|des|von|für|pour|para)"
-               rf"[ \t]+(?i:the[ \t]+|la[ \t]+|el[ \t]+|o[ \t]+|a[ \t]+)?{_HONORIFIC_WORDS}{_NAME_RE}"),
+               rf"[ \t]+(?i:the[ \t]+|la[ \t]+|el[ \t]+|o[ \t]+|a[ \t]+)?{_HONORIFIC_WORDS}{_NAME_RE}{_AND_NAME}"),
+    # The owner's spouse, named so in the opening, is one of the humans served (LABELS.md: the couple -> identity):
+    # "Her husband is Luc Moreau", "avec son mari Julien".
+    re.compile(rf"(?i:her|his|their|sua|seu|su|son|sa|ihr|ihre|sein|seine)[ \t]+(?i:husband|wife|spouse|marido|esposa|esposo|"
+               rf"mulher|mari|femme|épouse|ehemann|ehefrau|mann|frau)[ \t]*,?[ \t]+(?i:is[ \t]+|é[ \t]+|es[ \t]+|est[ \t]+|ist[ \t]+)?"
+               rf"{_NAME_RE}"),
     re.compile(r"([\u3400-\u9fff]{2,4})(?:（[^）]{0,20}）|\([^)]{0,20}\))?的[\u3400-\u9fff]{0,4}(?:助手|助理|秘书|秘書)"),
     re.compile(r"(?:服务于?|服務於?|为|為)(?:老板|老闆)?([\u3400-\u9fff]{2,3})(?=[，,。、（(]|$|服务|服務)"),  # `服务老板陈志远`
     re.compile(r"([\u3040-\u30ff\u3400-\u9fff]{2,6})(?:さん|様)?の(?:アシスタント|秘書|助手)"),
@@ -1017,6 +1025,8 @@ def _person_heading(heading: str, index: _Index, vocabulary: frozenset[str] = fr
             return core, False  # 老王, 小李: a surname with 老/小
         return None
     words = core.split()
+    if _CALENDAR_WORD.fullmatch(core):  # `Thursday`, `Juni`: a day or a month is not a name
+        return None
     honorific = False
     if len(words) > 1 and words[0].rstrip(".").casefold() in _HONORIFICS:
         honorific = True

@@ -509,6 +509,23 @@ def test_a_korean_agent_named_with_its_romanisation_is_the_agent() -> None:
     assert document(pre, ("모모 할 일 (매주)", "- 월요일: 주간 실험 일정 정리\n"))["모모 할 일 (매주)"] == "agents"
 
 
+@pytest.mark.parametrize(("preamble", "owner"), [
+    ("owner: Priyanka & Tom Ellery\n", {"priyanka", "tom", "ellery"}),
+    ("You are Sabiá, the assistant of Chidi Okonkwo and Hannah Bell.\n", {"chidi", "okonkwo", "hannah", "bell"}),
+    ("You are Sabiá. Owner: Helena Silva, retired architect. Her husband is Luc Moreau.\n",
+     {"helena", "silva", "luc", "moreau"}),
+])
+def test_a_couple_are_both_owners(preamble: str, owner: set[str]) -> None:
+    """LABELS.md: facts of the human(s) the agent serves go to identity, the couple in h09 too: a second
+    name after "and"/"&", or the owner's spouse named so in the opening, is an owner."""
+    assert set(document_context(preamble, [], Config()).owner) == owner
+
+
+def test_a_day_or_a_month_is_not_a_name() -> None:
+    pre = "You are Sabiá. Owner: Helena Silva. Her husband is Luc Moreau.\n\n"
+    assert document(pre, ("Thursday", "Luc has physio at 10, then the market.\n"))["Thursday"] != "identity"
+
+
 def test_a_question_heading_is_read_without_its_frame() -> None:
     placed = document("", ("what about the contract with Loomcraft?", "- signed 2026-03-01\n"),
                       ("who am I working for?", "- Noor, the host\n"))
