@@ -72,6 +72,7 @@ BODY_CHARS = 800  # the body signal reads this many characters after the heading
 BODY_MIN = 2.0  # a body decides when its best domain scores at least this
 CLEAR_MIN = 1.5  # ... or, when the heading says nothing, at least this ...
 CLEAR_RATIO = 2.0  # ... and this many times the runner-up's points
+MIXED_RATIO = 3.0  # under a heading that says its content is mixed (`Misc`), the body's best needs 3x the runner-up
 LONG_HEADING = 12  # a heading of more words (or LONG_HEADING_CHARS chars) is prose: it decides as a body would
 LONG_HEADING_CHARS = 80
 DOCUMENT_MIN = 3  # the document's dominant domain needs at least this many confident sections
@@ -1244,7 +1245,11 @@ def _own(section: SectionInput, index: _Index, context: Context,
         if body_scores:
             ranked = _rank(body_scores, index)
             best, runner = ranked[0][1], ranked[1][1] if len(ranked) > 1 else 0.0
-            if best >= BODY_MIN or (vague and best >= CLEAR_MIN and best >= CLEAR_RATIO * runner):
+            if FALLBACK_DOMAIN in scores and vague:  # `Misc`, `Divers`, `メモ`: the writer says it is mixed, so
+                decides = best >= BODY_MIN and best >= MIXED_RATIO * runner  # its body must be clearly one thing
+            else:
+                decides = best >= BODY_MIN or (vague and best >= CLEAR_MIN and best >= CLEAR_RATIO * runner)
+            if decides:
                 return _decision(body_scores, body_found, "body", index, ranked), {}, {}
     if scores:
         return _decision(scores, found, "heading", index), {}, {}

@@ -521,6 +521,15 @@ def test_a_couple_are_both_owners(preamble: str, owner: set[str]) -> None:
     assert set(document_context(preamble, [], Config()).owner) == owner
 
 
+def test_a_heading_that_says_mixed_needs_a_body_clearly_about_one_thing() -> None:
+    """`Misc`, `Divers`, `メモ`: the writer says the section is mixed (LABELS.md: mixed notes -> general),
+    so the body decides only with three times the runner-up's points."""
+    mixed = "- the customer order for Fenwick\n- printer on the second floor jams\n- dentist on Friday\n"
+    clear = "- dentist on Friday\n- physio Tuesday\n- blood test results due\n"
+    placed = document("", ("Misc", mixed), ("Stuff to remember", clear))
+    assert placed == {"Misc": "general", "Stuff to remember": "personal"}
+
+
 def test_a_day_or_a_month_is_not_a_name() -> None:
     pre = "You are Sabiá. Owner: Helena Silva. Her husband is Luc Moreau.\n\n"
     assert document(pre, ("Thursday", "Luc has physio at 10, then the market.\n"))["Thursday"] != "identity"
