@@ -221,7 +221,8 @@ class Context:
 
 NO_CONTEXT = Context()
 
-_Hit = tuple[str, str, float, bool]  # (domain, keyword, weight, heading only)
+_Hit = tuple[str, str, float, int]  # (domain, keyword, weight, where: ANYWHERE, HEADING or HEADING_START)
+ANYWHERE, HEADING, HEADING_START = 0, 1, 2  # `word`, `^word`, `<word` (the heading's first word only)
 # The phrases one stem begins: second stem -> ((the stems after the second, matches), ...), longest first.
 _Phrases = dict[str, tuple[tuple[tuple[str, ...], tuple[_Hit, ...]], ...]]
 
@@ -278,10 +279,13 @@ def _forms(word: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _parse_keyword(raw: str) -> tuple[str, float, bool, bool]:
-    """(keyword, weight, heading only, exact form) of a keyword with its marks (`~`, `^`, `=`)."""
-    marks = raw[: len(raw) - len(raw.lstrip("~^="))]
-    return raw[len(marks):].strip(), WEAK_WEIGHT if "~" in marks else 1.0, "^" in marks, "=" in marks
+def _parse_keyword(raw: str) -> tuple[str, float, int, bool]:
+    """(keyword, weight, where it counts, exact form) of a keyword with its marks: `~` weak, `^` in
+    headings only, `<` as a heading's first word only (`<about`: "About Priya", not "Notes about
+    servers"), `=` this form only."""
+    marks = raw[: len(raw) - len(raw.lstrip("~^=<"))]
+    where = HEADING_START if "<" in marks else HEADING if "^" in marks else ANYWHERE
+    return raw[len(marks):].strip(), WEAK_WEIGHT if "~" in marks else 1.0, where, "=" in marks
 
 
 def _entries(domains: tuple[tuple[str, tuple[str, ...]], ...], configured: tuple[str, ...],
@@ -357,10 +361,10 @@ def _file(entries: Iterable[tuple[str, str, str]]) -> _Compiled:
     prefixes: set[str] = set()
     written: set[str] = set()
     for domain, code, raw in entries:
-        keyword, weight, heading_only, is_exact = _parse_keyword(raw)
+        keyword, weight, where, is_exact = _parse_keyword(raw)
         if not keyword:
             continue
-        hit = (domain, keyword, weight, heading_only)
+        hit = (domain, keyword, weight, where)
         parts = _WORD.findall(keyword)
         if not parts or has_cjk(keyword):  # substrings: CJK, or no letters (`🚀`)
             add(cjk.setdefault(keyword, []), hit)
@@ -510,11 +514,12 @@ def _index(domains: tuple[tuple[str, tuple[str, ...]], ...], configured: tuple[s
 
 
 def _add(scores: dict[str, float], found: dict[str, list[str]], hits: Iterable[_Hit], shown: str,
-         body: bool) -> None:
-    """Count `hits` (one match, shown as `shown`) once per domain; heading-only ones not in a body."""
+         body: bool, first: bool = False) -> None:
+    """Count `hits` (one match, shown as `shown`) once per domain; heading-only ones not in a body,
+    heading-start ones only where the match is a heading's `first` word."""
     seen: dict[str, float] = {}
-    for domain, _keyword, weight, heading_only in hits:
-        if body and heading_only:
+    for domain, _keyword, weight, where in hits:
+        if where and (body or (where == HEADING_START and not first)):
             continue
         seen[domain] = max(seen.get(domain, 0.0), weight)
     for domain, weight in seen.items():
@@ -565,14 +570,14 @@ def _score_text(text: str, index: _Index, scores: dict[str, float], found: dict[
                 for j in range(i + 1, done + 1):
                     _start, shown_from = _locate(lowered, words[j], shown_from)
                 shown = text[first:shown_from]
-            _add(scores, found, hits, _one_string(shown), body)
+            _add(scores, found, hits, _one_string(shown), body, i == 0)
     if index.cjk_keywords and (not index.cjk_only or has_cjk(text)):
         for start, keyword in _substrings(text, _by_char(index)):
             if len(keyword) == 1 and _touches(_CJK_CHAR, text, start, start + 1):
                 continue
             if _KATAKANA_WORD.fullmatch(keyword) and _touches(_KATAKANA_WORD, text, start, start + len(keyword)):
                 continue  # a katakana word is one word: ローン (loan) is not in ローンチ (launch)
-            _add(scores, found, index.cjk_keywords[keyword], keyword, body)
+            _add(scores, found, index.cjk_keywords[keyword], keyword, body, _WORD.search(text, 0, start) is None)
 
 
 _WordEntry = tuple[tuple[_Hit, ...], tuple[tuple[str, _Phrases], ...]]

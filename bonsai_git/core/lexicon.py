@@ -12,7 +12,7 @@ non-domain lists:
 - `characters`: the keywords that in such a memory name a character (people -> projects);
 - `surnames` (CJK files): family names that start a personal name (`陆青禾`, `田中 健`).
 
-Keyword marks (classify.py reads them): `~` weak, `^` headings only, `=` this form only.
+Keyword marks (classify.py reads them): `~` weak, `^` headings only, `<` a heading's first word only, `=` this form only.
 The package files are read once per process, the first time a section is classified (never on
 the hook's no-op path); `parse_lexicon` is pure.  `.bonsai.toml` extends or replaces a domain's
 words (config.py).
