@@ -20,6 +20,9 @@ The sets, reported separately (issue 23):
 - `tune4`: tests/classify_data/tune4, eleven memories (260 sections) written and labelled blind at the
   end of the session that added tune3 as its measure set `measure2`, measured once (70.8% primary,
   83.8% primary or alternate, 5.0% in general), then read for kinds of miss: tune data since;
+- `tune5`: tests/classify_data/tune5, ten memories (188 sections, six of them small odd-format files)
+  written and labelled blind in the same session, first measured at 58.4% / 70.1% (odd formats) and
+  67.6% / 76.6% (full memories), then read for kinds of miss;
 - `measure3`: tests/classify_data/measure3, twelve memories written and labelled blind in the session
   that read tune4, its totals read once after the last rule change (skipped when absent).
 Then the time to classify 1,000 sections (heading, body, group, document: target <= 50 ms) and to plan
@@ -127,6 +130,7 @@ def main() -> int:
     score_set("tune2", DATA / "tune2", config, misses=misses)
     score_set("tune3", DATA / "tune3", config, misses=misses)
     score_set("tune4", DATA / "tune4", config, misses=misses)
+    score_set("tune5", DATA / "tune5", config, misses=misses)
     for name in ("measure", "measure3"):
         if (DATA / name / "labels.csv").is_file() and "--no-measure" not in sys.argv:
             score_set(name, DATA / name, config)  # never listed: it must not be tuned on

@@ -129,7 +129,8 @@ _DATE = (rf"(?:\d{{4}}[-/.]\d{{1,2}}[-/.]\d{{1,2}}|\d{{1,2}}[-/.]\d{{1,2}}[-/.]\
 _SHORT_DATE = (rf"(?:{_MONTHS}(?![^\W\d_])\s+\d{{1,2}}(?:st|nd|rd|th)?(?![\d:/.]\d)|"
                rf"\d{{1,2}}(?:\.|er|º|st|nd|rd|th)?\s+(?:de\s+)?{_MONTHS}(?![^\W\d_])|"
                rf"(?!24/7)\d{{1,2}}/\d{{1,2}}(?![\d/])|\d{{1,2}}\.\d{{1,2}}\.(?!\d)|"
-               rf"\d{{1,2}}\s*月\s*\d{{1,2}}\s*[日号]|\d{{1,2}}\s*월\s*\d{{1,2}}\s*일)")
+               rf"\d{{1,2}}\s*月\s*\d{{1,2}}\s*[日号]|\d{{1,2}}\s*월\s*\d{{1,2}}\s*일|"
+               rf"(?:wk|week|kw|semana|semaine|woche)\.?\s*\d{{1,2}}(?![\d.,:/])|\d{{4}}-?w\d{{2}})")  # `wk 6`, `KW 12`, `2026-W07`
 _WEEKDAYS = (r"(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day)?|tuesday|wednesday|thursday|saturday|"
              r"lunes|martes|miércoles|miercoles|jueves|viernes|sábado|sabado|domingo|lundi|mardi|mercredi|jeudi|"
              r"vendredi|samedi|dimanche|montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|"
@@ -139,6 +140,9 @@ _LEADING_DATE = re.compile(rf"^[^\w]*(?:(?:{_WEEKDAYS})\.?,?\s+)?(?:{_DATE}|{_SH
 # A question heading's frame (`who is Ravi?`, `what about the contract with Loomcraft?`): the rest is its topic.
 _QUESTION = re.compile(r"(?i)^\W*(?:who|what|how|where|which)(?:(?:'s|’s)|(?:\s+else)?\s+(?:is|are|was|were|about))"
                        r"(?![\w'’])\s*")  # not `who am I working for?`: that one asks about the owner
+_NAME_PAIR = re.compile(r"[ \t]+(?:&|and|e|y|et|und)[ \t]+")
+_ACRONYM = re.compile(r"\W*[A-Z]{2,3}\b")  # `NIE y residencia`: an acronym, not German "nie" (never)
+_INITIALS = re.compile(r"[A-Z](?:\.?[A-Z]){0,2}\.?")  # `JR`, `M.`, `J.R.`: a person's initials
 _CALENDAR_WORD = re.compile(rf"(?:{_WEEKDAYS}|{_MONTHS})", re.IGNORECASE)
 _QUOTED = re.compile(r'"[^"]*"|“[^”]*”')  # a quoted phrase in a heading
 # A numbered heading (`1. Suppliers`, `10) Money`): the number says nothing about the topic.
@@ -698,9 +702,9 @@ def _rank(scores: dict[str, float], index: _Index) -> list[tuple[str, float]]:
     return sorted(scores.items(), key=lambda kv: (-kv[1], index.order.get(kv[0], big), kv[0]))
 
 
-# A Romance preposition or elision between words: the heading's first noun is its head
-# (`Association des parents d'élèves`, `Contrato de arrendamento`, `Reserva del microscopio`).
-_ROMANCE_LINK = re.compile(r"(?<!\w)(?:de|des|du|da|do|das|dos|del|pour|para|avec|com|con|sur|à|au|aux)(?!\w)|(?<!\w)[dl]['’]\w")
+# A Romance preposition or elision, or English `for`, between words: the heading's first noun is its head
+# (`Association des parents d'élèves`, `Contrato de arrendamento`, `Reserva del microscopio`, `Rules for me`).
+_ROMANCE_LINK = re.compile(r"(?<!\w)(?:de|des|du|da|do|das|dos|del|pour|para|avec|com|con|sur|à|au|aux|for)(?!\w)|(?<!\w)[dl]['’]\w")
 # (lowercase, as a preposition is written: `DO NOT BREAK` is English)
 
 
@@ -834,7 +838,8 @@ _SECOND_PERSON = re.compile(r"(?i)(?<!\w)(?:you are|you're|your name|du bist|tu 
                             r"|你是|您是|あなたは|너는|당신은")
 # The owner's name: "Owner: Helena Silva", "assistant of/for/de/der Lola Ferrer", "周雨桐的写作助手".
 # A second owner after a conjunction: "Owner: Priyanka & Tom Ellery", "assistant of Chidi Okonkwo and Hannah Bell".
-_AND_NAME = rf"(?:[ \t]*(?:&|\band\b|\be\b|\by\b|\bet\b|\bund\b)[ \t]+{_HONORIFIC_WORDS}{_NAME_RE})?"
+_AND_NAME = (rf"(?:(?:[ \t]*[(（][^)）\n]{{0,80}}[)）])?[ \t]*(?:&|\band\b|\be\b|\by\b|\bet\b|\bund\b)[ \t]+"
+             rf"(?:(?:the|o|a|el|la|le|der|die)[ \t]+)?{_HONORIFIC_WORDS}{_NAME_RE})?")  # `Joana Ferreira (mãe) e o Miguel Antunes`
 _OWNER_PATTERNS = (
     re.compile(rf"(?:\bowner|\bhuman|\buser|\bdon[oa]|\bpropietari[oa]|\bpropriétaire|\bbesitzer(?:in)?|"
                rf"\binhaber(?:in)?|\bdueñ[oa]|\butilizador[a]?|\busuario)[ \t]*[:=][ \t]*"
@@ -842,6 +847,11 @@ _OWNER_PATTERNS = (
     re.compile(rf"(?i:assistant|assistante|assistente|asistente|assistent(?:in)?|helper|agent|secretary|"
                rf"secretária|secretaria|sekretär(?:in)?)(?:[ \t]+[^\W\d_][\w/-]*){{0,4}}?[ \t]+(?i:of|for|to|de|da|do|der|des|von|für|pour|para)"
                rf"[ \t]+(?i:the[ \t]+|la[ \t]+|el[ \t]+|o[ \t]+|a[ \t]+)?{_HONORIFIC_WORDS}{_NAME_RE}{_AND_NAME}"),
+    # "I serve …": `Sirvo a Joana Ferreira e o Miguel Antunes`, `I work for Dana`, `Ich arbeite für Thomas`.
+    re.compile(rf"(?i:\bi serve|\bi work for|\bsirvo(?:[ \t]+(?:a|al|à|o))?|\btrabajo para|\btrabalho para|\bje travaille pour|"
+               rf"\bich arbeite für)[ \t]+(?i:the[ \t]+|la[ \t]+|el[ \t]+|o[ \t]+|a[ \t]+)?{_HONORIFIC_WORDS}{_NAME_RE}{_AND_NAME}"),
+    # `주인은 대표 겸 PD 정다은님`: the owner, after up to three words of title
+    re.compile(r"(?:주인|오너|사용자)[은는이가:][ \t]*(?:\S+[ \t]+){0,3}?([\uac00-\ud7af]{2,4})[ \t]*(?:님|씨)"),
     # The owner's spouse, named so in the opening, is one of the humans served (LABELS.md: the couple -> identity):
     # "Her husband is Luc Moreau", "avec son mari Julien".
     re.compile(rf"(?i:her|his|their|sua|seu|su|son|sa|ihr|ihre|sein|seine)[ \t]+(?i:husband|wife|spouse|marido|esposa|esposo|"
@@ -868,6 +878,8 @@ _ABOUT = re.compile(r"^\W*(?:about|sobre|über|à propos de|a propos de|关于|�
                     r"(\S+(?:[ \t]+\S+)?)\W*$", re.IGNORECASE)
 _ME = re.compile(rf"{_NAME_RE}[ \t]*\((?:me|eu|yo|ich|moi|我|私)\)", re.IGNORECASE)
 _PUNCTUATION = ".,;:!?()[]{}<>\"'`*_~#|/\\«»“”‘’…—–-"
+_HOUSEHOLD = frozenset({"casa", "home", "haus", "maison", "hogar", "lar", "family", "família", "familia", "familie",
+                        "famille", "household", "foyer", "haushalt"})  # a title naming a household, not the agent
 _NOT_NAMES = frozenset({
     "ag", "the", "team", "lab", "family", "família", "familia", "familie", "famille", "household", "company",
     "me", "mim", "mí", "mich", "moi", "us", "my", "user", "owner", "human", "assistant",
@@ -890,14 +902,15 @@ def document_context(preamble: str, sections: Sequence[SectionInput], config: Co
             agent_voice = agent_voice or _SELF_INTRO.match(m.group()) is not None
     for m in _AGENT_FIELD.finditer(opening):
         agent |= _name_words(m.group(1), field=True)
-    for m in _TITLE_AGENT.finditer(opening[:400]):
-        agent |= _name_words(m.group(1))
+    titled = set().union(*(_name_words(m.group(1)) for m in _TITLE_AGENT.finditer(opening[:400])
+                           if m.group(1).split()[0].casefold() not in _HOUSEHOLD))  # `# MEMÓRIA — Casa Ferreira`
     agent_voice = agent_voice and not _SECOND_PERSON.search(opening)
     for pattern in _OWNER_PATTERNS:
         for m in pattern.finditer(opening):
             for name in m.groups():
                 if name:
                     owner |= _name_words(name)
+    stated = frozenset(owner)  # the owner as the opening states it
     headings: list[str] = []
     samples: list[str] = [preamble[:2000]]
     about: list[str] = []
@@ -913,6 +926,8 @@ def document_context(preamble: str, sections: Sequence[SectionInput], config: Co
             about.append(found.group(1))
     if about and not owner:  # the first `About X` names the owner when nothing else did
         owner |= _name_words(about[0])
+    if not agent:  # `# Mémoire — Julien` names the agent only when no field or sentence names it,
+        agent = titled - stated  # and never the owner (`Owner: Julien Marchetti` ... `Agent: "Hugo"`)
     owner -= agent
     # whitespace-split tokens, stripped of punctuation: a regex over every body cost more than the rest
     tokens = Counter("\n".join(samples + headings).split())
@@ -1011,6 +1026,9 @@ def _person_heading(heading: str, index: _Index, vocabulary: frozenset[str] = fr
     core = _heading_core(heading)
     if not core or len(core) > 60:
         return None
+    pair = _NAME_PAIR.split(core)
+    if len(pair) == 2 and all(_person_heading(part, index, vocabulary) for part in pair):
+        return core, False  # `Pedro & Sofia`, `Leonor e Tomás`: two people
     titled = _TITLED_NAME.search(core)  # `지도교수 Dr. Martínez`, `Notar Dr. Weber`: a role, then a titled name
     if titled is not None and len(core.split()) <= 5:
         return titled.group(), True
@@ -1192,6 +1210,11 @@ def _own(section: SectionInput, index: _Index, context: Context,
     long = len(section.heading) > LONG_HEADING_CHARS or (
         len(section.heading) > 2 * LONG_HEADING and len(_WORD.findall(section.heading)) > LONG_HEADING)
     needed = BODY_MIN if long else NAME_WEIGHT
+    if "agents" in index.order and len(section.heading.split()) >= 3 and not _ACRONYM.match(section.heading) and (
+            index.lists.rules.match(section.heading.casefold())):
+        # `Never book me before 9 on Mondays`, `Don't accept calendar invites`: the heading is a rule for the agent
+        opener = index.lists.rules.match(section.heading.casefold())
+        return Classification("agents", "heading", PREFIX_WEIGHT, (opener.group().strip() if opener else "",)), {}, {}
     if max(scores.values(), default=0.0) >= needed:
         return _heading_decision(section, scores, found, prefixed, index), {}, {}
     body = section.body[:BODY_CHARS]
@@ -1209,6 +1232,13 @@ def _own(section: SectionInput, index: _Index, context: Context,
         if relative is not None:
             return Classification(PEOPLE_DOMAIN, "name", PREFIX_WEIGHT, (relative,)), {}, {}
         person = _person_heading(section.heading, index, vocabulary)
+        if person is None and _INITIALS.fullmatch(section.heading.strip()):
+            # `## JR` over "Jamal Reyes, charge nurse", `## M.` over "Marguerite, Dee's mum": the initials of
+            # the name the body opens on
+            letters = section.heading.replace(".", "").replace(" ", "").strip()
+            names = _WORD.findall(body[:OPENING_CHARS])[: len(letters)]
+            if len(names) == len(letters) and all(n[0] == c and n[1:].islower() for n, c in zip(names, letters)):
+                person = (" ".join(names), False)
         if person is None and section.heading.strip().isalpha() and section.heading.strip().islower():
             # `## jo` over "Jo Marsh, my partner", `## jess` over "dana's sister. lives in york": a lowercase
             # heading the body opens on as a full name, or whose body opens on who the person is
@@ -1232,11 +1262,18 @@ def _own(section: SectionInput, index: _Index, context: Context,
         wide = _index(*index.key, ALL_LANGUAGES)  # (`Revendeurs en France` in a Spanish memory) is read in all;
         scores, found, prefixed = _heading_scores(section.heading, wide, context)  # not the body: its English
         ranked = _head_first(_rank(scores, wide), found, section.heading) if scores else []
-        if ranked and ranked[0][1] >= needed and all(w.casefold() in wide.written for w in found[ranked[0][0]]):
-            # "these" would read as French thèse; only a word written as the lexicon writes it counts
-            # (`Revendeurs`, `Fechas clave`), not an English word a foreign stemmer folds (`Progress`: progrès)
+        trusted = bool(ranked) and all(w.casefold() in wide.written or _GERMAN_NOUN.fullmatch(w)
+                                       for w in found[ranked[0][0]])
+        # "these" would read as French thèse; only a word written as the lexicon writes it counts
+        # (`Revendeurs`, `Fechas clave`), not an English word a foreign stemmer folds (`Progress`: progrès);
+        # a German-shaped noun counts in any form (`Versicherungen` by `~versicherung`)
+        if trusted and ranked[0][1] >= needed:
             return _heading_decision(section, scores, found, prefixed, wide, ranked), {}, {}
-        scores, found, prefixed = {}, {}, None
+        if not trusted:
+            scores, found, prefixed = {}, {}, None  # (a weak trusted word stays: the body speaks first)
+        else:
+            scores = {ranked[0][0]: ranked[0][1]}
+            found = {ranked[0][0]: found[ranked[0][0]]}
     body_scores, body_found = scores, found
     vague = set(scores) <= {FALLBACK_DOMAIN}  # no word, or only `Misc`, `Divers`, `Stuff`: the body speaks
     if vague and body and "agents" in index.order and not _LESSONS.search(section.heading):
@@ -1300,12 +1337,17 @@ def _work_trip(section: SectionInput, index: _Index) -> Classification | None:
     return Classification("business", "body", float(len(cues)), tuple(cues[:3]), "personal", 1.0)
 
 
+_GERMAN_NOUN = re.compile(r"(?<![^\W\d_])[A-Z][a-z]{3,}(?:ung|ungen|heit|keit|schaft|schaften)(?![^\W\d_])")
+
+
 def _looks_foreign(heading: str, index: _Index, context: Context) -> bool:
     """True when `heading` shows a language the document is not written in: a stopword of another
     language (`Revendeurs en France`, `Licencias y permisos`) or a Latin letter outside ASCII
     (`Gestoría`).  An English heading (`Glaze tests`) is not read in German, whose lexicon also
     writes `tests`."""
     if any(not ch.isascii() and ch.isalpha() and not has_cjk(ch) for ch in heading):
+        return True
+    if _GERMAN_NOUN.search(heading):  # `Anmeldung & Ummeldung`, `Versicherungen`: ASCII, but German
         return True
     return any(set(index.lists.stopwords.get(w, ())) - context.languages for w in _WORD.findall(heading.casefold()))
 

@@ -535,6 +535,54 @@ def test_a_day_or_a_month_is_not_a_name() -> None:
     assert document(pre, ("Thursday", "Luc has physio at 10, then the market.\n"))["Thursday"] != "identity"
 
 
+@pytest.mark.parametrize(("heading", "body"), [
+    ("JR", "Jamal Reyes, charge nurse on nights. fair but strict on breaks.\n"),
+    ("M.", "Marguerite, Dee's mum. lives in Swindon.\n"),
+    ("Pedro & Sofia", "Amigos de Lisboa: ele é médico, ela é professora.\n"),
+    ("liam", "apprentice 2nd year at the college on thursdays so he is not on site\n"),
+])
+def test_initials_a_pair_of_names_and_a_lowercase_apprentice_are_people(heading: str, body: str) -> None:
+    assert document("", (heading, body))[heading] == "people"
+
+
+@pytest.mark.parametrize(("heading", "domain"), [
+    ("Never book me before 9 on Mondays", "agents"), ("Don't accept calendar invites from recruiters", "agents"),
+    ("NIE y residencia", "personal"),  # an acronym, not German "nie" (never)
+])
+def test_a_heading_that_is_a_rule_sentence_is_for_the_agent(heading: str, domain: str) -> None:
+    assert document(ES if "NIE" in heading else "", (heading, "- ver abajo\n"))[heading] == domain
+
+
+@pytest.mark.parametrize("heading", ["wk 6", "Week 12", "KW 12", "2026-W07"])
+def test_a_week_number_is_a_date(heading: str) -> None:
+    assert document("", (heading, "- moved the sofa, cooked for six\n"))[heading] == "log"
+
+
+def test_a_german_shaped_heading_in_an_english_memory_is_read_in_german() -> None:
+    placed = document("Owner: Julien.\n\n", ("Anmeldung & Ummeldung", "- KVR appointment on 3 March\n"),
+                      ("Versicherungen", "- see folder\n"))
+    assert placed == {"Anmeldung & Ummeldung": "legal", "Versicherungen": "personal"}
+
+
+@pytest.mark.parametrize(("preamble", "owner", "agent"), [
+    ("# MEMÓRIA — Casa Ferreira Antunes\n\nSou o assistente da casa. Sirvo a **Joana Ferreira** (mãe) e o "
+     "**Miguel Antunes** (pai).\n", {"joana", "ferreira", "miguel", "antunes"}, set()),
+    ("# Mémoire — Julien\n\nOwner: Julien Marchetti. Agent: \"Hugo\".\n", {"julien", "marchetti"}, {"hugo"}),
+    ("나는 스튜디오의 프로듀서 에이전트다. 주인은 대표 겸 PD **정다은**님.\n", {"정다은", "다은"}, set()),
+])
+def test_who_is_served_and_who_serves(preamble: str, owner: set[str], agent: set[str]) -> None:
+    """A title names a household (`Casa …`) or the owner, not the agent, when the opening says so;
+    "Sirvo a A e o B" names two owners; `주인은 … 정다은님` names the owner."""
+    context = document_context(preamble, [], Config())
+    assert (set(context.owner), set(context.agent)) == (owner, agent)
+
+
+@pytest.mark.parametrize(("heading", "domain"), [("the job", "business"), ("#job Costa shifts", "business"),
+                                                 ("Cron jobs", "infrastructure"), ("Termine", "dates")])
+def test_job_is_work_and_jobs_are_a_hosts(heading: str, domain: str) -> None:
+    assert document(DE if heading == "Termine" else "", (heading, "- see below\n"))[heading] == domain
+
+
 def test_a_question_heading_is_read_without_its_frame() -> None:
     placed = document("", ("what about the contract with Loomcraft?", "- signed 2026-03-01\n"),
                       ("who am I working for?", "- Noor, the host\n"))
