@@ -346,14 +346,17 @@ def _file(entries: Iterable[tuple[str, str, str]]) -> _Compiled:
 
     prefixes: set[str] = set()
     written: set[str] = set()
+    cjk_only = True  # every substring keyword holds CJK (told as each is filed: has_cjk once a keyword)
     for domain, code, raw in entries:
         keyword, weight, heading_only, is_exact = _parse_keyword(raw)
         if not keyword:
             continue
         hit = (domain, keyword, weight, heading_only)
         parts = _WORD.findall(keyword)
-        if not parts or has_cjk(keyword):  # substrings: CJK, or no letters (`🚀`)
+        held = has_cjk(keyword)
+        if not parts or held:  # substrings: CJK, or no letters (`🚀`)
             add(cjk.setdefault(keyword, []), hit)
+            cjk_only = cjk_only and held
             continue
         written.add(keyword.casefold())
         language = code if code in STEMMERS else "en"
@@ -381,7 +384,7 @@ def _file(entries: Iterable[tuple[str, str, str]]) -> _Compiled:
         return {k: tuple(v) for k, v in table.items()}
 
     return _Compiled(frozen(stems), frozen(exact), frozen(phrases), frozen(compounds), frozen(cjk),
-                     all(has_cjk(k) for k in cjk), frozenset(prefixes), frozenset(written))
+                     cjk_only, frozenset(prefixes), frozenset(written))
 
 
 def _join(tables: Iterable[dict[_K, tuple[_Hit, ...]]], order: dict[str, int]) -> dict[_K, tuple[_Hit, ...]]:
