@@ -713,9 +713,9 @@ def _rank(scores: dict[str, float], index: _Index) -> list[tuple[str, float]]:
     return sorted(scores.items(), key=lambda kv: (-kv[1], index.order.get(kv[0], big), kv[0]))
 
 
-# A Romance preposition or elision, or English `for`, between words: the heading's first noun is its head
-# (`Association des parents d'élèves`, `Contrato de arrendamento`, `Reserva del microscopio`, `Rules for me`).
-_ROMANCE_LINK = re.compile(r"(?<!\w)(?:de|des|du|da|do|das|dos|del|pour|para|avec|com|con|sur|à|au|aux|for)(?!\w)|(?<!\w)[dl]['’]\w")
+# A Romance preposition or elision between words: the heading's first noun is its head
+# (`Association des parents d'élèves`, `Contrato de arrendamento`, `Reserva del microscopio`).
+_ROMANCE_LINK = re.compile(r"(?<!\w)(?:de|des|du|da|do|das|dos|del|pour|para|avec|com|con|sur|à|au|aux)(?!\w)|(?<!\w)[dl]['’]\w")
 # (lowercase, as a preposition is written: `DO NOT BREAK` is English)
 
 
