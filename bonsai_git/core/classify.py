@@ -13,26 +13,37 @@ language; `.bonsai.toml` replaces or extends a domain's words (config.py).  Matc
 - A CJK keyword (Han, kana, Hangul) matches as a substring; one of a single character only where no
   Han or Hangul character touches it (`팀` in "팀 소개", not in "팀장").
 - Each match scores 1; a weak keyword (`~word`) scores ½; a heading-only one (`^word`) does not
-  count in a body.
+  count in a body; a heading-start one (`<about`) counts only as a heading's first word.
+
+A heading is read without its number (`3. Suppliers`), a quoted phrase (`When I say "ship it"`: the
+owner's words, not the topic) and a question's frame (`who is Ravi?`, `what about the contract …?`).
 
 Signals, strongest first; the first that decides wins:
 
-1. **prefix**: a heading that starts with a date (`2026-05-14 …`, `Mar 3, 2026`, `2026年3月1日`) or is
-   an OpenClaw dreaming block (`Promoted From Short-Term Memory (DATE)`) is a log entry; a leading
-   `Kind:` word (`Person:`, `Project:`, `Tool:`, `Proyecto:`, a heading starting with `Incident`)
-   counts double for its domain.
+1. **prefix**: a heading that starts with a date (`2026-05-14 …`, `Mar 3, 2026`, `2026年3月1日`, `wk 6`)
+   or is an OpenClaw dreaming block (`Promoted From Short-Term Memory (DATE)`) is a log entry; a leading
+   `Kind:` word (`Person:`, `Project:`, `Tool:`, `Obra:`, `Campaign:`, a heading starting with `Incident`)
+   counts double for its domain.  A heading of three or more words that is a rule sentence (the
+   lexicons' `rules`: `Never book me before 9`, `Don't accept …`) is the agent's (agents).
 2. **heading** words, plus the names the document gives (`document_context`): the owner's name
    scores NAME_WEIGHT for identity (a little under a keyword, so "Anja's health" is personal), the
    agent's PREFIX_WEIGHT for agents (the agent's routines and rules are the agent's: "Ada's Routines").  A date later in the heading adds one point to log.  The heading decides when its
    best domain reaches NAME_WEIGHT; a heading of more than LONG_HEADING words or LONG_HEADING_CHARS
    characters is a sentence, so it decides only with BODY_MIN points, like a body.
 3. **name**: a heading that is another person's name (`_person_heading`: two or three capitalised
-   words, an honorific such as `Dr.`, `Sra.`, `Tía`, `さん`, `老师`, `선생님`, a CJK personal name)
+   words, an honorific such as `Dr.`, `Sra.`, `Tía`, `さん`, `老师`, `선생님`, a CJK personal name or
+   nickname such as `阿凯`, two names joined by `&`/`e`/`y`, initials the body spells out (`JR` over
+   "Jamal Reyes"), a lowercase word the body opens on as a full name or with a kin or role word)
    whose body describes a person (the lexicon's `person` words: one for a name of several words or
-   a CJK name, two for a single word, a body that opens with one counting it twice) goes to people.
+   a CJK name, two for a single word, a body that opens with one counting it twice, a body that
+   opens on the name with a surname counting twice) goes to people.  When the body opens on the
+   owner's (the agent's) own name instead (`## Vale` over "Valeria "Vale" Sosa, 44"), it goes to
+   identity (agents).
 4. **body**: the section's first BODY_CHARS characters, in its own language, added to any weak
    heading matches; decides when the best total reaches BODY_MIN, or (when the heading says nothing)
-   CLEAR_MIN with twice the runner-up's points (a body clearly about one thing).
+   CLEAR_MIN with twice the runner-up's points (a body clearly about one thing).  Under a heading
+   that says its content is mixed (`Misc`, `Divers`, `メモ`) it needs BODY_MIN and MIXED_RATIO times
+   the runner-up's points.
 5. a weak heading match alone (decided_by "heading").
 6. **group**: the `#` heading the section sits under, scored like a heading, unless its best domain
    is `general` (`# Misc`, `# Other` do not decide).
