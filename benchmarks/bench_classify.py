@@ -23,8 +23,11 @@ The sets, reported separately (issue 23):
 - `tune5`: tests/classify_data/tune5, ten memories (188 sections, six of them small odd-format files)
   written and labelled blind in the same session, first measured at 58.4% / 70.1% (odd formats) and
   67.6% / 76.6% (full memories), then read for kinds of miss;
-- `measure3`: tests/classify_data/measure3, twelve memories written and labelled blind in the session
-  that read tune4, its totals read once after the last rule change (skipped when absent).
+- `tune6`: tests/classify_data/tune6, twelve memories (257 sections) written and labelled blind as
+  `measure3`, measured once (67.3% primary, 79.0% primary or alternate, 10.1% in general), then read
+  for kinds of miss;
+- `measure4`: tests/classify_data/measure4, memories written and labelled blind while tune6 was read,
+  its totals read once after the last rule change (skipped when absent).
 Then the time to classify 1,000 sections (heading, body, group, document: target <= 50 ms) and to plan
 a 1,000-section file end to end (split, classify, name, render, verify: target <= 0.1 s), both warm;
 and the cold time: the first classification of a multilingual file in a fresh process (the lexicon
@@ -131,7 +134,8 @@ def main() -> int:
     score_set("tune3", DATA / "tune3", config, misses=misses)
     score_set("tune4", DATA / "tune4", config, misses=misses)
     score_set("tune5", DATA / "tune5", config, misses=misses)
-    for name in ("measure", "measure3"):
+    score_set("tune6", DATA / "tune6", config, misses=misses)
+    for name in ("measure", "measure4"):
         if (DATA / name / "labels.csv").is_file() and "--no-measure" not in sys.argv:
             score_set(name, DATA / name, config)  # never listed: it must not be tuned on
     time_classify(corpus, config)
