@@ -133,6 +133,7 @@ _MONTHS = (r"(?:jan(?:uary|vier|uar|eiro)?|jän(?:ner)?|janv|feb(?:ruary|ruar|re
            r"sep(?:t(?:ember|embre|iembre)?)?|setiembre|set(?:embro)?|oct(?:ober|obre|ubre)?|okt(?:ober)?|out(?:ubro)?|"
            r"nov(?:ember|embre|iembre|embro)?|dec(?:ember)?|déc(?:embre)?|dez(?:ember|embro)?|dic(?:iembre)?|ene(?:ro)?)\.?")
 _DATE = (rf"(?:\d{{4}}[-/.]\d{{1,2}}[-/.]\d{{1,2}}|\d{{1,2}}[-/.]\d{{1,2}}[-/.]\d{{4}}|"
+         rf"\d{{1,2}}[-/.]{_MONTHS}[-/.]\d{{2,4}}|{_MONTHS}[-/]\d{{4}}|"  # `12/ene/2026`, `dez/2025`
          rf"{_MONTHS}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}|\d{{1,2}}(?:\.|er|º)?\s+(?:de\s+)?{_MONTHS},?\s+(?:de\s+)?\d{{4}}|"
          rf"\d{{4}}\s*年\s*\d{{1,2}}\s*月(?:\s*\d{{1,2}}\s*日)?|\d{{4}}\s*년\s*\d{{1,2}}\s*월(?:\s*\d{{1,2}}\s*일)?)")
 # A journal writes its entries' dates without the year: `Mar 3`, `3 mars`, `9 de marzo`, `15. März`, `2/14`,
@@ -151,7 +152,7 @@ _LEADING_DATE = re.compile(rf"^[^\w]*(?:(?:{_WEEKDAYS})\.?,?\s+)?(?:{_DATE}|{_SH
 # A question heading's frame (`who is Ravi?`, `what about the contract with Loomcraft?`): the rest is its topic.
 _QUESTION = re.compile(r"(?i)^\W*(?:who|what|how|where|which)(?:(?:'s|’s)|(?:\s+else)?\s+(?:is|are|was|were|about))"
                        r"(?![\w'’])\s*")  # not `who am I working for?`: that one asks about the owner
-_NAME_PAIR = re.compile(r"[ \t]+(?:&|and|e|y|et|und)[ \t]+")
+_NAME_PAIR = re.compile(r"[ \t]+(?:&|\+|and|e|y|et|und)[ \t]+")
 _ACRONYM = re.compile(r"\W*[A-Z]{2,3}\b")  # `NIE y residencia`: an acronym, not German "nie" (never)
 _INITIALS = re.compile(r"[A-Z](?:\.?[A-Z]){0,2}\.?")  # `JR`, `M.`, `J.R.`: a person's initials
 _CALENDAR_WORD = re.compile(rf"(?:{_WEEKDAYS}|{_MONTHS})", re.IGNORECASE)
@@ -232,6 +233,7 @@ class Context:
     document: str | None = None
     vocabulary: frozenset[str] = frozenset()  # words the document writes in lowercase: never names
     agent_voice: bool = False  # the agent speaks as "I" ("I am Tern", "Ich bin Fidi"): "Who I am" is the agent
+    novelist: bool = False  # the preamble itself says the owner writes fiction: a bare name is a character
 
 
 NO_CONTEXT = Context()
@@ -466,6 +468,7 @@ class _Lists:
     fiction_substrings: tuple[str, ...]
     surnames: frozenset[str]
     kin: frozenset[str]  # the cue lists of the rules (lexicon.Language): one relative
+    pets: frozenset[str]  # a pet (LABELS.md: pets are the owner's private life, personal)
     rules: re.Pattern[str]  # what a rule for the agent opens with
     travel: re.Pattern[str]  # a trip ...
     work_trip: re.Pattern[str]  # ... that is work
@@ -493,6 +496,7 @@ def _lists() -> _Lists:
         fiction_substrings=tuple(w for w in fiction_words if " " in w or has_cjk(w)),
         surnames=frozenset(s for lang in lexicons for s in lang.surnames),
         kin=frozenset(w.casefold() for lang in lexicons for w in lang.kin),
+        pets=frozenset(w.casefold() for lang in lexicons for w in lang.pets),
         rules=_cues((w for lang in lexicons for w in lang.rules), whole=True),
         travel=_cues(w for lang in lexicons for w in lang.travel),
         work_trip=_cues(w for lang in lexicons for w in lang.work_trip),
@@ -791,6 +795,11 @@ def _heading_scores(
             if name is not None and domain in index.order:
                 scores[domain] = scores.get(domain, 0.0) + weight
                 found.setdefault(domain, []).append(f"{name} ({role})")
+    if context.agent_voice and "identity" in scores and "agents" in index.order and all(
+            w.casefold() in _FIRST_PERSON_WORDS for w in found["identity"]):
+        # `Lembretes que eu mando` where the agent speaks as I: "eu" is the agent
+        scores["agents"] = scores.get("agents", 0.0) + scores.pop("identity")
+        found.setdefault("agents", []).extend(f"{w} (agent)" for w in found.pop("identity"))
     me = _ME_MARK.search(heading) if "(" in heading or "（" in heading else None
     self_heading = context.agent_voice and _SELF.match(heading) is not None
     if me is not None or self_heading:
@@ -839,9 +848,10 @@ _HONORIFIC_WORDS = r"(?:(?:Prof|Dr|Dra|Drª|Sr|Sra|Mr|Mrs|Ms|Mx|Herr|Frau|Mme|M)
 _AGENT_PATTERNS = (
     re.compile(rf"(?i:\byou are|\byou're|\byour name is|\beres|\bte llamas|\bvocê é|\btu és|\bés|\bdu bist|"
                rf"\bdein name ist|\btu es|\btu t'appelles|\bi am|\bi'm|\bmy name is|\bich bin|\bich heiße|\bje suis|"
-               rf"\bje m'appelle|\bsoy|\bme llamo|\beu sou|\bchamo-me|\bme chamo)[ \t]+"
-               rf"(?:(?:the|a|an|o|a|el|la|der|die|das|le|la)[ \t]+)?{_NAME_RE}(?=[ \t]*[,.;:(—–\-!]|[ \t]+(?:the|a|an|o|el|la|der|die|das|le|un|une|ein|eine)\b)"),
-    re.compile(r"(?:你是|您是|我是|你叫)([\u3400-\u9fff]{2,4})(?=[，,。、的（(]|$)"),
+               rf"\bje m'appelle|\bsoy|\bme llamo|\beu sou|\bsou|\bchamo-me|\bme chamo)[ \t]+"
+               rf"(?:(?:the|a|an|o|a|el|la|der|die|das|le|la)[ \t]+)?[\"“']?{_NAME_RE}[\"”']?"
+               rf"(?=[ \t]*[,.;:(—–\-!]|[ \t]+(?:the|a|an|o|el|la|der|die|das|le|un|une|ein|eine)\b)"),  # `Soy "Chencha",`
+    re.compile(r"(?:你是|您是|我是|你叫)[「“\"]?([\u3400-\u9fff]{2,4})[」”\"]?(?=[，,。、的（(]|$)"),  # `我是「小辣椒」，`
     re.compile(r"(?:あなたは|私は)([\u3040-\u30ff\u3400-\u9fff]{2,8})(?:です|だ|。|、)"),
     re.compile(r"(?:너는|당신은|나는|저는)[ \t]*[\"“']?([\uac00-\ud7af]{2,5})[\"”']?(?:[ \t]*(?:\([^)]{0,30}\)|（[^）]{0,30}）))?"
                r"(?:이다|입니다|야|예요|이에요|,|\.)"),  # `너는 모모(Momo)야`
@@ -854,23 +864,29 @@ _TITLE_AGENT = re.compile(rf"(?m)^#[ \t]+(?i:memory(?:\.md)?|memória|mémoire|m
                           r"(?=[ \t]*(?:[(,—–-]|$|[^\w\s]))")
 # The agent speaks as "I" when the preamble has it introduce itself ("I am Tern", "Soy Muela", "我是小跨")
 # and never addresses it as "you".  An "I" alone may be the owner's ("anything I say goes in here").
-_SELF_INTRO = re.compile(r"(?i)(?:i am|i'm|my name is|ich bin|ich heiße|je suis|je m'appelle|soy|me llamo|eu sou|"
+_SELF_INTRO = re.compile(r"(?i)(?:i am|i'm|my name is|ich bin|ich heiße|je suis|je m'appelle|soy|me llamo|eu sou|sou|"
                          r"chamo-me|me chamo)\s|我是|私は|나는|저는")
 _SECOND_PERSON = re.compile(r"(?i)(?<!\w)(?:you are|you're|your name|du bist|tu es|tu és|eres|você é|vous êtes)(?!\w)"
                             r"|你是|您是|あなたは|너는|당신은")
 # The owner's name: "Owner: Helena Silva", "assistant of/for/de/der Lola Ferrer", "周雨桐的写作助手".
 # A second owner after a conjunction: "Owner: Priyanka & Tom Ellery", "assistant of Chidi Okonkwo and Hannah Bell".
-_AND_NAME = (rf"(?:(?:[ \t]*[(（][^)）\n]{{0,80}}[)）])?[ \t]*(?:&|\band\b|\be\b|\by\b|\bet\b|\bund\b)[ \t]+"
+_AND = r"(?:&|\band\b|\be\b|\by\b|\bet\b|\bund\b)"
+_AND_NAME = (rf"(?:(?:[ \t]*[(（][^)）\n]{{0,80}}[)）])?[ \t]*{_AND}[ \t]+"
              rf"(?:(?:the|o|a|el|la|le|der|die)[ \t]+)?{_HONORIFIC_WORDS}{_NAME_RE})?")  # `Joana Ferreira (mãe) e o Miguel Antunes`
+_AND_NAMES = (rf"(?:[ \t]*(?:,|{_AND})[ \t]+{_HONORIFIC_WORDS}{_NAME_RE}(?=[ \t]*(?:\n|$|[,;(])))?")  # a field line's
+# list, `owners: Sam Whitfield, Priya Raman`; not `Maren Østby, Head of Platform.`
 _OWNER_PATTERNS = (
-    re.compile(rf"(?:\bowner|\bhuman|\buser|\bdon[oa]|\bpropietari[oa]|\bpropriétaire|\bbesitzer(?:in)?|"
+    re.compile(rf"(?:\bowners?|\bhumans?|\busers?|\bdon[oa]|\bpropietari[oa]|\bpropriétaire|\bbesitzer(?:in)?|"
                rf"\binhaber(?:in)?|\bdueñ[oa]|\butilizador[a]?|\busuario)[ \t]*[:=][ \t]*"
-               rf"{_HONORIFIC_WORDS}{_NAME_RE}{_AND_NAME}", re.IGNORECASE),
+               rf"{_HONORIFIC_WORDS}{_NAME_RE}{_AND_NAMES}", re.IGNORECASE),
     re.compile(rf"(?i:assistant|assistante|assistente|asistente|assistent(?:in)?|helper|agent|secretary|"
                rf"secretária|secretaria|sekretär(?:in)?)(?:[ \t]+[^\W\d_][\w/-]*){{0,4}}?[ \t]+(?i:of|for|to|de|da|do|der|des|von|für|pour|para)"
-               rf"[ \t]+(?i:the[ \t]+|la[ \t]+|el[ \t]+|o[ \t]+|a[ \t]+)?{_HONORIFIC_WORDS}{_NAME_RE}{_AND_NAME}"),
+               rf"[ \t]+(?i:the[ \t]+|la[ \t]+|el[ \t]+|o[ \t]+|a[ \t]+)?(?i:(?:casal|couple|família|familia|famille|family)[ \t]+)?"
+               rf"{_HONORIFIC_WORDS}{_NAME_RE}{_AND_NAME}"),  # `assistente digital do casal Lúcia … e Evandro …`
+    # `Hannah's assistant`, `Priya's agent`
+    re.compile(rf"{_NAME_RE}['’]s[ \t]+(?:[^\W\d_][\w-]*[ \t]+)?(?i:assistant|agent|helper|secretary)\b"),
     # "I serve …": `Sirvo a Joana Ferreira e o Miguel Antunes`, `I work for Dana`, `Ich arbeite für Thomas`.
-    re.compile(rf"(?i:\bi serve|\bi work for|\bsirvo(?:[ \t]+(?:a|al|à|o))?|\btrabajo para|\btrabalho para|\bje travaille pour|"
+    re.compile(rf"(?i:\bi serve|\bi work for|\bsirvo(?:[ \t]+(?:sobre[ \t]+todo|sobretudo|principalmente))?(?:[ \t]+(?:a|al|à|o))?|\btrabajo para|\btrabalho para|\bje travaille pour|"
                rf"\bich arbeite für)[ \t]+(?i:the[ \t]+|la[ \t]+|el[ \t]+|o[ \t]+|a[ \t]+)?{_HONORIFIC_WORDS}{_NAME_RE}{_AND_NAME}"),
     # `주인은 대표 겸 PD 정다은님`: the owner, after up to three words of title
     re.compile(r"(?:주인|오너|사용자)[은는이가:][ \t]*(?:\S+[ \t]+){0,3}?([\uac00-\ud7af]{2,4})[ \t]*(?:님|씨)"),
@@ -879,13 +895,17 @@ _OWNER_PATTERNS = (
     re.compile(rf"(?i:her|his|their|sua|seu|su|son|sa|ihr|ihre|sein|seine)[ \t]+(?i:husband|wife|spouse|marido|esposa|esposo|"
                rf"mulher|mari|femme|épouse|ehemann|ehefrau|mann|frau)[ \t]*,?[ \t]+(?i:is[ \t]+|é[ \t]+|es[ \t]+|est[ \t]+|ist[ \t]+)?"
                rf"{_NAME_RE}"),
-    re.compile(r"([\u3400-\u9fff]{2,4})(?:（[^）]{0,20}）|\([^)]{0,20}\))?的[\u3400-\u9fff]{0,4}(?:助手|助理|秘书|秘書)"),
+    re.compile(r"(?<![\u3400-\u9fff])([\u3400-\u9fff]{2,4})(?:（[^）]{0,20}）|\([^)]{0,20}\))?的[\u3400-\u9fff]{0,4}(?:助手|助理|秘书|秘書)"),
+    re.compile(r"(?:老板|老闆|老師|老师)([\u3400-\u9fff]{2,3})(?=[（(，,。的]|$)"),  # `的老板王建国（大家喊他王总/老王）`
     re.compile(r"(?:服务于?|服務於?|为|為)(?:老板|老闆)?([\u3400-\u9fff]{2,3})(?=[，,。、（(]|$|服务|服務)"),  # `服务老板陈志远`
     re.compile(r"([\u3040-\u30ff\u3400-\u9fff]{2,6})(?:さん|様)?の(?:アシスタント|秘書|助手)"),
     # `遥さん（個人ゲーム開発者）の専属アシスタント`: a one-character given name is kept with its honorific
     re.compile(r"([\u3400-\u9fff]{1,4}(?:さん|様))(?:（[^）]{0,60}）|\([^)]{0,60}\))?の(?:専属の?)?"
                r"(?:アシスタント|秘書|助手)"),
     re.compile(r"([\uac00-\ud7af]{2,4})[ \t]*(?:님|씨)의"),  # `정하윤 님의 개인 비서`
+    # `서하린 작가(필명 하린)의 작업 비서`: the owner by name and title; the title with 님 names the owner too
+    re.compile(r"([\uac00-\ud7af]{2,4})[ \t]+((?:작가|대표|교수|선생|원장|사장|팀장))[ \t]*(?:님)?(?:\([^)]{0,40}\))?의[ \t]*"
+               r"(?:\S+[ \t]+){0,2}?(?:비서|어시스턴트|보조|에이전트)"),
     re.compile(r"(?i)(?<!\w)(?:owner|user|human)[ \t]*[:=][ \t]*([\u3400-\u9fff\uac00-\ud7af]{1,4}(?:[ \t][\u3400-\u9fff\uac00-\ud7af]{1,3})?)"
                rf"(?:[ \t]*[(（]{_NAME_RE}[)）])?"),  # `owner: 森下 遥 (Haruka Morishita)`
 )
@@ -900,11 +920,14 @@ _ABOUT = re.compile(r"^\W*(?:about|sobre|über|à propos de|a propos de|关于|�
                     r"(\S+(?:[ \t]+\S+)?)\W*$", re.IGNORECASE)
 _ME = re.compile(rf"{_NAME_RE}[ \t]*\((?:me|eu|yo|ich|moi|我|私)\)", re.IGNORECASE)
 _PUNCTUATION = ".,;:!?()[]{}<>\"'`*_~#|/\\«»“”‘’…—–-"
+_CJK_COMPANY = frozenset({"株式会社", "有限会社", "合同会社", "有限公司", "公司", "주식회사", "유한회사"})
+_KO_TITLES = frozenset({"작가", "대표", "교수", "선생", "원장", "사장", "팀장"})
 _HOUSEHOLD = frozenset({"casa", "home", "haus", "maison", "hogar", "lar", "family", "família", "familia", "familie",
                         "famille", "household", "foyer", "haushalt"})  # a title naming a household, not the agent
 _NOT_NAMES = frozenset({
     "ag", "the", "team", "lab", "family", "família", "familia", "familie", "famille", "household", "company",
-    "me", "mim", "mí", "mich", "moi", "us", "my", "user", "owner", "human", "assistant",
+    "me", "mim", "mí", "mich", "moi", "us", "my", "user", "owner", "human", "assistant", "assistente", "asistente",
+    "assistante", "assistent", "dona", "don", "doña", "seu", "senhor", "senhora", "señor", "señora",
 })
 
 
@@ -917,6 +940,8 @@ def document_context(preamble: str, sections: Sequence[SectionInput], config: Co
     owner: set[str] = set()
     agent: set[str] = set()
     opening = _EMPHASIS.sub("", preamble[:4000])
+    if opening == opening.lower() and opening != opening.upper():
+        opening = opening.title()  # `you are robin, assistant for frank delaney`: a lowercase memory's names
     agent_voice = False
     for pattern in _AGENT_PATTERNS:
         for m in pattern.finditer(opening):
@@ -930,7 +955,7 @@ def document_context(preamble: str, sections: Sequence[SectionInput], config: Co
     for pattern in _OWNER_PATTERNS:
         for m in pattern.finditer(opening):
             for name in m.groups():
-                if name:
+                if name and name not in _KO_TITLES:  # `서하린 작가`: the name, not the title any writer has
                     owner |= _name_words(name)
     stated = frozenset(owner)  # the owner as the opening states it
     headings: list[str] = []
@@ -968,7 +993,7 @@ def document_context(preamble: str, sections: Sequence[SectionInput], config: Co
     languages = {"en"} | {c for c, n in counts.items() if n >= LANGUAGE_MIN and n >= LANGUAGE_SHARE * total}
     return Context(frozenset(owner), frozenset(agent), frozenset(languages),
                    _is_fiction("\n".join([preamble[:4000], *headings]), lists),
-                   None, frozenset(vocabulary), agent_voice and bool(agent))
+                   None, frozenset(vocabulary), agent_voice and bool(agent), _is_fiction(preamble[:4000], lists))
 
 
 def _name_words(name: str, field: bool = False) -> set[str]:
@@ -976,12 +1001,14 @@ def _name_words(name: str, field: bool = False) -> set[str]:
     Chinese or Korean name of three characters also by its given name: 周雨桐 -> 雨桐, 김서연 -> 서연;
     `森下 遥` by both parts joined).  A `field` value (`agent: hachi`) may be written in lowercase."""
     name = name.strip()
+    if name in _CJK_COMPANY:  # `owner: 株式会社ソラノート SRE チーム`: a company, not a person
+        return set()
     if has_cjk(name):
         compact = "".join(name.split())
         out = {compact}
         if len(compact) == 3 and " " not in name and all(_CJK_CHAR.match(ch) for ch in compact):
             out.add(compact[1:])
-            if not _HANGUL.search(compact):  # 陈志远 is 陈总, 陈老板, 老陈 to the people around him
+            if not _HANGUL.search(compact) and compact[0] in _lists().surnames:  # 陈志远 is 陈总, 陈老板, 老陈
                 out.update((compact[0] + "总", compact[0] + "老板", compact[0] + "董", "老" + compact[0]))
         parts = name.split()
         if len(parts) == 2 and len(parts[1]) >= 2:
@@ -1132,6 +1159,10 @@ def _relative_heading(heading: str, index: _Index) -> str | None:
 
 
 _CJK_POSSESSIVE = frozenset("的の의")
+# The words by which the one who says "I" names itself in a heading (the lexicons' identity words `^me`, `^eu` …)
+_FIRST_PERSON_WORDS = frozenset({"i", "me", "my", "mine", "myself", "eu", "mim", "meu", "minha", "yo", "mí", "mi", "mis",
+                                 "je", "moi", "mon", "ma", "mes", "ich", "mich", "mein", "meine", "我", "我的", "私", "私の",
+                                 "나", "내", "저", "제"})
 
 
 def _whose_name(body: str, context: Context, index: _Index) -> Classification | None:
@@ -1154,6 +1185,19 @@ def _whose_name(body: str, context: Context, index: _Index) -> Classification | 
         if name is not None:
             return Classification(domain, "name", PREFIX_WEIGHT, (f"{name} ({role})",))
     return None
+
+
+def _pet(body: str, index: _Index) -> Classification | None:
+    """personal when a name heading's body opens on a pet word (`## Fern` over "our 9-year-old
+    collie", `## もち` over "猫、メス"): the owner's pet is private life, not a contact.  The opening
+    is the first OPENING_CHARS characters; CJK pet words are found as substrings there."""
+    if "personal" not in index.order or not index.lists.pets:
+        return None
+    opening = body[:OPENING_CHARS].casefold()
+    words = _WORD.findall(opening)[: 2 * OPENING_WORDS]
+    found = [w for w in words if w in index.lists.pets] or [
+        w for w in index.lists.pets if has_cjk(w) and w in opening]
+    return Classification("personal", "name", PREFIX_WEIGHT, (found[0],)) if found else None
 
 
 def _name_echo(name: str, body: str) -> list[str]:
@@ -1248,6 +1292,23 @@ def _own(section: SectionInput, index: _Index, context: Context,
         scores, found, prefixed = _heading_scores(section.heading, index, context)
         if max(scores.values(), default=0.0) >= needed:
             return _heading_decision(section, scores, found, prefixed, index), {}, {}
+    # before the name step: `Santé` in an English memory is French for health, not a person
+    if not scores and context.languages != ALL_LANGUAGES and _looks_foreign(section.heading, index, context):
+        wide = _index(*index.key, ALL_LANGUAGES)  # (`Revendeurs en France` in a Spanish memory) is read in all;
+        scores, found, prefixed = _heading_scores(section.heading, wide, context)  # not the body: its English
+        ranked = _head_first(_rank(scores, wide), found, section.heading) if scores else []
+        trusted = bool(ranked) and all(w.casefold() in wide.written or _GERMAN_NOUN.fullmatch(w)
+                                       for w in found[ranked[0][0]])
+        # "these" would read as French thèse; only a word written as the lexicon writes it counts
+        # (`Revendeurs`, `Fechas clave`), not an English word a foreign stemmer folds (`Progress`: progrès);
+        # a German-shaped noun counts in any form (`Versicherungen` by `~versicherung`)
+        if trusted and ranked[0][1] >= needed:
+            return _heading_decision(section, scores, found, prefixed, wide, ranked), {}, {}
+        if not trusted:
+            scores, found, prefixed = {}, {}, None  # (a weak trusted word stays: the body speaks first)
+        else:
+            scores = {ranked[0][0]: ranked[0][1]}
+            found = {ranked[0][0]: found[ranked[0][0]]}
     if not scores and PEOPLE_DOMAIN in index.order:
         vocabulary = context.vocabulary or frozenset(w for w in _WORD.findall(body) if w[0].islower())
         relative = _relative_heading(section.heading, index)
@@ -1273,29 +1334,21 @@ def _own(section: SectionInput, index: _Index, context: Context,
             whose = _whose_name(body, context, index)
             if whose is not None:
                 return whose, {}, {}
+            pet = _pet(body, index)
+            if pet is not None:
+                return pet, {}, {}
             cues = _person_cues(body, index)
             opening = _WORD.search(body.casefold())  # "Neto. ...", "Filha, 34 anos": the body opens on who they are
             if opening is not None and opening.group() in index.lists.person_words:  # so that word counts twice
                 cues.insert(0, opening.group())
             cues[:0] = _name_echo(name, body)
             if len(cues) >= (0 if honorific else 1 if " " in name.strip() or has_cjk(name) else 2):
+                if context.novelist and not honorific and "projects" in index.order:
+                    # a novelist's memory: a bare name over a person is one of the novel's characters, working
+                    # material for the book (issue 23); an editor or a relative carries a title (林老师, Papa)
+                    return Classification("projects", "name", PREFIX_WEIGHT, (name, "(fiction)", *cues[:2]),
+                                          PEOPLE_DOMAIN, PREFIX_WEIGHT), {}, {}
                 return Classification(PEOPLE_DOMAIN, "name", PREFIX_WEIGHT, (name, *cues[:3])), {}, {}
-    if not scores and context.languages != ALL_LANGUAGES and _looks_foreign(section.heading, index, context):
-        wide = _index(*index.key, ALL_LANGUAGES)  # (`Revendeurs en France` in a Spanish memory) is read in all;
-        scores, found, prefixed = _heading_scores(section.heading, wide, context)  # not the body: its English
-        ranked = _head_first(_rank(scores, wide), found, section.heading) if scores else []
-        trusted = bool(ranked) and all(w.casefold() in wide.written or _GERMAN_NOUN.fullmatch(w)
-                                       for w in found[ranked[0][0]])
-        # "these" would read as French thèse; only a word written as the lexicon writes it counts
-        # (`Revendeurs`, `Fechas clave`), not an English word a foreign stemmer folds (`Progress`: progrès);
-        # a German-shaped noun counts in any form (`Versicherungen` by `~versicherung`)
-        if trusted and ranked[0][1] >= needed:
-            return _heading_decision(section, scores, found, prefixed, wide, ranked), {}, {}
-        if not trusted:
-            scores, found, prefixed = {}, {}, None  # (a weak trusted word stays: the body speaks first)
-        else:
-            scores = {ranked[0][0]: ranked[0][1]}
-            found = {ranked[0][0]: found[ranked[0][0]]}
     body_scores, body_found = scores, found
     vague = set(scores) <= {FALLBACK_DOMAIN}  # no word, or only `Misc`, `Divers`, `Stuff`: the body speaks
     if vague and body and "agents" in index.order and not _LESSONS.search(section.heading):

@@ -29,7 +29,7 @@ from .errors import BadInput
 LANGUAGES = ("en", "de", "es", "fr", "pt", "zh", "ja", "ko")
 # The Western languages and their snowball stemmer; the others match as substrings.
 STEMMERS = {"en": "english", "de": "german", "es": "spanish", "fr": "french", "pt": "portuguese"}
-SPECIAL_KEYS = ("person", "stopwords", "fiction", "characters", "surnames", "schedule", "agent_jobs", "system_jobs", "kin", "rules", "travel", "work_trip")
+SPECIAL_KEYS = ("person", "stopwords", "fiction", "characters", "surnames", "schedule", "agent_jobs", "system_jobs", "kin", "rules", "travel", "work_trip", "pets")
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +47,7 @@ class Language:
     agent_jobs: tuple[str, ...] = ()  # what the agent does in a job: remind, draft, digest (word starts)
     system_jobs: tuple[str, ...] = ()  # what a host does: backup, prune, rotate (word starts)
     kin: tuple[str, ...] = ()  # one relative: a heading that is this word goes to people
+    pets: tuple[str, ...] = ()  # a name heading over a body that opens on one of these is a pet: personal
     rules: tuple[str, ...] = ()  # what a rule for the agent opens with: never, always, don't
     travel: tuple[str, ...] = ()  # a trip in a heading ...
     work_trip: tuple[str, ...] = ()  # ... is a work trip (business) when its body names one of these

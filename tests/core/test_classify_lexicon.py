@@ -583,6 +583,61 @@ def test_job_is_work_and_jobs_are_a_hosts(heading: str, domain: str) -> None:
     assert document(DE if heading == "Termine" else "", (heading, "- see below\n"))[heading] == domain
 
 
+@pytest.mark.parametrize(("preamble", "owner", "agent"), [
+    ("---\nowners: Sam Whitfield, Priya Raman\nagent: Hearth\n---\n", {"sam", "whitfield", "priya", "raman"}, {"hearth"}),
+    ("I'm Pip, Hannah's assistant on OpenClaw.\n", {"hannah"}, {"pip"}),
+    ("you are robin, assistant for frank delaney (72). retired machinist.\n", {"frank", "delaney"}, {"robin"}),
+    ('Soy "Chencha", la asistente de la familia. Sirvo sobre todo a Lupita (Guadalupe) y a Toño (Antonio).\n',
+     {"lupita", "toño"}, {"chencha"}),
+    ('Sou a "Cida", assistente digital do casal Lúcia Cavalcanti (71) e Evandro Cavalcanti (74).\n',
+     {"lúcia", "evandro", "cavalcanti"}, {"cida"}),
+    ("我是「小辣椒」，蜀香阁火锅的老板王建国（大家喊他王总/老王）的私人助理。\n",
+     {"王建国", "建国", "王总", "王老板", "王董", "老王"}, {"小辣椒", "辣椒"}),
+    ("나는 '모루'. 서하린 작가(필명 하린)의 작업 비서 에이전트다.\n", {"서하린", "하린"}, {"모루"}),
+    ("---\nagent: kaze-ops\nowner: 株式会社ソラノート SRE チーム\n---\n", set(), {"kaze", "ops"}),
+    ("Ich bin der Assistent von Jonas Behrendt (GitHub: @jbehr), Berlin-Neukölln.\n", {"jonas", "behrendt"}, set()),
+])
+def test_owners_and_agents_as_memories_name_them(preamble: str, owner: set[str], agent: set[str]) -> None:
+    """A field line's list, `X's assistant`, an all-lowercase memory, quoted agent names, `Sirvo sobre
+    todo a A y a B`, `do casal A e B`, `老板王建国`, `서하린 작가의 … 비서`; a company is no owner, and a
+    comma after a name does not add the town."""
+    context = document_context(preamble, [], Config())
+    assert (set(context.owner), set(context.agent)) == (owner, agent)
+
+
+def test_where_the_agent_speaks_as_i_a_first_person_heading_is_the_agents() -> None:
+    pre = 'Sou a Cida, assistente do casal Lúcia e Evandro. ' + PT
+    assert document(pre, ("Lembretes que eu mando", "- remédios às 8h\n"))["Lembretes que eu mando"] == "agents"
+
+
+@pytest.mark.parametrize(("heading", "body"), [("Canelo", "Our dog, a 6-year-old mix. Vet is Dr. Ruiz, he hates baths.\n"),
+                                               ("Biscuit", "the cat. 12, thyroid pills, she bites the vet.\n")])
+def test_a_pet_is_personal(heading: str, body: str) -> None:
+    assert document("", (heading, body))[heading] == "personal"
+
+
+@pytest.mark.parametrize(("heading", "owners"), [("Us", True), ("Quiénes somos", True), ("Amazon US", False)])
+def test_who_we_are_is_the_owners(heading: str, owners: bool) -> None:
+    placed = document(ES if "Qui" in heading else "", (heading, "- Lupita, 41, contadora; Toño, 44\n"),
+                      ("Shop", "- orders and clients\n"))
+    assert (placed[heading] == "identity") == owners  # `US` there is the country
+
+
+def test_a_bare_name_in_a_novelists_memory_is_a_character() -> None:
+    """Issue 23: a careful human files the novel's characters under projects; an editor with a title
+    stays people."""
+    pre = "I am Quill, the assistant of novelist Mara Voss. She is writing her third novel.\n\n"
+    placed = document(pre, ("Elena Varga", "The heroine, 22, a lighthouse keeper; she lies to protect her brother.\n"),
+                      ("Ms. Okafor", "Her editor at Halcyon Press; she wants chapter 12 by Friday.\n"))
+    assert placed == {"Elena Varga": "projects", "Ms. Okafor": "people"}
+
+
+@pytest.mark.parametrize("heading", ["Santé", "12/ene/2026", "dez/2025"])
+def test_a_foreign_word_is_read_before_a_name_and_dates_with_month_names(heading: str) -> None:
+    placed = document("I keep notes for Lucía.\n\n", (heading, "- her GP, Dr. Soler; she has a check-up in May\n"))
+    assert placed[heading] == ("personal" if heading == "Santé" else "log")
+
+
 def test_a_question_heading_is_read_without_its_frame() -> None:
     placed = document("", ("what about the contract with Loomcraft?", "- signed 2026-03-01\n"),
                       ("who am I working for?", "- Noor, the host\n"))
