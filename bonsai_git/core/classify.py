@@ -102,6 +102,7 @@ LANGUAGE_SAMPLE = 160  # characters of each body read to tell the document's lan
 LANGUAGE_MIN = 4  # stopword hits a Western language needs in a document ...
 LANGUAGE_SHARE = 0.15  # ... and this share of all stopword hits
 SECTION_LANGUAGE_MIN = 3  # ... or in one section's own text
+FOREIGN_WORD_MIN = 6  # a heading word this long that only another language's lexicon writes shows that language
 OPENING_CHARS = 80  # a body "opens on" a name within its first 80 characters ...
 OPENING_WORDS = 3  # ... and first three words
 
@@ -1194,7 +1195,7 @@ def _pet(body: str, index: _Index) -> Classification | None:
     if "personal" not in index.order or not index.lists.pets:
         return None
     opening = body[:OPENING_CHARS].casefold()
-    words = _WORD.findall(opening)[: 2 * OPENING_WORDS]
+    words = _WORD.findall(opening)[:OPENING_WORDS]
     found = [w for w in words if w in index.lists.pets] or [
         w for w in index.lists.pets if has_cjk(w) and w in opening]
     return Classification("personal", "name", PREFIX_WEIGHT, (found[0],)) if found else None
@@ -1424,6 +1425,11 @@ def _looks_foreign(heading: str, index: _Index, context: Context) -> bool:
         return True
     if _GERMAN_NOUN.search(heading):  # `Anmeldung & Ummeldung`, `Versicherungen`: ASCII, but German
         return True
+    words = [w for w in _WORD.findall(heading.casefold()) if len(w) >= FOREIGN_WORD_MIN and w not in index.written]
+    if words:
+        wide = _index(*index.key, ALL_LANGUAGES).written  # `Impuestos` in an English memory: a word of six letters
+        if not wide.isdisjoint(words):  # or more that another lexicon writes so is that language's
+            return True
     return any(set(index.lists.stopwords.get(w, ())) - context.languages for w in _WORD.findall(heading.casefold()))
 
 
