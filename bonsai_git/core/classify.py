@@ -470,6 +470,7 @@ class _Lists:
     surnames: frozenset[str]
     kin: frozenset[str]  # the cue lists of the rules (lexicon.Language): one relative
     pets: frozenset[str]  # a pet (LABELS.md: pets are the owner's private life, personal)
+    written: frozenset[str]  # every Western domain keyword of every language, as written (casefolded, marks stripped)
     rules: re.Pattern[str]  # what a rule for the agent opens with
     travel: re.Pattern[str]  # a trip ...
     work_trip: re.Pattern[str]  # ... that is work
@@ -498,6 +499,8 @@ def _lists() -> _Lists:
         surnames=frozenset(s for lang in lexicons for s in lang.surnames),
         kin=frozenset(w.casefold() for lang in lexicons for w in lang.kin),
         pets=frozenset(w.casefold() for lang in lexicons for w in lang.pets),
+        written=frozenset(w.lstrip("~^=<").strip().casefold() for lang in lexicons if lang.code in STEMMERS
+                          for _d, words in lang.domains for w in words),
         rules=_cues((w for lang in lexicons for w in lang.rules), whole=True),
         travel=_cues(w for lang in lexicons for w in lang.travel),
         work_trip=_cues(w for lang in lexicons for w in lang.work_trip),
@@ -1419,18 +1422,17 @@ _GERMAN_NOUN = re.compile(r"(?<![^\W\d_])[A-Z][a-z]{3,}(?:ung|ungen|heit|keit|sc
 def _looks_foreign(heading: str, index: _Index, context: Context) -> bool:
     """True when `heading` shows a language the document is not written in: a stopword of another
     language (`Revendeurs en France`, `Licencias y permisos`) or a Latin letter outside ASCII
-    (`Gestoría`).  An English heading (`Glaze tests`) is not read in German, whose lexicon also
-    writes `tests`."""
+    (`Gestoría`), a German-shaped noun (`Anmeldung`), or a word of FOREIGN_WORD_MIN letters or more
+    that only another lexicon writes (`Impuestos`).  An English heading (`Glaze tests`) is not read in
+    German, whose lexicon also writes `tests`."""
     if any(not ch.isascii() and ch.isalpha() and not has_cjk(ch) for ch in heading):
         return True
     if _GERMAN_NOUN.search(heading):  # `Anmeldung & Ummeldung`, `Versicherungen`: ASCII, but German
         return True
-    words = [w for w in _WORD.findall(heading.casefold()) if len(w) >= FOREIGN_WORD_MIN and w not in index.written]
-    if words:
-        wide = _index(*index.key, ALL_LANGUAGES).written  # `Impuestos` in an English memory: a word of six letters
-        if not wide.isdisjoint(words):  # or more that another lexicon writes so is that language's
-            return True
-    return any(set(index.lists.stopwords.get(w, ())) - context.languages for w in _WORD.findall(heading.casefold()))
+    words = _WORD.findall(heading.casefold())
+    # `Impuestos` in an English memory: a word of six letters or more that only another lexicon writes so
+    return any(len(w) >= FOREIGN_WORD_MIN and w in index.lists.written and w not in index.written for w in words) or any(
+        set(index.lists.stopwords.get(w, ())) - context.languages for w in words)
 
 
 def _whose_jobs(section: SectionInput, index: _Index) -> Classification | None:
