@@ -111,7 +111,7 @@ OPENING_WORDS = 3  # ... and first three words
 KIND_PREFIXES: dict[str, str] = {
     "person": "people", "contact": "people", "project": "projects", "initiative": "projects",
     "tool": "infrastructure", "service": "infrastructure", "host": "infrastructure",
-    "server": "infrastructure", "incident": "infrastructure", "postmortem": "infrastructure",
+    "server": "infrastructure", "incident": "infrastructure", "postmortem": "infrastructure", "inc": "infrastructure",
     "client": "business", "customer": "business", "agent": "agents", "trip": "personal",
     "persona": "people", "pessoa": "people", "personne": "people", "kontakt": "people",
     "proyecto": "projects", "projeto": "projects", "projecto": "projects", "projekt": "projects",
@@ -123,7 +123,7 @@ KIND_PREFIXES: dict[str, str] = {
     "项目": "projects", "項目": "projects", "プロジェクト": "projects", "프로젝트": "projects",
     "工具": "infrastructure", "ツール": "infrastructure", "客户": "business", "顧客": "business",
 }
-_NO_COLON_KINDS = frozenset({"incident", "postmortem"})
+_NO_COLON_KINDS = frozenset({"incident", "postmortem", "inc"})  # `Inc 07.04. — Suche leer`: an incident
 
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
 # Month names and their usual abbreviations in English, French, German, Spanish and Portuguese:
@@ -141,7 +141,7 @@ _DATE = (rf"(?:\d{{4}}[-/.]\d{{1,2}}[-/.]\d{{1,2}}|\d{{1,2}}[-/.]\d{{1,2}}[-/.]\
 # `14.3.`, `3月28日`, `3월 28일` (only at the start of a heading: "a heading that starts with a date").
 _SHORT_DATE = (rf"(?:{_MONTHS}(?![^\W\d_])\s+\d{{1,2}}(?:st|nd|rd|th)?(?![\d:/.]\d)|"
                rf"\d{{1,2}}(?:\.|er|º|st|nd|rd|th)?\s+(?:de\s+)?{_MONTHS}(?![^\W\d_])|"
-               rf"(?!24/7)\d{{1,2}}/\d{{1,2}}(?![\d/])|\d{{1,2}}\.\d{{1,2}}\.(?!\d)|"
+               rf"(?!24/7)\d{{1,2}}/\d{{1,2}}(?![\d/])|\d{{1,2}}\.\d{{1,2}}\.(?!\d)|\d{{1,2}}[/.]\d{{1,2}}[/.]\d{{2}}(?![\d/.])|"
                rf"\d{{1,2}}\s*月\s*\d{{1,2}}\s*[日号]|\d{{1,2}}\s*월\s*\d{{1,2}}\s*일|"
                rf"(?:wk|week|kw|semana|semaine|woche)\.?\s*\d{{1,2}}(?![\d.,:/])|\d{{4}}-?w\d{{2}})")  # `wk 6`, `KW 12`, `2026-W07`
 _WEEKDAYS = (r"(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day)?|tuesday|wednesday|thursday|saturday|"
@@ -799,9 +799,10 @@ def _heading_scores(
             if name is not None and domain in index.order:
                 scores[domain] = scores.get(domain, 0.0) + weight
                 found.setdefault(domain, []).append(f"{name} ({role})")
-    if context.agent_voice and "identity" in scores and "agents" in index.order and all(
-            w.casefold() in _FIRST_PERSON_WORDS for w in found["identity"]):
-        # `Lembretes que eu mando` where the agent speaks as I: "eu" is the agent
+    if "identity" in scores and "agents" in index.order and all(w.casefold() in _FIRST_PERSON_WORDS for w in found["identity"]) and (
+            context.agent_voice or not _SECOND_PERSON_WORDS.isdisjoint(_WORD.findall(heading.casefold()))):
+        # `Lembretes que eu mando` where the agent speaks as I: "eu" is the agent; `what you do for me every
+        # week`: the owner speaks to the agent, so the section is the agent's
         scores["agents"] = scores.get("agents", 0.0) + scores.pop("identity")
         found.setdefault("agents", []).extend(f"{w} (agent)" for w in found.pop("identity"))
     me = _ME_MARK.search(heading) if "(" in heading or "（" in heading else None
@@ -844,7 +845,7 @@ def _named(heading: str, names: frozenset[str]) -> str | None:
 
 _UPPER = "A-ZÀ-ÖØ-ÞĀ-ŽА-Я"
 _LOWER = "a-zß-öø-ÿā-žа-я"
-_CAP = rf"[{_UPPER}][{_LOWER}'’-]+"
+_CAP = rf"[{_UPPER}][{_LOWER}'’]+(?:-[{_UPPER}]?[{_LOWER}'’]+)*-?"  # `Jean-Pierre`, `Marie-José`
 _NICKNAME = rf"\(?[\"“‘']{_CAP}[\"”’']\)?"  # Rosalind ("Roz") Achterberg, Robert "Bob" Lee
 _NAME_RE = rf"({_CAP}(?:[ \t]+(?:{_NICKNAME}|{_CAP})){{0,2}})"
 _HONORIFIC_WORDS = r"(?:(?:Prof|Dr|Dra|Drª|Sr|Sra|Mr|Mrs|Ms|Mx|Herr|Frau|Mme|M)\.?[ \t]+)*"
@@ -852,9 +853,10 @@ _HONORIFIC_WORDS = r"(?:(?:Prof|Dr|Dra|Drª|Sr|Sra|Mr|Mrs|Ms|Mx|Herr|Frau|Mme|M)
 _AGENT_PATTERNS = (
     re.compile(rf"(?i:\byou are|\byou're|\byour name is|\beres|\bte llamas|\bvocê é|\btu és|\bés|\bdu bist|"
                rf"\bdein name ist|\btu es|\btu t'appelles|\bi am|\bi'm|\bmy name is|\bich bin|\bich heiße|\bje suis|"
-               rf"\bje m'appelle|\bsoy|\bme llamo|\beu sou|\bsou|\bchamo-me|\bme chamo)[ \t]+"
+               rf"\bje m'appelle|\bsoy|\bsos|\bme llamo|\beu sou|\bsou|\bchamo-me|\bme chamo)[ \t]+"
                rf"(?:(?:the|a|an|o|a|el|la|der|die|das|le|la)[ \t]+)?[\"“']?{_NAME_RE}[\"”']?"
                rf"(?=[ \t]*[,.;:(—–\-!]|[ \t]+(?:the|a|an|o|el|la|der|die|das|le|un|une|ein|eine)\b)"),  # `Soy "Chencha",`
+    re.compile(r"(?i:you are|you're|your name is)[ \t]+[\"“'「]?([\uac00-\ud7af\u3040-\u30ff\u3400-\u9fff]{2,6})[\"”'」]?(?=[ \t]*[,，.。(（])"),
     re.compile(r"(?:你是|您是|我是|你叫)[「“\"]?([\u3400-\u9fff]{2,4})[」”\"]?(?=[，,。、的（(]|$)"),  # `我是「小辣椒」，`
     re.compile(r"(?:あなたは|私は)([\u3040-\u30ff\u3400-\u9fff]{2,8})(?:です|だ|。|、)"),
     re.compile(r"(?:너는|당신은|나는|저는)[ \t]*[\"“']?([\uac00-\ud7af]{2,5})[\"”']?(?:[ \t]*(?:\([^)]{0,30}\)|（[^）]{0,30}）))?"
@@ -870,22 +872,22 @@ _TITLE_AGENT = re.compile(rf"(?m)^#[ \t]+(?i:memory(?:\.md)?|memória|mémoire|m
 # and never addresses it as "you".  An "I" alone may be the owner's ("anything I say goes in here").
 _SELF_INTRO = re.compile(r"(?i)(?:i am|i'm|my name is|ich bin|ich heiße|je suis|je m'appelle|soy|me llamo|eu sou|sou|"
                          r"chamo-me|me chamo)\s|我是|私は|나는|저는")
-_SECOND_PERSON = re.compile(r"(?i)(?<!\w)(?:you are|you're|your name|du bist|tu es|tu és|eres|você é|vous êtes)(?!\w)"
+_SECOND_PERSON = re.compile(r"(?i)(?<!\w)(?:you are|you're|your name|du bist|tu es|tu és|eres|sos|você é|vous êtes)(?!\w)"
                             r"|你是|您是|あなたは|너는|당신은")
 # The owner's name: "Owner: Helena Silva", "assistant of/for/de/der Lola Ferrer", "周雨桐的写作助手".
 # A second owner after a conjunction: "Owner: Priyanka & Tom Ellery", "assistant of Chidi Okonkwo and Hannah Bell".
 _AND = r"(?:&|\band\b|\be\b|\by\b|\bet\b|\bund\b)"
 _AND_NAME = (rf"(?:(?:[ \t]*[(（][^)）\n]{{0,80}}[)）])?[ \t]*{_AND}[ \t]+"
-             rf"(?:(?:the|o|a|el|la|le|der|die)[ \t]+)?{_HONORIFIC_WORDS}{_NAME_RE})?")  # `Joana Ferreira (mãe) e o Miguel Antunes`
-_AND_NAMES = (rf"(?:[ \t]*(?:,|{_AND})[ \t]+{_HONORIFIC_WORDS}{_NAME_RE}(?=[ \t]*(?:\n|$|[,;(])))?")  # a field line's
+             rf"(?:(?:the|o|a|el|la|le|der|die|de|do|da|du)[ \t]+|d['’])?{_HONORIFIC_WORDS}{_NAME_RE})?")  # `Joana (mãe) e o Miguel`
+_AND_NAMES = (rf"(?:[ \t]*(?:,|{_AND})[ \t]+{_HONORIFIC_WORDS}{_NAME_RE}(?=[ \t]*(?:\n|$|[,;(\]])))?")  # a field line's
 # list, `owners: Sam Whitfield, Priya Raman`; not `Maren Østby, Head of Platform.`
 _OWNER_PATTERNS = (
     re.compile(rf"(?:\bowners?|\bhumans?|\busers?|\bdon[oa]|\bpropietari[oa]|\bpropriétaire|\bbesitzer(?:in)?|"
-               rf"\binhaber(?:in)?|\bdueñ[oa]|\butilizador[a]?|\busuario)[ \t]*[:=][ \t]*"
+               rf"\binhaber(?:in)?|\bdueñ[oa]|\butilizador[a]?|\busuario|\bpour|\bpara|\bfür)[ \t]*[:=][ \t]*\[?"
                rf"{_HONORIFIC_WORDS}{_NAME_RE}{_AND_NAMES}", re.IGNORECASE),
     re.compile(rf"(?i:assistant|assistante|assistente|asistente|assistent(?:in)?|helper|agent|secretary|"
-               rf"secretária|secretaria|sekretär(?:in)?)(?:[ \t]+[^\W\d_][\w/-]*){{0,4}}?[ \t]+(?i:of|for|to|de|da|do|der|des|von|für|pour|para)"
-               rf"[ \t]+(?i:the[ \t]+|la[ \t]+|el[ \t]+|o[ \t]+|a[ \t]+)?(?i:(?:casal|couple|família|familia|famille|family)[ \t]+)?"
+               rf"secretária|secretaria|sekretär(?:in)?)(?:[ \t]+[^\W\d_][\w/-]*){{0,4}}?[ \t]+(?:(?i:of|for|to|de|da|do|der|des|von|für|pour|para)"
+               rf"[ \t]+|(?i:d)['’])(?i:the[ \t]+|la[ \t]+|el[ \t]+|o[ \t]+|a[ \t]+)?(?i:(?:casal|couple|família|familia|famille|family)[ \t]+)?"
                rf"{_HONORIFIC_WORDS}{_NAME_RE}{_AND_NAME}"),  # `assistente digital do casal Lúcia … e Evandro …`
     # `Hannah's assistant`, `Priya's agent`
     re.compile(rf"{_NAME_RE}['’]s[ \t]+(?:[^\W\d_][\w-]*[ \t]+)?(?i:assistant|agent|helper|secretary)\b"),
@@ -906,7 +908,7 @@ _OWNER_PATTERNS = (
     # `遥さん（個人ゲーム開発者）の専属アシスタント`: a one-character given name is kept with its honorific
     re.compile(r"([\u3400-\u9fff]{1,4}(?:さん|様))(?:（[^）]{0,60}）|\([^)]{0,60}\))?の(?:専属の?)?"
                r"(?:アシスタント|秘書|助手)"),
-    re.compile(r"([\uac00-\ud7af]{2,4})[ \t]*(?:님|씨)의"),  # `정하윤 님의 개인 비서`
+    re.compile(r"([\uac00-\ud7af]{2,4})(?:\([^)]{0,40}\))?[ \t]*(?:님|씨)의"),  # `정하윤 님의`, `한서윤(Seoyun Han)님의`
     # `서하린 작가(필명 하린)의 작업 비서`: the owner by name and title; the title with 님 names the owner too
     re.compile(r"([\uac00-\ud7af]{2,4})[ \t]+((?:작가|대표|교수|선생|원장|사장|팀장))[ \t]*(?:님)?(?:\([^)]{0,40}\))?의[ \t]*"
                r"(?:\S+[ \t]+){0,2}?(?:비서|어시스턴트|보조|에이전트)"),
@@ -997,7 +999,8 @@ def document_context(preamble: str, sections: Sequence[SectionInput], config: Co
     languages = {"en"} | {c for c, n in counts.items() if n >= LANGUAGE_MIN and n >= LANGUAGE_SHARE * total}
     return Context(frozenset(owner), frozenset(agent), frozenset(languages),
                    _is_fiction("\n".join([preamble[:4000], *headings]), lists),
-                   None, frozenset(vocabulary), agent_voice and bool(agent), _is_fiction(preamble[:4000], lists))
+                   None, frozenset(vocabulary), agent_voice and bool(agent),
+                   _is_fiction(preamble[:4000], lists) and _WRITER.search(preamble[:4000]) is not None)
 
 
 def _name_words(name: str, field: bool = False) -> set[str]:
@@ -1052,7 +1055,8 @@ _HONORIFICS = frozenset({
     "granny", "nonna", "nonno", "mamie", "papi", "oncle", "madame", "monsieur", "señor", "señora", "senhor",
     "senhora", "sir", "dame", "lady", "lord",
 })
-_TITLED_NAME = re.compile(rf"(?<!\w)(?:Prof|Dr|Dra|Sr|Sra|Srta|Mr|Mrs|Ms|Mx|Herr|Frau|Mme|Mlle)\.?[ \t]+{_CAP}(?:[ \t]+{_CAP})?")
+_TITLED_NAME = re.compile(rf"(?<!\w)(?:Prof|Dr|Dra|Sr|Sra|Srta|Mr|Mrs|Ms|Mx|Herr|Frau|Mme|Mlle)\.?[ \t]+"
+                          rf"(?:{_CAP}(?:[ \t]+{_CAP})?|[{_UPPER}]\.?(?![^\W\d_]))")  # `Dr. P` too
 _CJK_HONORIFICS = ("先生", "老师", "老師", "医生", "醫生", "律师", "律師", "教授", "阿姨", "叔叔", "さん", "様",
                    "氏", "くん", "ちゃん", "先輩", "선생님", "교수님", "씨", "님")
 _PARTICLES = frozenset({"de", "da", "do", "dos", "das", "van", "von", "der", "den", "la", "le", "di", "del", "du",
@@ -1098,6 +1102,8 @@ def _person_heading(heading: str, index: _Index, vocabulary: frozenset[str] = fr
                 return core, False
         if 2 <= len(compact) <= 3 and compact[0] == "阿" and all(_CJK_CHAR.match(ch) for ch in compact):
             return core, False  # 阿凯, 阿芳: a Chinese nickname
+        if len(compact) == 2 and compact[0] == compact[1] and _CJK_CHAR.match(compact[0]) and not _HANGUL.match(compact):
+            return core, False  # 朵朵, 远远: a child's doubled name
         if len(compact) == 2 and compact[0] in "老小" and compact[1] in index.lists.surnames:
             return core, False  # 老王, 小李: a surname with 老/小
         return None
@@ -1162,7 +1168,12 @@ def _relative_heading(heading: str, index: _Index) -> str | None:
     return None
 
 
+# The owner's trade is writing: with a fiction word in the preamble, the memory is a novelist's (Context.novelist).
+_WRITER = re.compile(r"(?i)(?<!\w)(?:novelist|writer|author|authoress|romanci(?:er|ère)|écrivaine?|autrice|auteure?|"
+                     r"escritora?|novelista|autora?|romancista|schriftsteller(?:in)?|autor(?:in)?|romanautor(?:in)?)(?!\w)"
+                     r"|(?<!\w)pen name(?!\w)|作家|作者|小说家|小說家|小説家|笔名|筆名|작가|소설가|필명|ペンネーム")
 _CJK_POSSESSIVE = frozenset("的の의")
+_SECOND_PERSON_WORDS = frozenset({"you", "your", "du", "dein", "deine", "tu", "vous", "você", "usted", "vos", "te", "ti"})
 # The words by which the one who says "I" names itself in a heading (the lexicons' identity words `^me`, `^eu` …)
 _FIRST_PERSON_WORDS = frozenset({"i", "me", "my", "mine", "myself", "eu", "mim", "meu", "minha", "yo", "mí", "mi", "mis",
                                  "je", "moi", "mon", "ma", "mes", "ich", "mich", "mein", "meine", "我", "我的", "私", "私の",

@@ -647,6 +647,34 @@ def test_a_long_word_only_another_lexicon_writes_shows_that_language() -> None:
     assert placed["Impuestos"] != "general" and placed["Glaze tests"] != "infrastructure"
 
 
+@pytest.mark.parametrize(("preamble", "owner", "agent"), [
+    ("---\nagent: Otto\nowners: [Amara Nwosu, Lukas Feld]\n---\n", {"amara", "nwosu", "lukas", "feld"}, {"otto"}),
+    ("You are 다람이, 한서윤(Seoyun Han)님의 개인 assistant.\n", {"한서윤", "서윤"}, {"다람이", "람이"}),
+    ('Sos "Mate", el asistente de Facundo Iriarte (CEO de Cobrix).\n', {"facundo", "iriarte"}, {"mate"}),
+    ("Je suis Mouette, l'assistante d'Yvonne (71 ans) et de Jean-Pierre (74 ans).\n", {"yvonne", "jean", "pierre"}, {"mouette"}),
+])
+def test_more_ways_memories_name_owners_and_agents(preamble: str, owner: set[str], agent: set[str]) -> None:
+    context = document_context(preamble, [], Config())
+    assert (set(context.owner), set(context.agent)) == (owner, agent)
+
+
+def test_nouvelles_de_la_famille_is_news_not_fiction() -> None:
+    """A retired couple's memory that keeps "les nouvelles de la famille" is no novelist's: their
+    children stay people, not characters."""
+    pre = "Je suis Mouette, l'assistante d'Yvonne et de Jean-Pierre. Je garde les nouvelles de la famille. " + FR
+    placed = document(pre, ("Gaëlle", "Leur fille, 45 ans, vit à Rennes.\n"))
+    assert placed["Gaëlle"] == "people"
+
+
+@pytest.mark.parametrize(("heading", "domain"), [
+    ("what you do for me every week", "agents"), ("Quién sos", "agents"), ("Dr. P", "people"),
+    ("Inc 07.04. — Suche leer", "infrastructure"), ("04/02/26 — memory clinic", "log"), ("朵朵", "people"),
+])
+def test_second_person_headings_initial_titles_incidents_and_short_dates(heading: str, domain: str) -> None:
+    body = {"Dr. P": "Her cardiologist; he sees her every 3 months.\n", "朵朵": "女儿，5 岁，上幼儿园。\n"}.get(heading, "- see below\n")
+    assert document("I keep notes for Denise.\n\n", (heading, body))[heading] == domain
+
+
 def test_a_question_heading_is_read_without_its_frame() -> None:
     placed = document("", ("what about the contract with Loomcraft?", "- signed 2026-03-01\n"),
                       ("who am I working for?", "- Noor, the host\n"))
