@@ -42,7 +42,7 @@ from .indexes import (
     render_block, render_index_files, root_domain_entry,
 )
 from .layout import DOMAINS_DIR, ROOT_INDEX, TRUNK, Leaf, parse_trunk
-from .sections import BOM, Section, split_sections
+from .sections import BOM, Section, SplitDocument, split_sections
 from .slugs import is_leaf_path_name, leaf_name, name_key, unique_leaf_names
 from .summary import summarize
 from .tokens import estimate_tokens
@@ -239,6 +239,14 @@ def plan_migration(original: str | SourceText, config: Config,
         preamble_moved_tokens=moved_tokens,
     )
     return plan
+
+
+def rule_domains(doc: SplitDocument, config: Config) -> list[str]:
+    """The domain the rules give each `##` section of `doc` (MEMORY.md's split_sections), in order:
+    PINNED for a section a pin rule keeps in the trunk, else the classifier's.  What plan_migration
+    without an edited plan places there (its `placed[i].domain`), without naming, rendering or
+    verifying a tree."""
+    return [domain for domain, _decision, _name in _decide(doc.sections, config, None, doc.preamble)]
 
 
 def _decide(
