@@ -220,7 +220,7 @@ def plan_migration(original: str | SourceText, config: Config,
     paths = {path: path for path, _off in leaf_slots}  # one string per leaf path, shared with the placements
     del doc, decisions, leaf_parts, pinned_parts, order, section_slots, leaf_slots
     files = _files(leaves, stats, roots, trunk, config, paths, facts)
-    del paths
+    del paths, facts
     if source is not None:
         verify_placements(source, files, placements)
     else:
