@@ -33,7 +33,10 @@ The sets, reported separately (issue 23):
 - `measure6`: tests/classify_data/measure6, memories written and labelled blind while tune8 was read,
   its totals read once after the last rule change (skipped when absent).
 Then the time to classify 1,000 sections (heading, body, group, document: target <= 50 ms) and to plan
-a 1,000-section file end to end (split, classify, name, render, verify: target <= 0.1 s), both warm;
+a 1,000-section file end to end (split, classify, name, render, verify: target <= 0.1 s), both warm:
+a generated file of short, alike sections, and real memories (the labelled memories of the tune sets
+and the corpus, concatenated and cut after 1,000 sections: longer bodies, `#` groups, tables, code,
+several languages; markdown-it splits them and every leaf's summary has more to read);
 and the cold time: the first classification of a multilingual file in a fresh process (the lexicon
 read and the keyword index compiled for its languages), what every `migrate`, `plan` or `explain`
 run pays once.
@@ -145,7 +148,7 @@ def main() -> int:
         if (DATA / name / "labels.csv").is_file() and "--no-measure" not in sys.argv:
             score_set(name, DATA / name, config)  # never listed: it must not be tuned on
     time_classify(corpus, config)
-    time_plan(config)
+    time_plan(config, corpus)
     time_cold([corpus / "11-zh-en-mixed.md", DATA / "tune" / "03-tienda-lola-es-fr.md"])
     return 0
 
@@ -168,13 +171,42 @@ def time_classify(corpus: Path, config: Config, runs: int = 7) -> None:
     print(f"classify 1,000 sections: {wall * 1000:.1f} ms wall, {cpu * 1000:.1f} ms CPU   (target <= 50 ms)")
 
 
-def time_plan(config: Config, runs: int = 5) -> None:
-    """Best-of-`runs` time to plan a generated 1,000-section file end to end (wall and CPU)."""
+def time_plan(config: Config, corpus: Path, runs: int = 5) -> None:
+    """Best-of-`runs` time to plan 1,000 sections end to end (wall and CPU): a generated file, then
+    real memories (`real_memories`), each planned once first."""
     text = "# Memory\n\n" + "".join(
         f"## Section {i} about {('clients', 'servers', 'Person: Ann', 'notes', '2026-03-01')[i % 5]}\n\n"
         f"Body line {i} with some words about the topic and a link.\n\n" for i in range(1000))
-    wall, cpu = _best(lambda: plan_migration(text, config), runs)
-    print(f"plan 1,000 sections end to end: {wall:.3f} s wall, {cpu:.3f} s CPU   (target <= 0.1 s)")
+    real, files = real_memories([DATA / name for name in TUNE_SETS] + [corpus])
+    timed = []
+    for doc in (text, real):
+        plan_migration(doc, config)
+        timed.append(_best(lambda: plan_migration(doc, config), runs))
+    (wall, cpu), (real_wall, real_cpu) = timed
+    print(f"plan 1,000 sections end to end: {wall:.3f} s wall, {cpu:.3f} s CPU   (target <= 0.1 s); real memories "
+          f"(the first 1,000 sections of {files} labelled memories, {len(real):,} chars): {real_wall:.3f} s wall, "
+          f"{real_cpu:.3f} s CPU ({real_cpu / cpu:.1f}x the generated file's CPU time)")
+
+
+TUNE_SETS = ("tune", "tune2", "tune3", "tune4", "tune5")
+
+
+def real_memories(sets: list[Path], sections: int = 1000) -> tuple[str, int]:
+    """(text, files used): each set's labelled memories (the files its labels.csv names, in name order,
+    a BOM dropped, a final newline added), the sets in order, concatenated and cut after the first
+    `sections` `##` sections.  A later file's title (`# ...`) is then a `#` group of its sections."""
+    texts = []
+    for folder in sets:
+        if not (folder / "labels.csv").is_file():
+            continue
+        with (folder / "labels.csv").open(encoding="utf-8", newline="") as fh:
+            names = {row["file"] for row in csv.DictReader(fh)}
+        for path in sorted(folder.glob("*.md")):
+            if path.name in names:
+                text = path.read_bytes().decode("utf-8").removeprefix("\ufeff")
+                texts.append(text if text.endswith("\n") else text + "\n")
+    pieces = split_sections("".join(texts)).pieces()
+    return "".join(pieces[: sections + 1]), len(texts)
 
 
 _COLD = """\

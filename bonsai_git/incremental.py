@@ -326,8 +326,8 @@ def _run(root: Path, snap: Snapshot, config: Config, stage: Mapping[str, str], t
             disk[path] = blob  # converted on checkout (or written meanwhile): its content is what was read
         from .core.indexes import leaf_facts
 
-        facts = leaf_facts(leaf.text, config.estimator)
-        leaves[leaf.domain][leaf.name] = (facts.tokens, facts.summary, facts.root_summary, facts.heading)
+        facts = leaf_facts(leaf.text, config.estimator)  # every fact worked out: root_summary is never None
+        leaves[leaf.domain][leaf.name] = (facts.tokens, facts.summary, facts.root_summary or "", facts.heading)
     if any(not rows for rows in leaves.values()):
         raise _Decline  # a domain emptied: the trunk's domains change
     trunk_bytes, parts_ = read_trunk(root)  # BadInput as the full run: markers, conflicts, foreign lines

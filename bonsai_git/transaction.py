@@ -36,9 +36,9 @@ from .journal import Journal, JournalEntry, crash_point
 from .preconditions import (
     CONVERTING, IDENTITY_ARGS, SUBMODULE_ARGS, check_identity, check_migration, check_planned_paths,
 )
-from .core.plan import PINNED, MigrationPlan, SectionChoice, SourceText, piece_at, plan_migration
+from .core.plan import PINNED, MigrationPlan, SectionChoice, SourceText, piece_at, plan_migration, rule_domains
 from .core.secretscan import has_secret, mask_output, secret_warnings
-from .core.sections import unclosed_comment_warning
+from .core.sections import SplitDocument, unclosed_comment_warning
 from .core.tokens import estimate_tokens
 from .core.layout import CHOSEN_TRAILER, TRUNK, is_migrated
 from .tree import CheckedWriter, Fingerprint, Reads, sync_barrier, write_durably
@@ -238,9 +238,11 @@ def _migrate_locked(ctx: RepoContext, *, dry_run: bool, no_commit: bool, force: 
         from .core.planfile import read_plan
         from .core.sections import split_sections
 
-        edited = read_plan(plan_text, split_sections(original).sections, config, plan_source)
+        doc = split_sections(original)
+        edited = read_plan(plan_text, doc.sections, config, plan_source)
         config, choices = edited.config, edited.choices
-        chosen = _chosen(original, config, choices)
+        chosen = _chosen(doc, config, choices)
+        del doc
     # One scan of the original rules out the usual case (no secret anywhere), made before planning:
     # its lowercased copy of the whole memory (1x the input) then never sits on top of the plan's
     # memory, which was the migration's peak (issue 15).
@@ -284,17 +286,18 @@ def _link_warnings(plan: MigrationPlan) -> list[str]:
     return list(split_link_warnings(pieces, files))
 
 
-def _chosen(original: str, config: Config, choices: Sequence[SectionChoice]) -> tuple[tuple[int, str, str | None], ...]:
+def _chosen(doc: SplitDocument, config: Config, choices: Sequence[SectionChoice]
+            ) -> tuple[tuple[int, str, str | None], ...]:
     """(heading line, heading, the `.bonsai.toml` line that would have placed it, or None) for every
-    section an edited plan places in another domain than the rules would (issue 23)."""
+    section of `doc` (MEMORY.md split) an edited plan places in another domain than the rules would
+    (issue 23).  The rules' domains alone (`rule_domains`), not a second whole plan: rendering and
+    verifying it cost as much again as the migration's own plan."""
     from .core.classify import body_of
-    from .core.sections import split_sections
     from .core.teach import teaching_line
 
-    ruled = {placed.line: placed.domain for placed in plan_migration(original, config).placed}
-    sections = split_sections(original).sections
+    ruled = rule_domains(doc, config)
     return tuple((s.line, s.heading, teaching_line(s.heading, body_of(s.text), c.domain, config))
-                 for s, c in zip(sections, choices) if c.domain not in (PINNED, ruled.get(s.line, PINNED)))
+                 for s, c, rule in zip(doc.sections, choices, ruled) if c.domain not in (PINNED, rule))
 
 
 def commit_message(plan: MigrationPlan, config: Config, source_blob: str, chosen: Sequence[str] = ()) -> str:

@@ -60,14 +60,16 @@ class LeafFacts:
     """What the indexes say about one leaf, all derived from its text alone.
 
     `tokens` (estimated, for the configured estimator), `summary` (branch index, <= 120 chars),
-    `root_summary` (root index, <= 80 chars) and `heading` (branches.heading_text).  The
-    renderers compute them from the leaf's text unless a caller passes a `facts` function (the
-    hook's cache of unchanged leaves, which then need not be read: their Leaf text is empty).
+    `root_summary` (root index, <= 80 chars, shown for each domain's largest leaf only; None when
+    not worked out: the root index then summarises that leaf's text itself) and `heading`
+    (branches.heading_text).  The renderers compute them from the leaf's text unless a caller
+    passes a `facts` function (the hook's cache of unchanged leaves, which then need not be read:
+    their Leaf text is empty; a plan's leaves, summarised once for nesting and rendering).
     """
 
     tokens: int
     summary: str
-    root_summary: str
+    root_summary: str | None
     heading: str
 
 
@@ -174,7 +176,8 @@ def root_domain_entry(stats: DomainStats, facts: FactsOf | None = None) -> RootE
     The hook's incremental run keeps these per domain and renders only the edited domains' again
     (`assemble_root_index` joins them, `render_trunk` takes the topics): the same bytes as a full run.
     """
-    summaries = {} if facts is None or not stats.leaves else {stats.name: facts(stats.leaves[0][0]).root_summary}
+    top = None if facts is None or not stats.leaves else facts(stats.leaves[0][0]).root_summary
+    summaries = {} if top is None else {stats.name: top}
     return (stats.tokens, len(stats.leaves), _domain_lines(stats, ROOT_LEAF_NAMES, True, summaries),
             domain_topics(stats.name, (leaf.name for leaf, _ in stats.leaves)))
 

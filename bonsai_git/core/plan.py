@@ -33,17 +33,18 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import overload
 
-from .branches import group_folder_room
+from .branches import group_folder_room, heading_text
 from .classify import Classification, SectionInput, body_of, classify_document, is_pinned
 from .config import FALLBACK_DOMAIN, SINGLE_FILE_DOMAINS, Config
 from .errors import BadInput, Failed
 from .indexes import (
-    DomainStats, RootEntry, assemble_root_index, config_scopes, domain_fits_one_index, domain_stats, render_block,
-    render_index_files, root_domain_entry,
+    DomainStats, FactsOf, LeafFacts, RootEntry, assemble_root_index, config_scopes, domain_fits_one_index, domain_stats,
+    render_block, render_index_files, root_domain_entry,
 )
 from .layout import DOMAINS_DIR, ROOT_INDEX, TRUNK, Leaf, parse_trunk
-from .sections import BOM, Section, split_sections
+from .sections import BOM, Section, SplitDocument, split_sections
 from .slugs import is_leaf_path_name, leaf_name, name_key, unique_leaf_names
+from .summary import summarize
 from .tokens import estimate_tokens
 
 PREAMBLE_LEAF = "preamble"
@@ -201,10 +202,11 @@ def plan_migration(original: str | SourceText, config: Config,
             leaf_parts.append(_Part(domain, section.heading, section.text, decision, name, section.group))
         order.append(section_slots[-1])
     leaves, leaf_slots = _make_leaves(leaf_parts, preamble_leaf)
-    if choices is None:  # an edited plan's leaf names already say their folders
-        leaves, leaf_slots = _nest_groups(leaves, leaf_slots, leaf_parts, config)
-    pinned_text = "".join(text for _, text in pinned_parts)
     stats = domain_stats(leaves, config.estimator)
+    facts = _index_facts(stats)  # nesting's fit check and the branch indexes read the same summaries
+    if choices is None:  # an edited plan's leaf names already say their folders
+        leaves, leaf_slots, stats = _nest_groups(leaves, leaf_slots, leaf_parts, stats, config, facts)
+    pinned_text = "".join(text for _, text in pinned_parts)
     roots = [root_domain_entry(s) for s in stats]  # their topics are the trunk's: computed once
     head = pinned_text + _separator(pinned_text, newline)
     trunk = head + render_block((s.name for s in stats), newline, config_scopes(config),
@@ -217,8 +219,8 @@ def plan_migration(original: str | SourceText, config: Config,
     section_count, pinned_sections = len(doc.sections), sum(1 for h, _ in pinned_parts if h)
     paths = {path: path for path, _off in leaf_slots}  # one string per leaf path, shared with the placements
     del doc, decisions, leaf_parts, pinned_parts, order, section_slots, leaf_slots
-    files = _files(leaves, stats, roots, trunk, config, paths)
-    del paths
+    files = _files(leaves, stats, roots, trunk, config, paths, facts)
+    del paths, facts
     if source is not None:
         verify_placements(source, files, placements)
     else:
@@ -237,6 +239,14 @@ def plan_migration(original: str | SourceText, config: Config,
         preamble_moved_tokens=moved_tokens,
     )
     return plan
+
+
+def rule_domains(doc: SplitDocument, config: Config) -> list[str]:
+    """The domain the rules give each `##` section of `doc` (MEMORY.md's split_sections), in order:
+    PINNED for a section a pin rule keeps in the trunk, else the classifier's.  What plan_migration
+    without an edited plan places there (its `placed[i].domain`), without naming, rendering or
+    verifying a tree."""
+    return [domain for domain, _decision, _name in _decide(doc.sections, config, None, doc.preamble)]
 
 
 def _decide(
@@ -409,41 +419,60 @@ def _make_leaves(
     return tuple(sorted(leaves, key=lambda leaf: leaf.path)), slots
 
 
+def _index_facts(stats: tuple[DomainStats, ...]) -> FactsOf:
+    """The LeafFacts of each leaf of a folder domain in `stats` (its tokens taken from them), each leaf
+    summarised once: nesting's fit check (`_nest_groups`) and the branch indexes both read the
+    summaries, most of a plan's rendering time (issue 23).  `root_summary` is None (not worked
+    out): the root index summarises each domain's largest leaf itself.  Keyed by the leaf's text,
+    which is all the facts depend on (a nested leaf keeps its text under a new name)."""
+    known = {leaf.text: LeafFacts(tokens, summarize(leaf.text), None, heading_text(leaf.text))
+             for s in stats if s.name not in SINGLE_FILE_DOMAINS for leaf, tokens in s.leaves}
+    return lambda leaf: known[leaf.text]
+
+
 def _nest_groups(
-    leaves: tuple[Leaf, ...], slots: list[tuple[str, int]], parts: list[_Part], config: Config,
-) -> tuple[tuple[Leaf, ...], list[tuple[str, int]]]:
+    leaves: tuple[Leaf, ...], slots: list[tuple[str, int]], parts: list[_Part], stats: tuple[DomainStats, ...],
+    config: Config, facts: FactsOf,
+) -> tuple[tuple[Leaf, ...], list[tuple[str, int]], tuple[DomainStats, ...]]:
     """Move the leaves of a shared `#` group into a sub-folder named after it, in domains too large for one index.
 
     Per folder domain, the groups of 2+ leaves (at most `branches.group_folder_room`, the largest
     first, ties in document order), unless one group would hold every leaf of the domain (a
     folder that divides nothing) or the domain's leaves listed flat fit one index
     (`indexes.domain_fits_one_index`).  The folder is the group heading's `leaf_name`, unique in
-    the domain (`-2`, ...); the leaf keeps its name.  Returns the leaves (sorted by path) and
-    `slots` with the moved parts' paths.  Pure and deterministic: document order decides ties.
+    the domain (`-2`, ...); the leaf keeps its name.  `stats` are the leaves' `domain_stats`, `facts`
+    their LeafFacts (`_index_facts`, for every folder domain's leaf).  Returns the leaves (sorted by
+    path), `slots` with the moved parts' paths and `stats` with the moved leaves renamed.  Pure and
+    deterministic: document order decides ties.
     """
     by_domain: dict[str, dict[str, list[int]]] = {}  # domain -> group heading -> part indices, document order
     for i, part in enumerate(parts):
         if part.group and part.domain not in SINGLE_FILE_DOMAINS:
             by_domain.setdefault(part.domain, {}).setdefault(part.group, []).append(i)
+    stats_of = {s.name: s for s in stats}
     moved: dict[str, str] = {}  # old leaf path -> new leaf name in its domain
     for domain, groups in sorted(by_domain.items()):
         shared = sorted(((g, idx) for g, idx in groups.items() if len(idx) >= 2),
                         key=lambda gi: (-len(gi[1]), gi[1][0]))
         chosen = sorted(shared[: group_folder_room(config.branch_tokens)], key=lambda gi: gi[1][0])
-        in_domain = [leaf for leaf in leaves if leaf.domain == domain]
-        if not chosen or (len(chosen) == 1 and len(chosen[0][1]) == len(in_domain)):
+        in_domain = stats_of[domain]
+        if not chosen or (len(chosen) == 1 and len(chosen[0][1]) == len(in_domain.leaves)):
             continue
-        if domain_fits_one_index(domain_stats(in_domain, config.estimator)[0], config):
+        if domain_fits_one_index(in_domain, config, facts):
             continue
         for folder, (_group, indices) in zip(unique_leaf_names(g for g, _ in chosen), chosen):
             for i in indices:
                 old = slots[i][0]
                 moved[old] = f"{folder}/{old.rsplit('/', 1)[-1]}"
     if not moved:
-        return leaves, slots
+        return leaves, slots, stats
     nested = [Leaf(leaf.domain, moved.get(leaf.path, leaf.name), leaf.text) for leaf in leaves]
     new_path = {leaf.path: nest.path for leaf, nest in zip(leaves, nested)}
-    return tuple(sorted(nested, key=lambda leaf: leaf.path)), [(new_path.get(p, p), off) for p, off in slots]
+    changed = {leaf.domain for leaf in leaves if leaf.path in moved}
+    restated = {s.name: s for s in domain_stats((leaf for leaf in nested if leaf.domain in changed),
+                                                config.estimator, facts)}
+    return (tuple(sorted(nested, key=lambda leaf: leaf.path)), [(new_path.get(p, p), off) for p, off in slots],
+            tuple(restated.get(s.name, s) for s in stats))
 
 
 def _fixed_names(domain: str, entries: list[tuple[str, str]], has_preamble: bool) -> list[str]:
@@ -467,11 +496,11 @@ def _separator(pinned_text: str, newline: str) -> str:
 
 
 def _files(leaves: tuple[Leaf, ...], stats: tuple[DomainStats, ...], roots: list[RootEntry], trunk: str,
-           config: Config, paths: Mapping[str, str]) -> dict[str, str]:
+           config: Config, paths: Mapping[str, str], facts: FactsOf) -> dict[str, str]:
     """{path: text} of every planned file; a leaf's path is the string in `paths` ({path: path}) when there is one.
-    `roots` are the domains' `root_domain_entry` (in `stats` order)."""
+    `roots` are the domains' `root_domain_entry` (in `stats` order), `facts` the leaves' `_index_facts`."""
     files = {paths.get(path := leaf.path, path): leaf.text for leaf in leaves}
-    files.update(render_index_files(stats, config))
+    files.update(render_index_files(stats, config, facts))
     files[ROOT_INDEX] = assemble_root_index(roots)
     files[TRUNK] = trunk
     return files

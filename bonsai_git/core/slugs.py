@@ -97,14 +97,20 @@ def unique_leaf_names(headings: Iterable[str], taken: Iterable[str] = ()) -> tup
     Returns the names without `.md`, one per heading, in the same order.
     """
     used = {name_key(t) for t in taken}
+    # The suffix each base got last: its names up to there are taken, and `used` only grows, so
+    # the next heading of that base starts from it (n headings alike cost n tries, not n²/2).
+    last: dict[str, int] = {}
     names: list[str] = []
     for heading in headings:
         base = leaf_name(heading)
-        name, n, key = base, 1, name_key(base)
+        n = last.get(base, 1)
+        name = base if n == 1 else f"{base}-{n}"
+        key = name_key(name)
         while key in used:
             n += 1
             name = f"{base}-{n}"
             key = name_key(name)
+        last[base] = n
         used.add(key)
         names.append(name)
     return tuple(names)
