@@ -857,7 +857,7 @@ _AGENT_PATTERNS = (
                rf"(?:(?:the|a|an|o|a|el|la|der|die|das|le|la)[ \t]+)?[\"“']?{_NAME_RE}[\"”']?"
                rf"(?=[ \t]*[,.;:(—–\-!]|[ \t]+(?:the|a|an|o|el|la|der|die|das|le|un|une|ein|eine)\b)"),  # `Soy "Chencha",`
     re.compile(r"(?i:you are|you're|your name is)[ \t]+[\"“'「]?([\uac00-\ud7af\u3040-\u30ff\u3400-\u9fff]{2,6})[\"”'」]?(?=[ \t]*[,，.。(（])"),
-    re.compile(r"(?:你是|您是|我是|你叫)[「“\"]?([\u3400-\u9fff]{2,4})[」”\"]?(?=[，,。、的（(]|$)"),  # `我是「小辣椒」，`
+    re.compile(r"(?:你是|您是|我是|你叫)[「“\"]?([\u3400-\u9fff]{2,4})[」”\"]?(?=[，,。、（(]|$)"),  # `我是「小辣椒」，` (not 我是X的助理)
     re.compile(r"(?:あなたは|私は)([\u3040-\u30ff\u3400-\u9fff]{2,8})(?:です|だ|。|、)"),
     re.compile(r"(?:너는|당신은|나는|저는)[ \t]*[\"“']?([\uac00-\ud7af]{2,5})[\"”']?(?:[ \t]*(?:\([^)]{0,30}\)|（[^）]{0,30}）))?"
                r"(?:이다|입니다|야|예요|이에요|,|\.)"),  # `너는 모모(Momo)야`
@@ -872,6 +872,10 @@ _TITLE_AGENT = re.compile(rf"(?m)^#[ \t]+(?i:memory(?:\.md)?|memória|mémoire|m
 # and never addresses it as "you".  An "I" alone may be the owner's ("anything I say goes in here").
 _SELF_INTRO = re.compile(r"(?i)(?:i am|i'm|my name is|ich bin|ich heiße|je suis|je m'appelle|soy|me llamo|eu sou|sou|"
                          r"chamo-me|me chamo)\s|我是|私は|나는|저는")
+# The agent introduces itself as the assistant, unnamed: "Soy el asistente de Lucía", "我是陈晓峰的销售助理".
+_SELF_ASSISTANT = re.compile(r"(?i)(?<!\w)(?:i am|i'm|soy|sou|ich bin|je suis)[ \t]+(?:(?:the|an?|el|la|o|a|der|die|l['’])[ \t]*)?"
+                             r"(?:[^\W\d_][\w'’-]*[ \t]+){0,3}?(?:assistant|assistante|asistente|assistente|assistent|agent|agente|bot)"
+                             r"|我是.{0,15}?(?:助理|助手|秘书|秘書)|私は.{0,15}?(?:アシスタント|秘書)|(?:나는|저는).{0,15}?(?:비서|어시스턴트|에이전트)")
 _SECOND_PERSON = re.compile(r"(?i)(?<!\w)(?:you are|you're|your name|du bist|tu es|tu és|eres|sos|você é|vous êtes)(?!\w)"
                             r"|你是|您是|あなたは|너는|당신은")
 # The owner's name: "Owner: Helena Silva", "assistant of/for/de/der Lola Ferrer", "周雨桐的写作助手".
@@ -901,7 +905,7 @@ _OWNER_PATTERNS = (
     re.compile(rf"(?i:her|his|their|sua|seu|su|son|sa|ihr|ihre|sein|seine)[ \t]+(?i:husband|wife|spouse|marido|esposa|esposo|"
                rf"mulher|mari|femme|épouse|ehemann|ehefrau|mann|frau)[ \t]*,?[ \t]+(?i:is[ \t]+|é[ \t]+|es[ \t]+|est[ \t]+|ist[ \t]+)?"
                rf"{_NAME_RE}"),
-    re.compile(r"(?<![\u3400-\u9fff])([\u3400-\u9fff]{2,4})(?:（[^）]{0,20}）|\([^)]{0,20}\))?的[\u3400-\u9fff]{0,4}(?:助手|助理|秘书|秘書)"),
+    re.compile(r"(?:(?<![\u3400-\u9fff])|(?<=[是为為给給帮幫替]))([\u3400-\u9fff]{2,4})(?:（[^）]{0,20}）|\([^)]{0,20}\))?的[\u3400-\u9fff]{0,4}(?:助手|助理|秘书|秘書)"),
     re.compile(r"(?:老板|老闆|老師|老师)([\u3400-\u9fff]{2,3})(?=[（(，,。的]|$)"),  # `的老板王建国（大家喊他王总/老王）`
     re.compile(r"(?:服务于?|服務於?|为|為)(?:老板|老闆)?([\u3400-\u9fff]{2,3})(?=[，,。、（(]|$|服务|服務)"),  # `服务老板陈志远`
     re.compile(r"([\u3040-\u30ff\u3400-\u9fff]{2,6})(?:さん|様)?の(?:アシスタント|秘書|助手)"),
@@ -957,7 +961,7 @@ def document_context(preamble: str, sections: Sequence[SectionInput], config: Co
         agent |= _name_words(m.group(1), field=True)
     titled = set().union(*(_name_words(m.group(1)) for m in _TITLE_AGENT.finditer(opening[:400])
                            if m.group(1).split()[0].casefold() not in _HOUSEHOLD))  # `# MEMÓRIA — Casa Ferreira`
-    agent_voice = agent_voice and not _SECOND_PERSON.search(opening)
+    agent_voice = (agent_voice or _SELF_ASSISTANT.search(opening) is not None) and not _SECOND_PERSON.search(opening)
     for pattern in _OWNER_PATTERNS:
         for m in pattern.finditer(opening):
             for name in m.groups():
@@ -999,7 +1003,7 @@ def document_context(preamble: str, sections: Sequence[SectionInput], config: Co
     languages = {"en"} | {c for c, n in counts.items() if n >= LANGUAGE_MIN and n >= LANGUAGE_SHARE * total}
     return Context(frozenset(owner), frozenset(agent), frozenset(languages),
                    _is_fiction("\n".join([preamble[:4000], *headings]), lists),
-                   None, frozenset(vocabulary), agent_voice and bool(agent),
+                   None, frozenset(vocabulary), agent_voice,
                    _is_fiction(preamble[:4000], lists) and _WRITER.search(preamble[:4000]) is not None)
 
 
@@ -1119,6 +1123,8 @@ def _person_heading(heading: str, index: _Index, vocabulary: frozenset[str] = fr
     for w in words:
         if w.casefold() in _PARTICLES:
             continue
+        if set(index.lists.stopwords.get(w.casefold(), ("en",))) - {"en"}:  # `Jeden Morgen`: German capitalises
+            return None  # nouns too; (an English stopword may be a name: `Will`)
         letters = w.replace("-", "").replace("'", "").replace("’", "")
         if not (letters.isalpha() and w[0].isupper() and len(letters) > 1 and not letters.isupper()):
             return None

@@ -675,6 +675,19 @@ def test_second_person_headings_initial_titles_incidents_and_short_dates(heading
     assert document("I keep notes for Denise.\n\n", (heading, body))[heading] == domain
 
 
+def test_an_unnamed_agent_that_speaks_as_i_and_chinese_i_am_xs_assistant() -> None:
+    """"Soy el asistente de Lucía": the agent speaks as I though unnamed; "我是陈晓峰的销售助理" names the
+    owner (陈晓峰), not the agent."""
+    es = document_context("Soy el asistente de Lucía Ferrer (doctoranda). Escribo en español.\n", [], Config())
+    assert es.agent_voice and set(es.owner) == {"lucía", "ferrer"}
+    zh = document_context("我是陈晓峰的销售助理（小助）。晓峰在杭州做大客户销售。\n", [], Config())
+    assert "陈晓峰" in zh.owner and "陈晓峰" not in zh.agent
+
+
+def test_capitalised_german_nouns_are_not_a_name() -> None:
+    assert document(DE, ("Jeden Morgen", "- Enkel anrufen, Tabletten erinnern\n"))["Jeden Morgen"] != "people"
+
+
 def test_a_question_heading_is_read_without_its_frame() -> None:
     placed = document("", ("what about the contract with Loomcraft?", "- signed 2026-03-01\n"),
                       ("who am I working for?", "- Noor, the host\n"))
