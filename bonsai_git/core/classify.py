@@ -102,7 +102,6 @@ LANGUAGE_SAMPLE = 160  # characters of each body read to tell the document's lan
 LANGUAGE_MIN = 4  # stopword hits a Western language needs in a document ...
 LANGUAGE_SHARE = 0.15  # ... and this share of all stopword hits
 SECTION_LANGUAGE_MIN = 3  # ... or in one section's own text
-FOREIGN_WORD_MIN = 6  # a heading word this long that only another language's lexicon writes shows that language
 OPENING_CHARS = 80  # a body "opens on" a name within its first 80 characters ...
 OPENING_WORDS = 3  # ... and first three words
 
@@ -158,6 +157,7 @@ _ACRONYM = re.compile(r"\W*[A-Z]{2,3}\b")  # `NIE y residencia`: an acronym, not
 _INITIALS = re.compile(r"[A-Z](?:\.?[A-Z]){0,2}\.?")  # `JR`, `M.`, `J.R.`: a person's initials
 _CALENDAR_WORD = re.compile(rf"(?:{_WEEKDAYS}|{_MONTHS})", re.IGNORECASE)
 _QUOTED = re.compile(r'"[^"]*"|“[^”]*”')  # a quoted phrase in a heading
+_WIKILINK = re.compile(r"\[\[([^\]|]*)(?:\|([^\]]*))?\]\]")
 # A numbered heading (`1. Suppliers`, `10) Money`): the number says nothing about the topic.
 _NUMBERED = re.compile(r"^\s*\d{1,3}[.)]\s+(?=\D)")
 # A date anywhere: the above, plus month-year (`February 2026`, `2025-01`) and ISO weeks (`2025-W44`).
@@ -606,12 +606,13 @@ def _score_text(text: str, index: _Index, scores: dict[str, float], found: dict[
                 shown = text[first:shown_from]
             _add(scores, found, hits, _one_string(shown), body, i == 0)
     if index.cjk_keywords and (not index.cjk_only or has_cjk(text)):
+        lead = next((m.start() for m in _WORD.finditer(text)), 0)  # where the text's first word starts
         for start, keyword in _substrings(text, _by_char(index)):
             if len(keyword) == 1 and _touches(_CJK_CHAR, text, start, start + 1):
                 continue
             if _KATAKANA_WORD.fullmatch(keyword) and _touches(_KATAKANA_WORD, text, start, start + len(keyword)):
                 continue  # a katakana word is one word: ローン (loan) is not in ローンチ (launch)
-            _add(scores, found, index.cjk_keywords[keyword], keyword, body, _WORD.search(text, 0, start) is None)
+            _add(scores, found, index.cjk_keywords[keyword], keyword, body, start <= lead)
 
 
 _WordEntry = tuple[tuple[_Hit, ...], tuple[tuple[str, _Phrases], ...]]
@@ -827,14 +828,14 @@ def _named(heading: str, names: frozenset[str]) -> str | None:
     `Anjas`), a CJK name as a substring; None when none is."""
     if not names:
         return None
-    before = ""
+    before, before_end = "", 0
     for m in _WORD.finditer(heading):
         w = m.group().casefold()
         if w in names or (w.endswith("'s") and w[:-2] in names) or (w.endswith("s") and w[:-1] in names):
             if not (before[:1].isupper() and before.casefold() not in names and before.casefold().rstrip(".")
-                    not in _HONORIFICS and heading[m.start() - 1 : m.start()] == " "):
+                    not in _HONORIFICS and heading[before_end : m.start()] == " "):
                 return m.group()  # not `Antoine Moreau`: another given name before the surname is a relative
-        before = m.group()
+        before, before_end = m.group(), m.end()
     for name in sorted(names, key=lambda n: (-len(n), n)):
         if has_cjk(name) and name in heading:
             return name
@@ -859,7 +860,7 @@ _AGENT_PATTERNS = (
     re.compile(r"(?i:you are|you're|your name is)[ \t]+[\"“'「]?([\uac00-\ud7af\u3040-\u30ff\u3400-\u9fff]{2,6})[\"”'」]?(?=[ \t]*[,，.。(（])"),
     re.compile(r"(?:你是|您是|我是|你叫)[「“\"]?([\u3400-\u9fff]{2,4})[」”\"]?(?=[，,。、（(]|$)"),  # `我是「小辣椒」，` (not 我是X的助理)
     re.compile(r"(?:あなたは|私は)([\u3040-\u30ff\u3400-\u9fff]{2,8})(?:です|だ|。|、)"),
-    re.compile(r"(?:너는|당신은|나는|저는)[ \t]*[\"“']?([\uac00-\ud7af]{2,5})[\"”']?(?:[ \t]*(?:\([^)]{0,30}\)|（[^）]{0,30}）))?"
+    re.compile(r"(?:너는|당신은|나는|저는)[ \t]*[\"“']?([\uac00-\ud7af]{2,5}?)[\"”']?(?:[ \t]*(?:\([^)]{0,30}\)|（[^）]{0,30}）))?"
                r"(?:이다|입니다|야|예요|이에요|,|\.)"),  # `너는 모모(Momo)야`
 )
 # A field line of front matter or a blockquote names the agent, maybe in lowercase: `agent: hachi`, `> Agent: 토리`.
@@ -885,6 +886,7 @@ _AND_NAME = (rf"(?:(?:[ \t]*[(（][^)）\n]{{0,80}}[)）])?[ \t]*{_AND}[ \t]+"
              rf"(?:(?:the|o|a|el|la|le|der|die|de|do|da|du)[ \t]+|d['’])?{_HONORIFIC_WORDS}{_NAME_RE})?")  # `Joana (mãe) e o Miguel`
 _AND_NAMES = (rf"(?:[ \t]*(?:,|{_AND})[ \t]+{_HONORIFIC_WORDS}{_NAME_RE}(?=[ \t]*(?:\n|$|[,;(\]])))?")  # a field line's
 # list, `owners: Sam Whitfield, Priya Raman`; not `Maren Østby, Head of Platform.`
+_BOSS_PATTERN = re.compile(r"(?:老板|老闆|老師|老师)([\u3400-\u9fff]{2,3})(?=[（(，,。的]|$)")  # `老板王建国（…）`
 _OWNER_PATTERNS = (
     re.compile(rf"(?:\bowners?|\bhumans?|\busers?|\bdon[oa]|\bpropietari[oa]|\bpropriétaire|\bbesitzer(?:in)?|"
                rf"\binhaber(?:in)?|\bdueñ[oa]|\butilizador[a]?|\busuario|\bpour|\bpara|\bfür)[ \t]*[:=][ \t]*\[?"
@@ -894,7 +896,8 @@ _OWNER_PATTERNS = (
                rf"[ \t]+|(?i:d)['’])(?i:the[ \t]+|la[ \t]+|el[ \t]+|o[ \t]+|a[ \t]+)?(?i:(?:casal|couple|família|familia|famille|family)[ \t]+)?"
                rf"{_HONORIFIC_WORDS}{_NAME_RE}{_AND_NAME}"),  # `assistente digital do casal Lúcia … e Evandro …`
     # `Hannah's assistant`, `Priya's agent`
-    re.compile(rf"{_NAME_RE}['’]s[ \t]+(?:[^\W\d_][\w-]*[ \t]+)?(?i:assistant|agent|helper|secretary)\b"),
+    re.compile(rf"(?:^|(?<=[,;:—–\n])[ \t]*|(?i:\bi'm|\bi am|\bas)[ \t]+){_NAME_RE}['’]s[ \t]+"
+               rf"(?:[^\W\d_][\w-]*[ \t]+)?(?i:assistant|agent|helper|secretary)\b", re.MULTILINE),  # not `Unlike Apple's assistant`
     # "I serve …": `Sirvo a Joana Ferreira e o Miguel Antunes`, `I work for Dana`, `Ich arbeite für Thomas`.
     re.compile(rf"(?i:\bi serve|\bi work for|\bsirvo(?:[ \t]+(?:sobre[ \t]+todo|sobretudo|principalmente))?(?:[ \t]+(?:a|al|à|o))?|\btrabajo para|\btrabalho para|\bje travaille pour|"
                rf"\bich arbeite für)[ \t]+(?i:the[ \t]+|la[ \t]+|el[ \t]+|o[ \t]+|a[ \t]+)?{_HONORIFIC_WORDS}{_NAME_RE}{_AND_NAME}"),
@@ -906,7 +909,7 @@ _OWNER_PATTERNS = (
                rf"mulher|mari|femme|épouse|ehemann|ehefrau|mann|frau)[ \t]*,?[ \t]+(?i:is[ \t]+|é[ \t]+|es[ \t]+|est[ \t]+|ist[ \t]+)?"
                rf"{_NAME_RE}"),
     re.compile(r"(?:(?<![\u3400-\u9fff])|(?<=[是为為给給帮幫替]))([\u3400-\u9fff]{2,4})(?:（[^）]{0,20}）|\([^)]{0,20}\))?的[\u3400-\u9fff]{0,4}(?:助手|助理|秘书|秘書)"),
-    re.compile(r"(?:老板|老闆|老師|老师)([\u3400-\u9fff]{2,3})(?=[（(，,。的]|$)"),  # `的老板王建国（大家喊他王总/老王）`
+    _BOSS_PATTERN,
     re.compile(r"(?:服务于?|服務於?|为|為)(?:老板|老闆)?([\u3400-\u9fff]{2,3})(?=[，,。、（(]|$|服务|服務)"),  # `服务老板陈志远`
     re.compile(r"([\u3040-\u30ff\u3400-\u9fff]{2,6})(?:さん|様)?の(?:アシスタント|秘書|助手)"),
     # `遥さん（個人ゲーム開発者）の専属アシスタント`: a one-character given name is kept with its honorific
@@ -950,15 +953,23 @@ def document_context(preamble: str, sections: Sequence[SectionInput], config: Co
     owner: set[str] = set()
     agent: set[str] = set()
     opening = _EMPHASIS.sub("", preamble[:4000])
-    if opening == opening.lower() and opening != opening.upper():
+    lowercase = opening == opening.lower() and opening != opening.upper()
+    if lowercase:
         opening = opening.title()  # `you are robin, assistant for frank delaney`: a lowercase memory's names
     agent_voice = False
+
+    def named(name: str) -> set[str]:
+        words = _name_words(name)  # in a lowercase memory every word was capitalised: no stopword or
+        if lowercase and any(w in lists.stopword_set or w in lists.written for w in words):  # lexicon word
+            return set()  # is a name (`i'm here to help`, `i work for acme corp and …`)
+        return words
+
     for pattern in _AGENT_PATTERNS:
         for m in pattern.finditer(opening):
-            agent |= _name_words(m.group(1))
+            agent |= named(m.group(1))
             agent_voice = agent_voice or _SELF_INTRO.match(m.group()) is not None
     for m in _AGENT_FIELD.finditer(opening):
-        agent |= _name_words(m.group(1), field=True)
+        agent |= _name_words(m.group(1), field=True) if not lowercase else named(m.group(1))
     titled = set().union(*(_name_words(m.group(1)) for m in _TITLE_AGENT.finditer(opening[:400])
                            if m.group(1).split()[0].casefold() not in _HOUSEHOLD))  # `# MEMÓRIA — Casa Ferreira`
     agent_voice = (agent_voice or _SELF_ASSISTANT.search(opening) is not None) and not _SECOND_PERSON.search(opening)
@@ -966,7 +977,9 @@ def document_context(preamble: str, sections: Sequence[SectionInput], config: Co
         for m in pattern.finditer(opening):
             for name in m.groups():
                 if name and name not in _KO_TITLES:  # `서하린 작가`: the name, not the title any writer has
-                    owner |= _name_words(name)
+                    if pattern is _BOSS_PATTERN and name[0] not in lists.surnames:
+                        continue  # `给老板打电话`: a verb after 老板, not a name
+                    owner |= named(name)
     stated = frozenset(owner)  # the owner as the opening states it
     headings: list[str] = []
     samples: list[str] = [preamble[:2000]]
@@ -1059,6 +1072,7 @@ _HONORIFICS = frozenset({
     "granny", "nonna", "nonno", "mamie", "papi", "oncle", "madame", "monsieur", "señor", "señora", "senhor",
     "senhora", "sir", "dame", "lady", "lord",
 })
+_INITIALS_SPELLED = re.compile(rf"[ \t*_-]*({_CAP}(?:[ \t]+{_CAP}){{0,2}})[ \t]*[,—–(:]")  # the initials' name, spelled out
 _TITLED_NAME = re.compile(rf"(?<!\w)(?:Prof|Dr|Dra|Sr|Sra|Srta|Mr|Mrs|Ms|Mx|Herr|Frau|Mme|Mlle)\.?[ \t]+"
                           rf"(?:{_CAP}(?:[ \t]+{_CAP})?|[{_UPPER}]\.?(?![^\W\d_]))")  # `Dr. P` too
 _CJK_HONORIFICS = ("先生", "老师", "老師", "医生", "醫生", "律师", "律師", "教授", "阿姨", "叔叔", "さん", "様",
@@ -1088,7 +1102,7 @@ def _person_heading(heading: str, index: _Index, vocabulary: frozenset[str] = fr
     if not core or len(core) > 60:
         return None
     pair = _NAME_PAIR.split(core)
-    if len(pair) == 2 and all(_person_heading(part, index, vocabulary) for part in pair):
+    if len(pair) == 2 and pair[0].strip() != pair[1].strip() and all(_person_heading(part, index, vocabulary) for part in pair):
         return core, False  # `Pedro & Sofia`, `Leonor e Tomás`: two people
     titled = _TITLED_NAME.search(core)  # `지도교수 Dr. Martínez`, `Notar Dr. Weber`: a role, then a titled name
     if titled is not None and len(core.split()) <= 5:
@@ -1112,8 +1126,6 @@ def _person_heading(heading: str, index: _Index, vocabulary: frozenset[str] = fr
             return core, False  # 老王, 小李: a surname with 老/小
         return None
     words = core.split()
-    if _CALENDAR_WORD.fullmatch(core):  # `Thursday`, `Juni`: a day or a month is not a name
-        return None
     honorific = False
     if len(words) > 1 and words[0].rstrip(".").casefold() in _HONORIFICS:
         honorific = True
@@ -1179,6 +1191,7 @@ _WRITER = re.compile(r"(?i)(?<!\w)(?:novelist|writer|author|authoress|romanci(?:
                      r"escritora?|novelista|autora?|romancista|schriftsteller(?:in)?|autor(?:in)?|romanautor(?:in)?)(?!\w)"
                      r"|(?<!\w)pen name(?!\w)|作家|作者|小说家|小說家|小説家|笔名|筆名|작가|소설가|필명|ペンネーム")
 _CJK_POSSESSIVE = frozenset("的の의")
+_DESCRIBED = re.compile(rf"[\"“'‘]?{_NAME_RE}[\"”'’]?(?:[ \t]+{_NICKNAME})?(?:[ \t]+{_CAP}){{0,2}}[ \t]*[,(—–:]")
 _SECOND_PERSON_WORDS = frozenset({"you", "your", "du", "dein", "deine", "tu", "vous", "você", "usted", "vos", "te", "ti"})
 # The words by which the one who says "I" names itself in a heading (the lexicons' identity words `^me`, `^eu` …)
 _FIRST_PERSON_WORDS = frozenset({"i", "me", "my", "mine", "myself", "eu", "mim", "meu", "minha", "yo", "mí", "mi", "mis",
@@ -1201,11 +1214,15 @@ def _whose_name(body: str, context: Context, index: _Index) -> Classification | 
         if has_cjk(opening[:1]):
             name = next((n for n in sorted(names, key=lambda n: (-len(n), n)) if opening.startswith(n)
                          and opening[len(n) : len(n) + 1] not in _CJK_POSSESSIVE), None)  # not 雨桐的编辑
-        else:
-            name = words[0] if words and words[0].casefold() in names else None
+        else:  # the name as a description's subject: "Sam, 38, …", "Valeria "Vale" Sosa, 44": not "Priya and Tom met …"
+            name = words[0] if words and words[0].casefold() in names and _DESCRIBED.match(opening) else None
         if name is not None:
             return Classification(domain, "name", PREFIX_WEIGHT, (f"{name} ({role})",))
     return None
+
+
+_PET_ROLES = frozenset({"walker", "sitter", "groomer", "instructor", "person", "roommate", "paseador", "paseadora",
+                        "cuidadora", "cuidador", "promeneur", "gardien", "gardienne", "sitterin"})
 
 
 def _pet(body: str, index: _Index) -> Classification | None:
@@ -1216,6 +1233,9 @@ def _pet(body: str, index: _Index) -> Classification | None:
         return None
     opening = body[:OPENING_CHARS].casefold()
     words = _WORD.findall(opening)[:OPENING_WORDS]
+    wider = _WORD.findall(opening)[: 2 * OPENING_WORDS]
+    if any(w in index.lists.person_words or w in index.lists.kin or w in _PET_ROLES for w in wider):
+        return None  # `Dog walker, Tuesdays`, `Cat person, college roommate`: a person
     found = [w for w in words if w in index.lists.pets] or [
         w for w in index.lists.pets if has_cjk(w) and w in opening]
     return Classification("personal", "name", PREFIX_WEIGHT, (found[0],)) if found else None
@@ -1282,9 +1302,11 @@ def _own(section: SectionInput, index: _Index, context: Context,
     numbered = _NUMBERED.match(section.heading)
     if numbered and not _LEADING_DATE.match(section.heading):
         section = SectionInput(section.heading[numbered.end():], section.body, section.group)
+    if "[[" in section.heading:  # `[[Ravi Shah|Ravi]]`, `[[Visa]] #admin`: a wikilink reads as its text
+        section = SectionInput(_WIKILINK.sub(lambda m: m.group(2) or m.group(1), section.heading), section.body, section.group)
     quoted = _QUOTED.sub(" ", section.heading) if '"' in section.heading or "“" in section.heading else ""
-    if quoted.strip(" \t-—–:"):  # `When I say "ship it"`: the quoted words are the owner's, not the topic
-        section = SectionInput(quoted.strip(), section.body, section.group)
+    if len(quoted.split()) >= 2:  # `When I say "ship it"`: the quoted words are the owner's, not the topic
+        section = SectionInput(quoted.strip(), section.body, section.group)  # (not `"Project Phoenix" status`)
     question = _QUESTION.match(section.heading) if section.heading.rstrip().endswith("?") else None
     if question and section.heading[question.end():].strip(" ?"):
         section = SectionInput(section.heading[question.end():].strip(" ?"), section.body, section.group)
@@ -1297,11 +1319,10 @@ def _own(section: SectionInput, index: _Index, context: Context,
     long = len(section.heading) > LONG_HEADING_CHARS or (
         len(section.heading) > 2 * LONG_HEADING and len(_WORD.findall(section.heading)) > LONG_HEADING)
     needed = BODY_MIN if long else NAME_WEIGHT
-    if "agents" in index.order and len(section.heading.split()) >= 3 and not _ACRONYM.match(section.heading) and (
-            index.lists.rules.match(section.heading.casefold())):
-        # `Never book me before 9 on Mondays`, `Don't accept calendar invites`: the heading is a rule for the agent
-        opener = index.lists.rules.match(section.heading.casefold())
-        return Classification("agents", "heading", PREFIX_WEIGHT, (opener.group().strip() if opener else "",)), {}, {}
+    opener = _rule_heading(section.heading, index)
+    if opener is not None:  # `Never book me before 9 on Mondays`: the heading is a rule for the agent
+        scores["agents"] = scores.get("agents", 0.0) + PREFIX_WEIGHT
+        found.setdefault("agents", []).insert(0, opener)
     if max(scores.values(), default=0.0) >= needed:
         return _heading_decision(section, scores, found, prefixed, index), {}, {}
     body = section.body[:BODY_CHARS]
@@ -1336,11 +1357,14 @@ def _own(section: SectionInput, index: _Index, context: Context,
         if relative is not None:
             return Classification(PEOPLE_DOMAIN, "name", PREFIX_WEIGHT, (relative,)), {}, {}
         person = _person_heading(section.heading, index, vocabulary)
+        if person is not None and _CALENDAR_WORD.fullmatch(person[0]) and not _name_echo(person[0], body):
+            person = None  # `Thursday`, `Juni`: a day or a month, unless the body opens on it as a name ("April Jones")
         if person is None and _INITIALS.fullmatch(section.heading.strip()):
             # `## JR` over "Jamal Reyes, charge nurse", `## M.` over "Marguerite, Dee's mum": the initials of
             # the name the body opens on
             letters = section.heading.replace(".", "").replace(" ", "").strip()
-            names = _WORD.findall(body[:OPENING_CHARS])[: len(letters)]
+            spelled = _INITIALS_SPELLED.match(body[:OPENING_CHARS])  # "Jamal Reyes, charge nurse": not "United Kingdom tax"
+            names = spelled.group(1).split() if spelled else []
             if len(names) == len(letters) and all(n[0] == c and n[1:].islower() for n, c in zip(names, letters)):
                 person = (" ".join(names), False)
         if person is None and section.heading.strip().isalpha() and section.heading.strip().islower():
@@ -1355,7 +1379,7 @@ def _own(section: SectionInput, index: _Index, context: Context,
             whose = _whose_name(body, context, index)
             if whose is not None:
                 return whose, {}, {}
-            pet = _pet(body, index)
+            pet = _pet(body, index) if not honorific else None
             if pet is not None:
                 return pet, {}, {}
             cues = _person_cues(body, index)
@@ -1364,7 +1388,8 @@ def _own(section: SectionInput, index: _Index, context: Context,
                 cues.insert(0, opening.group())
             cues[:0] = _name_echo(name, body)
             if len(cues) >= (0 if honorific else 1 if " " in name.strip() or has_cjk(name) else 2):
-                if context.novelist and not honorific and "projects" in index.order:
+                if context.novelist and not honorific and "projects" in index.order and not any(
+                        w in index.lists.kin for w in _WORD.findall(body[:OPENING_CHARS].casefold())[:OPENING_WORDS]):
                     # a novelist's memory: a bare name over a person is one of the novel's characters, working
                     # material for the book (issue 23); an editor or a relative carries a title (林老师, Papa)
                     return Classification("projects", "name", PREFIX_WEIGHT, (name, "(fiction)", *cues[:2]),
@@ -1407,13 +1432,36 @@ _SENTENCE = re.compile(r"\n+|(?<=[.!?。！？])\s+")
 _SENTENCE_START = re.compile(r"^[\s\-*+>#|]*(?:\d{1,3}[.)]\s*)?[*_\"“'‘(]*")
 
 
+def _rule_heading(heading: str, index: _Index) -> str | None:
+    """The rule opener (`Never`, `Don't`, `Nunca`) of a heading that is a rule sentence for the agent
+    (`Never book me before 9 on Mondays`), else None.  A sentence has three words or more and is not
+    in Title Case (`Never Split the Difference`, `Only Murders in the Building` are titles); the opener
+    is not an acronym (`NIE`), a label (`Avoid: peanuts`) or a compound (`Always-on VPN`)."""
+    words = heading.split()
+    if "agents" not in index.order or len(words) < 3 or _ACRONYM.match(heading):
+        return None
+    opener = index.lists.rules.match(heading.casefold())
+    if opener is None or heading[opener.end() : opener.end() + 1] in ("-", ":", "‑") or ":" in " ".join(words[:3]):
+        return None  # (`Never again: the 2024 outage` is a label)
+    capitalised = sum(1 for w in words if w[:1].isupper())
+    if 2 * capitalised > len(words) or opener.group().strip() not in _STRONG_RULES:
+        return None  # (`Avoid list for restaurants`, `Ask me anything session`: a weak opener is no rule)
+    return opener.group().strip()
+
+
+_STRONG_RULES = frozenset({"never", "always", "don't", "don’t", "do not", "dont", "must not", "mustn't", "nunca", "jamás",
+                           "jamais", "niemals", "nie", "não", "no hagas", "ne jamais", "不要", "别", "絶対", "절대"})
+
+
 def _rule_sentences(heading: str, body: str, index: _Index) -> list[str]:
     """The openers of the sentences of `body` that state a rule (the lexicons' `rules`: "Never …",
     "Nunca …", "不要…") when at least a third of its sentences do, or the heading when it says
     "never" (`Ce que je ne dois jamais faire`); else [].  LABELS.md: a vague heading
     (`!!!`, `IMPORTANT`) over rules for the agent is the agent's operating rules."""
     lowered = heading.casefold()
-    if any(f" {w} " in f" {lowered} " for w in ("never", "jamais", "nunca", "niemals", "jamás")):
+    words = heading.split()
+    title_case = len(words) >= 3 and 2 * sum(1 for w in words if w[:1].isupper()) > len(words)  # a book's title
+    if not title_case and any(f" {w} " in f" {lowered} " for w in ("never", "jamais", "nunca", "niemals", "jamás")):
         return [heading.strip()]
     sentences = [_SENTENCE_START.sub("", s.casefold()) for s in _SENTENCE.split(body[:BODY_CHARS])]
     sentences = [s for s in sentences if _WORD.search(s)]
@@ -1439,17 +1487,24 @@ _GERMAN_NOUN = re.compile(r"(?<![^\W\d_])[A-Z][a-z]{3,}(?:ung|ungen|heit|keit|sc
 def _looks_foreign(heading: str, index: _Index, context: Context) -> bool:
     """True when `heading` shows a language the document is not written in: a stopword of another
     language (`Revendeurs en France`, `Licencias y permisos`) or a Latin letter outside ASCII
-    (`Gestoría`), a German-shaped noun (`Anmeldung`), or a word of FOREIGN_WORD_MIN letters or more
-    that only another lexicon writes (`Impuestos`).  An English heading (`Glaze tests`) is not read in
-    German, whose lexicon also writes `tests`."""
+    (`Gestoría`), a German-shaped noun (`Anmeldung`), or a long word only another lexicon writes and not
+    shaped like English (`Impuestos`).  An English heading (`Glaze tests`, `Cookies`, `Direction`) is not
+    read in German or French, whose lexicons also write those words."""
     if any(not ch.isascii() and ch.isalpha() and not has_cjk(ch) for ch in heading):
         return True
     if _GERMAN_NOUN.search(heading):  # `Anmeldung & Ummeldung`, `Versicherungen`: ASCII, but German
         return True
     words = _WORD.findall(heading.casefold())
-    # `Impuestos` in an English memory: a word of six letters or more that only another lexicon writes so
-    return any(len(w) >= FOREIGN_WORD_MIN and w in index.lists.written and w not in index.written for w in words) or any(
+    # `Impuestos`, `Revendeurs` in an English memory: a long word only another lexicon writes, not shaped like an
+    # English word (`Cookies`, `Direction`, `Placements`, `Romance` are English words French writes too)
+    return any(len(w) >= FOREIGN_WORD_MIN and w in index.lists.written and w not in index.written
+               and not w.endswith(_ENGLISH_ENDINGS) for w in words) or any(
         set(index.lists.stopwords.get(w, ())) - context.languages for w in words)
+
+
+FOREIGN_WORD_MIN = 6  # a heading word this long that only another lexicon writes shows that language ...
+_ENGLISH_ENDINGS = ("tion", "tions", "sion", "sions", "ment", "ments", "ies", "les", "ance", "ence", "ing", "ity", "ness",
+                    "ship", "able", "ible", "ive", "ous", "al", "ure", "ures", "age", "ages")  # ... unless shaped like English
 
 
 def _whose_jobs(section: SectionInput, index: _Index) -> Classification | None:
