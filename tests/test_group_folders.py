@@ -268,3 +268,17 @@ def test_regroup_keeps_a_group_folder_only_where_the_target_domain_needs_it(make
     assert git(repo, "status", "--porcelain") == ""
     git(repo, "revert", "--no-edit", "HEAD")
     assert {p: (repo / p).read_bytes() for p in walk_leaf_paths(repo)} == before
+
+
+def test_an_unedited_plan_of_a_section_headed_preamble_gives_the_plain_tree_back(make_repo: MakeRepo, tmp_path: Path) -> None:
+    """A `## Preamble` section is named `preamble` when the preamble stays in the trunk; the plan file
+    `--plan-out` writes is taken back by `--plan` (it was refused as an unsafe name)."""
+    memory = "# Memory\n\nYou are Ada.\n\n## Preamble\nThe intro I give new clients.\n\n## Tools\nvim, tmux\n"
+    direct = make_repo(memory)
+    _migrate(direct)
+    planned = make_repo(memory)
+    plan = tmp_path / "plan.toml"
+    assert run("migrate", "-C", str(planned), "--force", "--dry-run", "--plan-out", str(plan), ok=True).exit_code == 0
+    assert 'leaf = "preamble"' in plan.read_text(encoding="utf-8")
+    _migrate(planned, "--plan", str(plan))
+    assert tree_files(planned) == tree_files(direct)

@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from .config import (FALLBACK_DOMAIN, MAX_DOMAIN_NAME, SINGLE_FILE_DOMAINS, Config, domain_scope, is_domain_name,
                      is_one_line)
 from .errors import BadInput
-from .plan import PINNED, PREAMBLE_LEAF, MigrationPlan, SectionChoice
+from .plan import PINNED, MigrationPlan, SectionChoice
 from .sections import Section
 from .secretscan import mask_output
 from .slugs import is_leaf_path_name, leaf_name, name_key
@@ -142,10 +142,12 @@ def _choice(entry: dict[str, object], section: Section, n: int, known: set[str],
     if domain == PINNED or domain in SINGLE_FILE_DOMAINS:
         return SectionChoice(domain, "")
     leaf = entry.get("leaf")
-    if not isinstance(leaf, str) or not is_leaf_path_name(leaf) or leaf == PREAMBLE_LEAF:
+    if not isinstance(leaf, str) or not is_leaf_path_name(leaf):
+        # (`preamble` is a name like any other: a section headed `## Preamble` gets it when the preamble stays in
+        # the trunk; when the preamble moves to that domain's `preamble.md`, the plan refuses it as used twice)
         suggestion = leaf_name(leaf if isinstance(leaf, str) and leaf else section.heading)
         raise BadInput(f"{where}: unsafe leaf name {leaf!r}; use lowercase letters, digits and '-', a "
-                       f"sub-folder before a '/' (e.g. {suggestion!r}), not {PREAMBLE_LEAF!r}")
+                       f"sub-folder before a '/' (e.g. {suggestion!r})")
     key = (domain, name_key(leaf))
     if key in used:
         raise BadInput(f"{where}: leaf {leaf!r} is already used in {domain} by entry {used[key]}")
