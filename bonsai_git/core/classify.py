@@ -104,6 +104,7 @@ LANGUAGE_SHARE = 0.15  # ... and this share of all stopword hits
 SECTION_LANGUAGE_MIN = 3  # ... or in one section's own text
 OPENING_CHARS = 80  # a body "opens on" a name within its first 80 characters ...
 OPENING_WORDS = 3  # ... and first three words
+FOREIGN_WORD_MIN = 6  # a heading word this long that only another lexicon writes shows that language (_looks_foreign)
 
 # `Kind:` prefixes (issue 10): the first word of a heading followed by a colon.  `incident` and
 # `postmortem` count without a colon (`Incident 2025-08-12: a flaky test`).
@@ -1232,8 +1233,8 @@ def _pet(body: str, index: _Index) -> Classification | None:
     if "personal" not in index.order or not index.lists.pets:
         return None
     opening = body[:OPENING_CHARS].casefold()
-    words = _WORD.findall(opening)[:OPENING_WORDS]
     wider = _WORD.findall(opening)[: 2 * OPENING_WORDS]
+    words = wider[:OPENING_WORDS]
     if any(w in index.lists.person_words or w in index.lists.kin or w in _PET_ROLES for w in wider):
         return None  # `Dog walker, Tuesdays`, `Cat person, college roommate`: a person
     found = [w for w in words if w in index.lists.pets] or [
@@ -1502,7 +1503,6 @@ def _looks_foreign(heading: str, index: _Index, context: Context) -> bool:
         set(index.lists.stopwords.get(w, ())) - context.languages for w in words)
 
 
-FOREIGN_WORD_MIN = 6  # a heading word this long that only another lexicon writes shows that language ...
 _ENGLISH_ENDINGS = ("tion", "tions", "sion", "sions", "ment", "ments", "ies", "les", "ance", "ence", "ing", "ity", "ness",
                     "ship", "able", "ible", "ive", "ous", "al", "ure", "ures", "age", "ages")  # ... unless shaped like English
 
