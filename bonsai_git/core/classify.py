@@ -33,7 +33,8 @@ Signals, strongest first; the first that decides wins:
 3. **name**: a heading that is another person's name (`_person_heading`: two or three capitalised
    words, an honorific such as `Dr.`, `Sra.`, `Tía`, `さん`, `老师`, `선생님`, a CJK personal name or
    nickname such as `阿凯`, two names joined by `&`/`e`/`y`, initials the body spells out (`JR` over
-   "Jamal Reyes"), a lowercase word the body opens on as a full name or with a kin or role word)
+   "Jamal Reyes"), a lowercase word (or two joined by `and`) the body opens on as a full name or with a
+   kin or role word, a given name the document writes in full after a family name: `子轩`, `도현이`)
    whose body describes a person (the lexicon's `person` words: one for a name of several words or
    a CJK name, two for a single word, a body that opens with one counting it twice, a body that
    opens on the name with a surname counting twice) goes to people.  When the body opens on the
@@ -147,7 +148,9 @@ _SHORT_DATE = (rf"(?:{_MONTHS}(?![^\W\d_])\s+\d{{1,2}}(?:st|nd|rd|th)?(?![\d:/.]
 _WEEKDAYS = (r"(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day)?|tuesday|wednesday|thursday|saturday|"
              r"lunes|martes|miércoles|miercoles|jueves|viernes|sábado|sabado|domingo|lundi|mardi|mercredi|jeudi|"
              r"vendredi|samedi|dimanche|montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|"
-             r"segunda|terça|terca|quarta|quinta|sexta|(?:segunda|terça|terca|quarta|quinta|sexta)-feira")
+             r"segunda|terça|terca|quarta|quinta|sexta|(?:segunda|terça|terca|quarta|quinta|sexta)-feira|"
+             # their short forms, counted only before a date: `Do, 06.02.`, `jeu. 3 mars`, `qua 12/03`
+             r"mo|di|mi|do|fr|sa|so|lun|mar|mer|mié|mie|jeu|jue|ven|vie|sam|sáb|dim|dom|seg|ter|qua|qui|sex")
 # A leading date, after any emoji or punctuation and a weekday: `2026-03-14`, `Mar 3, 2026`, `Lunes 9 de marzo`.
 _LEADING_DATE = re.compile(rf"^[^\w]*(?:(?:{_WEEKDAYS})\.?,?\s+)?(?:{_DATE}|{_SHORT_DATE})(?!\d)", re.IGNORECASE)
 # A question heading's frame (`who is Ravi?`, `what about the contract with Loomcraft?`): the rest is its topic.
@@ -174,6 +177,7 @@ _DIGIT = re.compile(r"\d")
 _HANGUL = re.compile(r"[\uac00-\ud7af]")
 _KATAKANA_WORD = re.compile(r"[\u30a0-\u30ff\u31f0-\u31ff]+")  # katakana, the long-vowel mark ー included
 _CJK_CHAR = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]")  # Han and Hangul (not kana)
+_HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")  # a Han character (Chinese, kanji)
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,6 +240,7 @@ class Context:
     vocabulary: frozenset[str] = frozenset()  # words the document writes in lowercase: never names
     agent_voice: bool = False  # the agent speaks as "I" ("I am Tern", "Ich bin Fidi"): "Who I am" is the agent
     novelist: bool = False  # the preamble itself says the owner writes fiction: a bare name is a character
+    given_names: frozenset[str] = frozenset()  # `子轩` headings whose full name (王子轩) the document writes
 
 
 NO_CONTEXT = Context()
@@ -864,6 +869,9 @@ _AGENT_PATTERNS = (
     re.compile(r"(?:너는|당신은|나는|저는)[ \t]*[\"“']?([\uac00-\ud7af]{2,5}?)[\"”']?(?:[ \t]*(?:\([^)]{0,30}\)|（[^）]{0,30}）))?"
                r"(?:이다|입니다|야|예요|이에요|,|\.)"),  # `너는 모모(Momo)야`
 )
+# A quoted name right after the word for the agent: `補助エージェント「ヨル」`, `手机助手"小竹"`, `비서 "다람"`.
+_AGENT_QUOTED = re.compile(r"(?:エージェント|アシスタント|秘書|助手|助理|秘书|비서|어시스턴트|에이전트)[ \t]*[「『“\"]"
+                           r"([\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]{1,6})[」』”\"]")
 # A field line of front matter or a blockquote names the agent, maybe in lowercase: `agent: hachi`, `> Agent: 토리`.
 _AGENT_FIELD = re.compile(r"(?i)(?<!\w)(?:agent|assistant|assistente|asistente|assistent|agente|bot)[ \t]*[:=][ \t]*[\"“']?"
                           r"([^\W\d_][\w'’-]*|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]{1,6})")
@@ -909,14 +917,21 @@ _OWNER_PATTERNS = (
     re.compile(rf"(?i:her|his|their|sua|seu|su|son|sa|ihr|ihre|sein|seine)[ \t]+(?i:husband|wife|spouse|marido|esposa|esposo|"
                rf"mulher|mari|femme|épouse|ehemann|ehefrau|mann|frau)[ \t]*,?[ \t]+(?i:is[ \t]+|é[ \t]+|es[ \t]+|est[ \t]+|ist[ \t]+)?"
                rf"{_NAME_RE}"),
-    re.compile(r"(?:(?<![\u3400-\u9fff])|(?<=[是为為给給帮幫替]))([\u3400-\u9fff]{2,4})(?:（[^）]{0,20}）|\([^)]{0,20}\))?的[\u3400-\u9fff]{0,4}(?:助手|助理|秘书|秘書)"),
+    # `周雨桐的写作助手`, `王淑芬老师的手机助手`: the name, maybe with a title
+    re.compile(r"(?:(?<![\u3400-\u9fff])|(?<=[是为為给給帮幫替]))([\u3400-\u9fff]{2,4}?)(?:老师|老師|先生|女士)?"
+               r"(?:（[^）]{0,20}）|\([^)]{0,20}\))?的[\u3400-\u9fff]{0,4}(?:助手|助理|秘书|秘書)"),
     _BOSS_PATTERN,
     re.compile(r"(?:服务于?|服務於?|为|為)(?:老板|老闆)?([\u3400-\u9fff]{2,3})(?=[，,。、（(]|$|服务|服務)"),  # `服务老板陈志远`
     re.compile(r"([\u3040-\u30ff\u3400-\u9fff]{2,6})(?:さん|様)?の(?:アシスタント|秘書|助手)"),
     # `遥さん（個人ゲーム開発者）の専属アシスタント`: a one-character given name is kept with its honorific
     re.compile(r"([\u3400-\u9fff]{1,4}(?:さん|様))(?:（[^）]{0,60}）|\([^)]{0,60}\))?の(?:専属の?)?"
                r"(?:アシスタント|秘書|助手)"),
-    re.compile(r"([\uac00-\ud7af]{2,4})(?:\([^)]{0,40}\))?[ \t]*(?:님|씨)의"),  # `정하윤 님의`, `한서윤(Seoyun Han)님의`
+    re.compile(r"([\uac00-\ud7af]{2,4})(?:\([^)]{0,40}\))?[ \t]*(?:님|씨)의"),
+    # a couple: `박정훈(아빠, 44)·김소연(엄마, 41) 부부의 가족 비서`, `王磊和刘芳夫妇的助手`
+    re.compile(r"(?<![\uac00-\ud7af])([\uac00-\ud7af]{2,4}?)(?:[ \t]*\([^)]{0,40}\))?[ \t]*(?:·|,|、|와|과|및)[ \t]*"
+               r"([\uac00-\ud7af]{2,4}?)(?:[ \t]*\([^)]{0,40}\))?[ \t]*(?:님|씨)?[ \t]*부부"),
+    re.compile(r"(?<![\u3400-\u9fff])([\u3400-\u9fff]{2,4}?)(?:（[^）]{0,20}）|\([^)]{0,20}\))?[和与與、·]"
+               r"([\u3400-\u9fff]{2,4}?)(?:（[^）]{0,20}）|\([^)]{0,20}\))?夫[妇婦妻]"),  # `정하윤 님의`, `한서윤(Seoyun Han)님의`
     # `서하린 작가(필명 하린)의 작업 비서`: the owner by name and title; the title with 님 names the owner too
     re.compile(r"([\uac00-\ud7af]{2,4})[ \t]+((?:작가|대표|교수|선생|원장|사장|팀장))[ \t]*(?:님)?(?:\([^)]{0,40}\))?의[ \t]*"
                r"(?:\S+[ \t]+){0,2}?(?:비서|어시스턴트|보조|에이전트)"),
@@ -969,6 +984,8 @@ def document_context(preamble: str, sections: Sequence[SectionInput], config: Co
         for m in pattern.finditer(opening):
             agent |= named(m.group(1))
             agent_voice = agent_voice or _SELF_INTRO.match(m.group()) is not None
+    for m in _AGENT_QUOTED.finditer(opening):
+        agent |= named(m.group(1))
     for m in _AGENT_FIELD.finditer(opening):
         agent |= _name_words(m.group(1), field=True) if not lowercase else named(m.group(1))
     titled = set().union(*(_name_words(m.group(1)) for m in _TITLE_AGENT.finditer(opening[:400])
@@ -1015,10 +1032,38 @@ def document_context(preamble: str, sections: Sequence[SectionInput], config: Co
                 counts[code] = counts.get(code, 0) + n
     total = sum(counts.values())
     languages = {"en"} | {c for c, n in counts.items() if n >= LANGUAGE_MIN and n >= LANGUAGE_SHARE * total}
+    # a heading of two Han or Hangul characters (a Korean child's with 이: `도현이`) that the document
+    # also writes after a family name (`## 子轩` and "孙子王子轩，12岁", `박도현(초4)`): a given name, as
+    # a family calls its own
+    forms = {h.strip(): _given_form(h.strip()) for h in headings}
+    given = {h: g for h, g in forms.items() if g is not None}
+    text = "\n".join(samples) if given else ""
+    given_names = frozenset(h for h, g in given.items() if any(  # (a Korean name starts a word: `박도현`)
+        text[at - 1] in lists.surnames and not (_HANGUL.match(g) and at > 1 and _HANGUL.match(text[at - 2]))
+        for at in _occurrences(text, g) if at > 0))
     return Context(frozenset(owner), frozenset(agent), frozenset(languages),
                    _is_fiction("\n".join([preamble[:4000], *headings]), lists),
                    None, frozenset(vocabulary), agent_voice,
-                   _is_fiction(preamble[:4000], lists) and _WRITER.search(preamble[:4000]) is not None)
+                   _is_fiction(preamble[:4000], lists) and _WRITER.search(preamble[:4000]) is not None,
+                   given_names)
+
+
+def _given_form(heading: str) -> str | None:
+    """The given name a heading may be: two Han characters (`子轩`), or two Hangul syllables, maybe
+    with the suffix 이 (`도현`, `도현이`); None for any other heading."""
+    if len(heading) == 2 and all(_HAN.match(ch) for ch in heading):
+        return heading
+    if 2 <= len(heading) <= 3 and all(_HANGUL.match(ch) for ch in heading) and (len(heading) == 2 or heading[2] == "이"):
+        return heading[:2]
+    return None
+
+
+def _occurrences(text: str, word: str) -> Iterator[int]:
+    """The start of every occurrence of `word` in `text`."""
+    at = text.find(word)
+    while at >= 0:
+        yield at
+        at = text.find(word, at + 1)
 
 
 def _name_words(name: str, field: bool = False) -> set[str]:
@@ -1034,7 +1079,8 @@ def _name_words(name: str, field: bool = False) -> set[str]:
         if len(compact) == 3 and " " not in name and all(_CJK_CHAR.match(ch) for ch in compact):
             out.add(compact[1:])
             if not _HANGUL.search(compact) and compact[0] in _lists().surnames:  # 陈志远 is 陈总, 陈老板, 老陈
-                out.update((compact[0] + "总", compact[0] + "老板", compact[0] + "董", "老" + compact[0]))
+                out.update((compact[0] + "总", compact[0] + "老板", compact[0] + "董", "老" + compact[0],
+                            compact[0] + "老师", compact[0] + "老師"))  # 王淑芬 is 王老师 too
         parts = name.split()
         if len(parts) == 2 and len(parts[1]) >= 2:
             out.add(parts[1])
@@ -1145,6 +1191,8 @@ def _person_heading(heading: str, index: _Index, vocabulary: frozenset[str] = fr
         if not honorific and (low.endswith(_WORD_ENDINGS) or low in vocabulary
                               or (low.endswith("s") and (low[:-1] in vocabulary or low[:-2] in vocabulary))):
             return None
+        if any(len(part) > 1 and part.isupper() for part in w.split("-")):
+            return None  # `NF-e`, `CT-e`, `e-CAC`: an acronym with a hyphen, not `Jean-Pierre`
         if any(ch.isupper() for ch in letters[1:]) and "-" not in w:  # `McDonald` passes, `PhD` does not
             if not letters.startswith(("Mc", "Mac", "O")):
                 return None
@@ -1155,10 +1203,14 @@ _POSSESSIVE = frozenset({"my", "our", "mi", "mis", "nuestra", "nuestro", "mon", 
                          "unser", "unsere", "meu", "minha", "nosso", "nossa", "o", "a", "la", "el", "le", "die", "der"})
 
 
+_LEADING_MARKS = re.compile(r"^[^\w(（\[]+")
+
+
 def _heading_core(heading: str) -> str:
     """A name heading without its description and marks: `Sr. Amadeu (canalizador)` -> `Sr. Amadeu`,
     `Mãe — Rosa` -> `Mãe`."""
-    return _DESCRIPTION.split(heading.strip(" \t*_#>"), maxsplit=1)[0].strip(" \t*_#>.")
+    core = _DESCRIPTION.split(heading.strip(" \t*_#>"), maxsplit=1)[0].strip(" \t*_#>.")
+    return _LEADING_MARKS.sub("", core)  # `💍 Emma & James Whitfield`: an emoji before the name is a mark
 
 
 def _relative_heading(heading: str, index: _Index) -> str | None:
@@ -1253,6 +1305,18 @@ def _name_echo(name: str, body: str) -> list[str]:
     if len(words) > 1 and words[1][:1].isupper() and not words[1].isupper():
         return [f"{words[0]} {words[1]}", words[0]]
     return [words[0]]
+
+
+def _pair_echo(name: str, body_words: list[str]) -> list[str]:
+    """The two given names of a pair heading (`Emma & James Whitfield`, `amrit and jas`) when the body
+    (`body_words`: its casefolded words) writes both of them: two cues that it describes those two
+    people.  [] otherwise, and for a heading that is not a pair."""
+    parts = _NAME_PAIR.split(name.strip())
+    if len(parts) != 2:
+        return []
+    given = [part.split()[0] for part in parts if part.split()]
+    words = set(body_words)
+    return given if len(given) == 2 and all(g.casefold() in words for g in given) else []
 
 
 def _person_cues(body: str, index: _Index) -> list[str]:
@@ -1360,6 +1424,8 @@ def _own(section: SectionInput, index: _Index, context: Context,
         person = _person_heading(section.heading, index, vocabulary)
         if person is not None and _CALENDAR_WORD.fullmatch(person[0]) and not _name_echo(person[0], body):
             person = None  # `Thursday`, `Juni`: a day or a month, unless the body opens on it as a name ("April Jones")
+        if person is None and section.heading.strip() in context.given_names:
+            person = (section.heading.strip(), False)
         if person is None and _INITIALS.fullmatch(section.heading.strip()):
             # `## JR` over "Jamal Reyes, charge nurse", `## M.` over "Marguerite, Dee's mum": the initials of
             # the name the body opens on
@@ -1368,13 +1434,18 @@ def _own(section: SectionInput, index: _Index, context: Context,
             names = spelled.group(1).split() if spelled else []
             if len(names) == len(letters) and all(n[0] == c and n[1:].islower() for n, c in zip(names, letters)):
                 person = (" ".join(names), False)
-        if person is None and section.heading.strip().isalpha() and section.heading.strip().islower():
-            # `## jo` over "Jo Marsh, my partner", `## jess` over "dana's sister. lives in york": a lowercase
-            # heading the body opens on as a full name, or whose body opens on who the person is
-            full = _name_echo(section.heading.strip().capitalize(), body)
+        lowered_names = _NAME_PAIR.split(section.heading.strip())
+        if person is None and len(lowered_names) <= 2 and all(p.isalpha() and p.islower() for p in lowered_names):
+            # `## jo` over "Jo Marsh, my partner", `## jess` over "dana's sister. lives in york", `## amrit and
+            # jas` over "the kids.": a lowercase heading (one name or two) the body opens on as a full name,
+            # or whose body opens on who the person is
+            full = _name_echo(section.heading.strip().capitalize(), body) if len(lowered_names) == 1 else []
             first_words = _WORD.findall(body[:OPENING_CHARS].casefold())[:OPENING_WORDS]
             told = any(w in index.lists.person_words or w in index.lists.kin for w in first_words)
-            person = (section.heading.strip(), False) if len(full) == 2 or told else None
+            pair = (len(lowered_names) == 2 and len(_pair_echo(section.heading, body_words)) == 2
+                    and not any(w in index.written or w in index.lists.stopword_set for w in lowered_names)
+                    and bool(_person_cues(body, index)))  # not `fuel and tolls`: two names, and a person
+            person = (section.heading.strip(), False) if len(full) == 2 or told or pair else None
         if person is not None:
             name, honorific = person
             whose = _whose_name(body, context, index)
@@ -1387,7 +1458,7 @@ def _own(section: SectionInput, index: _Index, context: Context,
             opening = _WORD.search(body.casefold())  # "Neto. ...", "Filha, 34 anos": the body opens on who they are
             if opening is not None and opening.group() in index.lists.person_words:  # so that word counts twice
                 cues.insert(0, opening.group())
-            cues[:0] = _name_echo(name, body)
+            cues[:0] = _name_echo(name, body) + _pair_echo(name, body_words)
             if len(cues) >= (0 if honorific else 1 if " " in name.strip() or has_cjk(name) else 2):
                 if context.novelist and not honorific and "projects" in index.order and not any(
                         w in index.lists.kin for w in _WORD.findall(body[:OPENING_CHARS].casefold())[:OPENING_WORDS]):
