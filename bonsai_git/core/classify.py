@@ -1038,14 +1038,27 @@ def document_context(preamble: str, sections: Sequence[SectionInput], config: Co
     forms = {h.strip(): _given_form(h.strip()) for h in headings}
     given = {h: g for h, g in forms.items() if g is not None}
     text = "\n".join(samples) if given else ""
-    given_names = frozenset(h for h, g in given.items() if any(  # (a Korean name starts a word: `박도현`)
+    given_names = {h for h, g in given.items() if any(  # (a Korean name starts a word: `박도현`)
         text[at - 1] in lists.surnames and not (_HANGUL.match(g) and at > 1 and _HANGUL.match(text[at - 2]))
-        for at in _occurrences(text, g) if at > 0))
+        for at in _occurrences(text, g) if at > 0)}
+    # ... or after a kin word (`## 하린` and "딸 하린(6살)"); a one-word name heading the memory writes
+    # elsewhere with a surname (`## Jana` and "Jana Petersen (Team Lead)")
+    for h in {h.strip() for h in headings} - given_names:
+        if not text:
+            text = "\n".join(samples)
+        if 1 <= len(h) <= 3 and all(_CJK_CHAR.match(ch) for ch in h):
+            if any(text[max(0, at - 4):at].rstrip().endswith(tuple(lists.kin)) for at in _occurrences(text, h)):
+                given_names.add(h)
+        elif len(h) >= 3 and h.isalpha() and h[0].isupper() and h[1:].islower() and h.casefold() not in lists.written:
+            for m in re.finditer(rf"(?<!\w){re.escape(h)}[ \t]+([{_UPPER}][{_LOWER}]+)", text):
+                if m.group(1).casefold() not in lists.stopword_set and m.group(1).casefold() not in lists.written:
+                    given_names.add(h)
+                    break
     return Context(frozenset(owner), frozenset(agent), frozenset(languages),
                    _is_fiction("\n".join([preamble[:4000], *headings]), lists),
                    None, frozenset(vocabulary), agent_voice,
                    _is_fiction(preamble[:4000], lists) and _WRITER.search(preamble[:4000]) is not None,
-                   given_names)
+                   frozenset(given_names))
 
 
 def _given_form(heading: str) -> str | None:
@@ -1300,7 +1313,12 @@ def _name_echo(name: str, body: str) -> list[str]:
     that person, two when a surname follows the name.  [] otherwise."""
     first = name.split()[-1] if name.split() else ""
     words = _WORD.findall(body[:OPENING_CHARS])
-    if not first or not words or words[0].casefold() != first.casefold() or has_cjk(first):
+    if not first or not words or has_cjk(first):
+        return []
+    if words[0].casefold() != first.casefold():  # `## Caro` over "Carolina Duarte, 27": a short form
+        short = len(first) >= 3 and words[0].casefold().startswith(first.casefold()) and words[0][:1].isupper()
+        if short and len(words) > 1 and words[1][:1].isupper() and not words[1].isupper():
+            return [f"{words[0]} {words[1]}", words[0]]
         return []
     if len(words) > 1 and words[1][:1].isupper() and not words[1].isupper():
         return [f"{words[0]} {words[1]}", words[0]]
@@ -1424,7 +1442,7 @@ def _own(section: SectionInput, index: _Index, context: Context,
         person = _person_heading(section.heading, index, vocabulary)
         if person is not None and _CALENDAR_WORD.fullmatch(person[0]) and not _name_echo(person[0], body):
             person = None  # `Thursday`, `Juni`: a day or a month, unless the body opens on it as a name ("April Jones")
-        if person is None and section.heading.strip() in context.given_names:
+        if person is None and has_cjk(section.heading) and section.heading.strip() in context.given_names:
             person = (section.heading.strip(), False)
         if person is None and _INITIALS.fullmatch(section.heading.strip()):
             # `## JR` over "Jamal Reyes, charge nurse", `## M.` over "Marguerite, Dee's mum": the initials of
@@ -1459,6 +1477,8 @@ def _own(section: SectionInput, index: _Index, context: Context,
             if opening is not None and opening.group() in index.lists.person_words:  # so that word counts twice
                 cues.insert(0, opening.group())
             cues[:0] = _name_echo(name, body) + _pair_echo(name, body_words)
+            if name in context.given_names:  # `Jana` of "Jana Petersen" in the preamble, `하린` of "딸 하린"
+                cues.insert(0, f"{name} (the memory names them elsewhere)")
             if len(cues) >= (0 if honorific else 1 if " " in name.strip() or has_cjk(name) else 2):
                 if context.novelist and not honorific and "projects" in index.order and not any(
                         w in index.lists.kin for w in _WORD.findall(body[:OPENING_CHARS].casefold())[:OPENING_WORDS]):

@@ -838,3 +838,21 @@ def test_a_weekday_abbreviation_in_a_body_is_not_a_wedding() -> None:
     assert placed["Weekly plan"] == "personal"
     record = explain_file("## Weekly plan\nmon wed fri, the gym.\n", Config())[0]
     assert "wed" not in str(record).casefold().replace("weekly", "")
+
+
+@pytest.mark.parametrize(("preamble", "heading", "body"), [
+    ("I help the on-call team. My contact: Nadia Okoro (team lead).\n\n", "Nadia",
+     "Likes short status notes. Not before 8 unless SEV1; she is off in August.\n"),
+    ("", "Fer", "Fernanda Ruiz, 31. Great at demos, slow to close.\n"),
+    ("나는 누리, 서윤님의 비서. 배우자 박준호, 딸 하린(6살).\n\n", "하린", "알레르기: 땅콩. 어린이집 상담 6/20.\n"),
+])
+def test_a_given_name_the_memory_writes_in_full_or_as_a_relative_is_a_person(preamble: str, heading: str, body: str) -> None:
+    """`## Nadia` and "Nadia Okoro (team lead)" in the preamble; `## Fer` over "Fernanda Ruiz"; `## 하린`
+    and "딸 하린": the memory says who the name is, though the section's body is about the person's habits."""
+    placed = document(preamble, (heading, body), ("Servers", "- web1, web2\n"))
+    assert placed[heading] == "people"
+
+
+def test_a_city_heading_is_not_a_name_for_a_station_written_after_it() -> None:
+    placed = document("", ("Lisbon", "- flights via Lisbon Portela; the hotel is booked for 3 nights.\n"))
+    assert placed["Lisbon"] != "people"
