@@ -39,7 +39,9 @@ Signals, strongest first; the first that decides wins:
    a CJK name, two for a single word, a body that opens with one counting it twice, a body that
    opens on the name with a surname counting twice) goes to people.  When the body opens on the
    owner's (the agent's) own name instead (`## Vale` over "Valeria "Vale" Sosa, 44"), it goes to
-   identity (agents).
+   identity (agents).  Before the name step, a lessons heading (`Lessons`, `Coisas que aprendi`, `教训`)
+   over items more than half of which name the owner or an agent's job is the agent's
+   (`_agent_lessons`, LABELS.md: lessons about how the agent behaves).
 4. **body**: the section's first BODY_CHARS characters, in its own language, added to any weak
    heading matches; decides when the best total reaches BODY_MIN, or (when the heading says nothing)
    CLEAR_MIN with twice the runner-up's points (a body clearly about one thing).  Under a heading
@@ -1434,6 +1436,10 @@ def _own(section: SectionInput, index: _Index, context: Context,
         else:
             scores = {ranked[0][0]: ranked[0][1]}
             found = {ranked[0][0]: found[ranked[0][0]]}
+    if body and "agents" in index.order and _LESSONS.search(section.heading):
+        mine = _agent_lessons(body, index, context)
+        if mine is not None:
+            return mine, {}, {}
     if not scores and PEOPLE_DOMAIN in index.order:
         vocabulary = context.vocabulary or frozenset(w for w in _WORD.findall(body) if w[0].islower())
         relative = _relative_heading(section.heading, index)
@@ -1522,6 +1528,29 @@ _LESSONS = re.compile(r"(?i)lesson|leçon|lecci[oó]n|liç[õo]|lektion|gelernt|
                       r"教训|经验|教訓|学び|배운|교훈")
 _SENTENCE = re.compile(r"\n+|(?<=[.!?。！？])\s+")
 _SENTENCE_START = re.compile(r"^[\s\-*+>#|]*(?:\d{1,3}[.)]\s*)?[*_\"“'‘(]*")
+
+
+def _agent_lessons(body: str, index: _Index, context: Context) -> Classification | None:
+    """Lessons about how the agent behaves go to agents (LABELS.md: lessons about communication,
+    approvals, scheduling), when more than half of the body's items (non-empty lines, at least two)
+    name the owner (`context.owner`: "Joana não lê mensagens longas") or one of the agent's jobs (the
+    lexicons' `agent_jobs`: remind, draft, send, 提醒).  None otherwise: the lessons' topic decides."""
+    items = [line.casefold() for line in body[:BODY_CHARS].splitlines() if line.strip()]
+    if len(items) < 2:
+        return None
+    owner = [w for w in context.owner if not has_cjk(w)]
+    owner_cjk = [w for w in context.owner if has_cjk(w)]
+    named = re.compile(rf"(?<!\w)(?:{'|'.join(map(re.escape, sorted(owner)))})(?!\w)") if owner else None
+    cues: list[str] = []
+    for item in items:
+        job = index.lists.agent_jobs.search(item)
+        name = named.search(item) if named is not None else None
+        cjk = next((w for w in owner_cjk if w in item), None)
+        if job or name or cjk:
+            cues.append(job.group().strip() if job else name.group() if name else str(cjk))
+    if 2 * len(cues) <= len(items):
+        return None
+    return Classification("agents", "body", float(len(cues)), tuple(cues[:4]))
 
 
 def _rule_heading(heading: str, index: _Index) -> str | None:

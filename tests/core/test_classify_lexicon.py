@@ -856,3 +856,16 @@ def test_a_given_name_the_memory_writes_in_full_or_as_a_relative_is_a_person(pre
 def test_a_city_heading_is_not_a_name_for_a_station_written_after_it() -> None:
     placed = document("", ("Lisbon", "- flights via Lisbon Portela; the hotel is booked for 3 nights.\n"))
     assert placed["Lisbon"] != "people"
+
+
+def test_lessons_about_how_the_agent_behaves_are_the_agents_and_others_keep_their_topic() -> None:
+    """LABELS.md: lessons about the agent's communication, approvals and scheduling go to agents; lessons
+    about the work go to the domain most of them are about."""
+    pre = "I am Wren, the assistant of Mira Lindgren.\n\n"
+    placed = document(pre, ("Lessons", "- Mira skims long messages: five lines at most.\n"
+                                       "- Remind her twice about dentist visits; once is not enough.\n"
+                                       "- When Mira says \"later\", ask again the next morning.\n"),
+                      ("Lessons learned", "- Pin the Terraform provider version; the upgrade broke the VPC module.\n"
+                                          "- Rotate the deploy key before it expires, not after.\n"
+                                          "- Alerts without a runbook link get ignored.\n"))
+    assert placed == {"Lessons": "agents", "Lessons learned": "infrastructure"}
