@@ -869,3 +869,10 @@ def test_lessons_about_how_the_agent_behaves_are_the_agents_and_others_keep_thei
                                           "- Rotate the deploy key before it expires, not after.\n"
                                           "- Alerts without a runbook link get ignored.\n"))
     assert placed == {"Lessons": "agents", "Lessons learned": "infrastructure"}
+
+
+@pytest.mark.parametrize(("preamble", "heading"), [("", "Doctors"), (ES, "Doctores"), (PT, "Médicos"), (DE, "Ärzte")])
+def test_a_heading_naming_people_by_their_role_is_a_contact_list(preamble: str, heading: str) -> None:
+    """LABELS.md: a directory or contacts goes to people; `Doctor visits` stays personal."""
+    placed = document(preamble, (heading, "- Dr. Lima, GP; Dr. Vaz, cardiology\n"), ("Doctor visits", "- 3 May\n"))
+    assert (placed[heading], placed["Doctor visits"]) == ("people", "personal")
