@@ -56,6 +56,9 @@ Signals, strongest first; the first that decides wins:
    (decided_by "fallback", Classification.document names the domain not used).
 8. **fallback**: `general`.
 
+After every section is placed, a heading of only tax words (`Taxes`, `Impuestos`) that went to personal
+goes to business in a working memory (more business sections than personal: `_taxes_of_the_business`).
+
 In a novelist's memory (the lexicon's `fiction` words in the preamble or headings) the keywords
 that name a character (`characters`: `人物`, `Character`) score for projects, not people: a
 novel's characters and settings are working material for the book.
@@ -478,6 +481,7 @@ class _Lists:
     surnames: frozenset[str]
     kin: frozenset[str]  # the cue lists of the rules (lexicon.Language): one relative
     pets: frozenset[str]  # a pet (LABELS.md: pets are the owner's private life, personal)
+    taxes: frozenset[str]  # the words of a bare tax heading (casefolded)
     written: frozenset[str]  # every Western domain keyword of every language, as written (casefolded, marks stripped)
     rules: re.Pattern[str]  # what a rule for the agent opens with
     travel: re.Pattern[str]  # a trip ...
@@ -507,6 +511,7 @@ def _lists() -> _Lists:
         surnames=frozenset(s for lang in lexicons for s in lang.surnames),
         kin=frozenset(w.casefold() for lang in lexicons for w in lang.kin),
         pets=frozenset(w.casefold() for lang in lexicons for w in lang.pets),
+        taxes=frozenset(w.casefold() for lang in lexicons for w in lang.taxes),
         written=frozenset(w.lstrip("~^=<").strip().casefold() for lang in lexicons if lang.code in STEMMERS
                           for _d, words in lang.domains for w in words),
         rules=_cues((w for lang in lexicons for w in lang.rules), whole=True),
@@ -1693,7 +1698,23 @@ def classify_document(sections: Sequence[SectionInput], config: Config, preamble
     index = _index(config.domains, config.configured, context.fiction, context.languages)  # once, not per section
     first = [_own(s, index, context) for s in sections]
     document = dominant_domain([c if c is not None else Classification(FALLBACK_DOMAIN) for c, _s, _f in first])
-    return tuple(c if c is not None else _from_document(s, f, index, document) for c, s, f in first)
+    topics = Counter(c.domain for c, _s, _f in first if c is not None)
+    working = topics["business"] > topics["personal"] and "business" in index.order
+    return tuple(_taxes_of_the_business(c, index) if working and c is not None else
+                 c if c is not None else _from_document(s, f, index, document) for c, s, f in first)
+
+
+def _taxes_of_the_business(decision: Classification, index: _Index) -> Classification:
+    """In a working memory (more sections of business than of personal: a freelancer's, a shop's, a
+    driver's), a heading of only tax words (the lexicons' `taxes`: `Taxes`, `Impuestos`, `確定申告`)
+    is the business's taxes, with personal the alternate; in a household's memory it stays personal
+    finance.  Any other decision is returned as it is."""
+    if decision.domain != "personal" or decision.decided_by != "heading" or not decision.words:
+        return decision
+    if not all(w.casefold() in index.lists.taxes for w in decision.words):
+        return decision
+    return Classification("business", "heading", decision.score, (*decision.words, "(a working memory)"),
+                          "personal", decision.score)
 
 
 def classify_heading(heading: str, config: Config) -> Classification:

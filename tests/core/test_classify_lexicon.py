@@ -876,3 +876,11 @@ def test_a_heading_naming_people_by_their_role_is_a_contact_list(preamble: str, 
     """LABELS.md: a directory or contacts goes to people; `Doctor visits` stays personal."""
     placed = document(preamble, (heading, "- Dr. Lima, GP; Dr. Vaz, cardiology\n"), ("Doctor visits", "- 3 May\n"))
     assert (placed[heading], placed["Doctor visits"]) == ("people", "personal")
+
+
+def test_bare_taxes_are_the_business_in_a_working_memory_and_personal_in_a_household() -> None:
+    """A freelancer's `Taxes` are the business's (LABELS.md: the owner's work); a family's stay personal."""
+    work = document("", ("Clients", "- Acme, invoices monthly\n"), ("Pricing", "- day rate 600\n"),
+                    ("Taxes", "- quarterly returns\n"))
+    home = document("", ("Health", "- GP in May\n"), ("Home", "- boiler service\n"), ("Taxes", "- quarterly returns\n"))
+    assert (work["Taxes"], home["Taxes"]) == ("business", "personal")
