@@ -930,6 +930,10 @@ _OWNER_PATTERNS = (
     _BOSS_PATTERN,
     re.compile(r"(?:服务于?|服務於?|为|為)(?:老板|老闆)?([\u3400-\u9fff]{2,3})(?=[，,。、（(]|$|服务|服務)"),  # `服务老板陈志远`
     re.compile(r"([\u3040-\u30ff\u3400-\u9fff]{2,6})(?:さん|様)?の(?:アシスタント|秘書|助手)"),
+    # `依頼主は 森本拓也（父・42）と 森本由紀（母・39）`, `主に佐藤美穂さん（母）から依頼を受け`
+    re.compile(r"(?:依頼主|利用者|ユーザー|オーナー)[ \t]*(?:は|:|：)[ \t]*([\u3400-\u9fff]{2,6}?)(?:さん|様)?(?:（[^）]{0,20}）)?"
+               r"(?:[ \t]*(?:と|、)[ \t]*([\u3400-\u9fff]{2,6}?)(?:さん|様)?(?:（[^）]{0,20}）)?)?(?=[ \t。、，,（]|$)"),
+    re.compile(r"([\u3400-\u9fff]{2,6}?)(?:さん|様)(?:（[^）]{0,20}）)?から(?:の)?依頼"),
     # `遥さん（個人ゲーム開発者）の専属アシスタント`: a one-character given name is kept with its honorific
     re.compile(r"([\u3400-\u9fff]{1,4}(?:さん|様))(?:（[^）]{0,60}）|\([^)]{0,60}\))?の(?:専属の?)?"
                r"(?:アシスタント|秘書|助手)"),
@@ -1001,7 +1005,9 @@ def document_context(preamble: str, sections: Sequence[SectionInput], config: Co
     for pattern in _OWNER_PATTERNS:
         for m in pattern.finditer(opening):
             for name in m.groups():
-                if name and name not in _KO_TITLES:  # `서하린 작가`: the name, not the title any writer has
+                if name in _KO_TITLES:  # `서하린 작가(…)의 비서`: the owner is also `작가님` to the agent
+                    owner.add(name + "님")
+                elif name:  # `서하린 작가`: the name, not the title any writer has
                     if pattern is _BOSS_PATTERN and name[0] not in lists.surnames:
                         continue  # `给老板打电话`: a verb after 老板, not a name
                     owner |= named(name)
@@ -1096,6 +1102,8 @@ def _name_words(name: str, field: bool = False) -> set[str]:
     if has_cjk(name):
         compact = "".join(name.split())
         out = {compact}
+        if len(compact) == 4 and " " not in name and not _HANGUL.search(compact) and compact[:2] in _lists().surnames:
+            out.add(compact[2:])  # 森本拓也 is 拓也 (さん) to the family
         if len(compact) == 3 and " " not in name and all(_CJK_CHAR.match(ch) for ch in compact):
             out.add(compact[1:])
             if not _HANGUL.search(compact) and compact[0] in _lists().surnames:  # 陈志远 is 陈总, 陈老板, 老陈

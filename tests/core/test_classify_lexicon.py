@@ -594,7 +594,7 @@ def test_job_is_work_and_jobs_are_a_hosts(heading: str, domain: str) -> None:
      {"lúcia", "evandro", "cavalcanti"}, {"cida"}),
     ("我是「小辣椒」，蜀香阁火锅的老板王建国（大家喊他王总/老王）的私人助理。\n",
      {"王建国", "建国", "王总", "王老板", "王董", "老王", "王老师", "王老師"}, {"小辣椒", "辣椒"}),
-    ("나는 '모루'. 서하린 작가(필명 하린)의 작업 비서 에이전트다.\n", {"서하린", "하린"}, {"모루"}),
+    ("나는 '모루'. 서하린 작가(필명 하린)의 작업 비서 에이전트다.\n", {"서하린", "하린", "작가님"}, {"모루"}),
     ("---\nagent: kaze-ops\nowner: 株式会社ソラノート SRE チーム\n---\n", set(), {"kaze", "ops"}),
     ("Ich bin der Assistent von Jonas Behrendt (GitHub: @jbehr), Berlin-Neukölln.\n", {"jonas", "behrendt"}, set()),
 ])
@@ -884,3 +884,20 @@ def test_bare_taxes_are_the_business_in_a_working_memory_and_personal_in_a_house
                     ("Taxes", "- quarterly returns\n"))
     home = document("", ("Health", "- GP in May\n"), ("Home", "- boiler service\n"), ("Taxes", "- quarterly returns\n"))
     assert (work["Taxes"], home["Taxes"]) == ("business", "personal")
+
+
+@pytest.mark.parametrize(("preamble", "owner"), [
+    ("依頼主は 森本拓也（父・42）と 森本由紀（母・39）。\n", {"森本拓也", "拓也", "森本由紀", "由紀"}),
+    ("私は「こまり」、主に佐藤美穂さん（母）から依頼を受けています。\n", {"佐藤美穂", "美穂"}),
+    ("나는 '모루'. 서하린 작가(필명 하린)의 작업 비서 에이전트다.\n", {"서하린", "하린", "작가님"}),
+])
+def test_japanese_requesters_and_a_korean_title_name_the_owner(preamble: str, owner: set[str]) -> None:
+    """`依頼主は …`, `…さんから依頼`: the owners; a Japanese name of a two-character family name is
+    also its given name (`拓也さん`); the title the agent uses with 님 is the owner's (`작가님`)."""
+    assert set(document_context(preamble, [], Config()).owner) == owner
+
+
+@pytest.mark.parametrize(("preamble", "heading", "domain"), [(FR, "Perso", "identity"), (DE, "Privat", "identity"),
+                                                             (DE, "Finanzen privat", "personal")])
+def test_a_private_heading_is_the_owners(preamble: str, heading: str, domain: str) -> None:
+    assert document(preamble, (heading, "- voir plus bas\n"))[heading] == domain
