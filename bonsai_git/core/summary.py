@@ -161,6 +161,10 @@ def _distinctive(texts: list[str]) -> list[str]:
                 name = []
                 start = False
                 continue
+            if name and raw[:1] in "([{“\"'":  # `Marés (Teams)`: an aside starts a new run of names
+                if not lone:
+                    add(" ".join(name))
+                name, lone = [], False
             word = raw.strip(_DETAIL_STRIP)
             if word.endswith(("'s", "’s")):
                 word = word[:-2]

@@ -127,3 +127,11 @@ def test_summary_details_fit_the_budget_whole() -> None:
     got = summarize(f"## People\n\nWho we met at the fair.\n\n{names}.\n")
     assert len(got) <= MAX_SUMMARY_CHARS and got.startswith("Who we met at the fair. · Amara Quist, Bilal Okafor, ")
     assert all(f"{a} {b}" in got or f"{a} " not in got for a, b in zip(first, last))  # whole names, never half
+
+
+def test_an_aside_in_parentheses_or_quotes_starts_a_new_name() -> None:
+    """A new user's finding: `Ana Marés (Teams)` read as one name `Ana Marés Teams`."""
+    from bonsai_git.core.summary import _distinctive
+
+    assert _distinctive(["We meet with Ana Marés (Teams) and Bob Li on \"Project Kite\" days."]) == [
+        "Ana Marés", "Teams", "Bob Li", "Project Kite"]
