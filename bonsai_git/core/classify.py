@@ -246,6 +246,7 @@ class Context:
     agent_voice: bool = False  # the agent speaks as "I" ("I am Tern", "Ich bin Fidi"): "Who I am" is the agent
     novelist: bool = False  # the preamble itself says the owner writes fiction: a bare name is a character
     given_names: frozenset[str] = frozenset()  # `子轩` headings whose full name (王子轩) the document writes
+    aged_names: frozenset[str] = frozenset()  # `Éloïse` headings the document writes with an age: "Éloïse (9 ans"
 
 
 NO_CONTEXT = Context()
@@ -897,7 +898,7 @@ _SECOND_PERSON = re.compile(r"(?i)(?<!\w)(?:you are|you're|your name|du bist|tu 
                             r"|你是|您是|あなたは|너는|당신은")
 # The owner's name: "Owner: Helena Silva", "assistant of/for/de/der Lola Ferrer", "周雨桐的写作助手".
 # A second owner after a conjunction: "Owner: Priyanka & Tom Ellery", "assistant of Chidi Okonkwo and Hannah Bell".
-_AND = r"(?:&|\band\b|\be\b|\by\b|\bet\b|\bund\b)"
+_AND = r"(?:&|\band\b|\be\b|\by\b|\bet\b|\bund\b|\bpis\b)"  # `pis`: Québec French "and"
 _AND_NAME = (rf"(?:(?:[ \t]*[(（][^)）\n]{{0,80}}[)）])?[ \t]*{_AND}[ \t]+"
              rf"(?:(?:the|o|a|el|la|le|der|die|de|do|da|du)[ \t]+|d['’])?{_HONORIFIC_WORDS}{_NAME_RE})?")  # `Joana (mãe) e o Miguel`
 _AND_NAMES = (rf"(?:[ \t]*(?:,|{_AND})[ \t]+{_HONORIFIC_WORDS}{_NAME_RE}(?=[ \t]*(?:\n|$|[,;(\]])))?")  # a field line's
@@ -908,7 +909,7 @@ _OWNER_PATTERNS = (
                rf"\binhaber(?:in)?|\bdueñ[oa]|\butilizador[a]?|\busuario|\bpour|\bpara|\bfür)[ \t]*[:=][ \t]*\[?"
                rf"{_HONORIFIC_WORDS}{_NAME_RE}{_AND_NAMES}", re.IGNORECASE),
     re.compile(rf"(?i:assistant|assistante|assistente|asistente|assistent(?:in)?|helper|agent|secretary|"
-               rf"secretária|secretaria|sekretär(?:in)?)(?:[ \t]+[^\W\d_][\w/-]*){{0,4}}?[ \t]+(?:(?i:of|for|to|de|da|do|der|des|von|für|pour|para)"
+               rf"secretária|secretaria|sekretär(?:in)?)(?:[ \t]*\([^)\n]{{0,30}}\))?(?:[ \t]+[^\W\d_][\w/-]*){{0,4}}?[ \t]+(?:(?i:of|for|to|de|da|do|der|des|von|für|pour|para)"
                rf"[ \t]+|(?i:d)['’])(?i:the[ \t]+|la[ \t]+|el[ \t]+|o[ \t]+|a[ \t]+)?(?i:(?:casal|couple|família|familia|famille|family)[ \t]+)?"
                rf"{_HONORIFIC_WORDS}{_NAME_RE}{_AND_NAME}"),  # `assistente digital do casal Lúcia … e Evandro …`
     # `Hannah's assistant`, `Priya's agent`
@@ -939,8 +940,8 @@ _OWNER_PATTERNS = (
                r"(?:アシスタント|秘書|助手)"),
     re.compile(r"([\uac00-\ud7af]{2,4})(?:\([^)]{0,40}\))?[ \t]*(?:님|씨)의"),
     # a couple: `박정훈(아빠, 44)·김소연(엄마, 41) 부부의 가족 비서`, `王磊和刘芳夫妇的助手`
-    re.compile(r"(?<![\uac00-\ud7af])([\uac00-\ud7af]{2,4}?)(?:[ \t]*\([^)]{0,40}\))?[ \t]*(?:·|,|、|와|과|및)[ \t]*"
-               r"([\uac00-\ud7af]{2,4}?)(?:[ \t]*\([^)]{0,40}\))?[ \t]*(?:님|씨)?[ \t]*부부"),
+    re.compile(r"(?<![\uac00-\ud7af])([\uac00-\ud7af]{2,4}?)(?:[ \t]*\([^)]{0,40}\))?[ \t]*(?:님|씨)?(?:·|,|、|와|과|및)[ \t]*"
+               r"([\uac00-\ud7af]{2,4}?)(?:[ \t]*\([^)]{0,40}\))?[ \t]*(?:님|씨)?[ \t]*(?:부부|내외)"),  # `고영수 님과 부순자 님 내외분`
     re.compile(r"(?<![\u3400-\u9fff])([\u3400-\u9fff]{2,4}?)(?:（[^）]{0,20}）|\([^)]{0,20}\))?[和与與、·]"
                r"([\u3400-\u9fff]{2,4}?)(?:（[^）]{0,20}）|\([^)]{0,20}\))?夫[妇婦妻]"),  # `정하윤 님의`, `한서윤(Seoyun Han)님의`
     # `서하린 작가(필명 하린)의 작업 비서`: the owner by name and title; the title with 님 names the owner too
@@ -1056,9 +1057,14 @@ def document_context(preamble: str, sections: Sequence[SectionInput], config: Co
         for at in _occurrences(text, g) if at > 0)}
     # ... or after a kin word (`## 하린` and "딸 하린(6살)"); a one-word name heading the memory writes
     # elsewhere with a surname (`## Jana` and "Jana Petersen (Team Lead)")
+    aged: set[str] = set()
     for h in {h.strip() for h in headings} - given_names:
         if not text:
             text = "\n".join(samples)
+        if _is_single_name(h) and re.search(
+                rf"(?<!\w){re.escape(h)}[ \t]*[(（,][ \t]*(?:[초중고小中]|[0-9])", text):
+            aged.add(h)  # "Éloïse (9 ans, 4e année)", "Tomás, 6 anos", "지우 (초2", "서준 (5살": a person's age
+            continue
         if 1 <= len(h) <= 3 and all(_CJK_CHAR.match(ch) for ch in h):
             if any(text[max(0, at - 4):at].rstrip().endswith(tuple(lists.kin)) for at in _occurrences(text, h)):
                 given_names.add(h)
@@ -1071,7 +1077,14 @@ def document_context(preamble: str, sections: Sequence[SectionInput], config: Co
                    _is_fiction("\n".join([preamble[:4000], *headings]), lists),
                    None, frozenset(vocabulary), agent_voice,
                    _is_fiction(preamble[:4000], lists) and _WRITER.search(preamble[:4000]) is not None,
-                   frozenset(given_names))
+                   frozenset(given_names), frozenset(aged))
+
+
+def _is_single_name(heading: str) -> bool:
+    """Whether `heading` is one capitalised word (`Éloïse`) or one to three CJK characters (`지우`)."""
+    if 1 <= len(heading) <= 3 and all(_CJK_CHAR.match(ch) for ch in heading):
+        return True
+    return len(heading) >= 2 and heading.isalpha() and heading[0].isupper() and heading[1:].islower()
 
 
 def _given_form(heading: str) -> str | None:
@@ -1461,7 +1474,7 @@ def _own(section: SectionInput, index: _Index, context: Context,
         person = _person_heading(section.heading, index, vocabulary)
         if person is not None and _CALENDAR_WORD.fullmatch(person[0]) and not _name_echo(person[0], body):
             person = None  # `Thursday`, `Juni`: a day or a month, unless the body opens on it as a name ("April Jones")
-        if person is None and has_cjk(section.heading) and section.heading.strip() in context.given_names:
+        if person is None and has_cjk(section.heading) and section.heading.strip() in context.given_names | context.aged_names:
             person = (section.heading.strip(), False)
         if person is None and _INITIALS.fullmatch(section.heading.strip()):
             # `## JR` over "Jamal Reyes, charge nurse", `## M.` over "Marguerite, Dee's mum": the initials of
@@ -1496,6 +1509,8 @@ def _own(section: SectionInput, index: _Index, context: Context,
             if opening is not None and opening.group() in index.lists.person_words:  # so that word counts twice
                 cues.insert(0, opening.group())
             cues[:0] = _name_echo(name, body) + _pair_echo(name, body_words)
+            if name in context.aged_names:  # "Éloïse (9 ans, 4e année)" elsewhere: the memory gives an age
+                cues[:0] = [f"{name} (an age in the memory)", name]
             if name in context.given_names:  # `Jana` of "Jana Petersen" in the preamble, `하린` of "딸 하린"
                 cues.insert(0, f"{name} (the memory names them elsewhere)")
             if len(cues) >= (0 if honorific else 1 if " " in name.strip() or has_cjk(name) else 2):

@@ -901,3 +901,31 @@ def test_japanese_requesters_and_a_korean_title_name_the_owner(preamble: str, ow
                                                              (DE, "Finanzen privat", "personal")])
 def test_a_private_heading_is_the_owners(preamble: str, heading: str, domain: str) -> None:
     assert document(preamble, (heading, "- voir plus bas\n"))[heading] == domain
+
+
+def test_a_name_the_memory_gives_an_age_is_a_person() -> None:
+    """"Éloïse (9 ans, 4e année)" in the family overview: `## Éloïse` is the child, whatever its body says."""
+    placed = document(FR, ("Famille", "- Éloïse (9 ans, 4e année), Hugo (4 ans)\n"),
+                      ("Éloïse", "- Hockey le samedi; adore les BD; orthophonie le jeudi\n"))
+    assert placed["Éloïse"] == "people"
+
+
+@pytest.mark.parametrize(("preamble", "owner"), [
+    ("저는 \"귤이\"입니다. 감귤 농사를 지으시는 고영수 님과 부순자 님 내외분을 돕는 비서예요.\n", {"고영수", "영수", "부순자", "순자"}),
+    ("Moi c'est Mouette, l'assistante (Claude) de Julie Tremblay pis Marc-André Nguyen.\n",
+     {"julie", "tremblay", "marc", "andré", "nguyen"}),
+])
+def test_more_couples_as_memories_name_them(preamble: str, owner: set[str]) -> None:
+    assert set(document_context(preamble, [], Config()).owner) == owner
+
+
+@pytest.mark.parametrize(("preamble", "heading", "domain"), [
+    ("", "ELD (Motive)", None), ("", "Brokers we like", None), (FR, "Impôts 2024 (Revenu Québec)", "personal"),
+    (DE, "Öffnungszeiten", "business"), ("", "Zotero / refs.bib", "infrastructure"),
+])
+def test_stems_that_fold_other_words_and_opening_hours_in_every_language(preamble: str, heading: str,
+                                                                          domain: str | None) -> None:
+    """`Motive` is not `motivations`, `we like` not `likes` (neither is the owner's: None), French
+    `Revenu` not `revenue`."""
+    placed = document(preamble, (heading, "- see below\n"))
+    assert placed[heading] == domain if domain else placed[heading] != "identity"
