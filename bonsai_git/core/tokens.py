@@ -16,7 +16,6 @@ import bisect
 import functools
 import math
 import re
-from collections import Counter
 
 ESTIMATORS = ("script-aware", "chars4")
 
@@ -53,8 +52,7 @@ def cjk_count(text: str) -> int:
     others = _NON_ASCII.findall(text)
     if len(others) > _LOOKUPS:
         return len(cjk_char().findall(text))
-    # each distinct char looked up once: a text repeats its accents and ideographs
-    return sum(n for char, n in Counter(others).items() if _is_cjk(char))
+    return sum(1 for char in others if _is_cjk(char))
 
 
 def has_cjk(text: str) -> bool:
@@ -64,7 +62,7 @@ def has_cjk(text: str) -> bool:
     others = _NON_ASCII.findall(text)
     if len(others) > _LOOKUPS:
         return cjk_char().search(text) is not None
-    return any(_is_cjk(char) for char in set(others))  # each distinct char looked up once
+    return any(_is_cjk(char) for char in others)
 
 
 def estimate_tokens(text: str, estimator: str = "script-aware") -> int:
