@@ -850,6 +850,8 @@ def _named(heading: str, names: frozenset[str]) -> str | None:
                     not in _HONORIFICS and heading[before_end : m.start()] == " "):
                 return m.group()  # not `Antoine Moreau`: another given name before the surname is a relative
         before, before_end = m.group(), m.end()
+    if heading.isascii():  # a CJK name is in no ASCII heading: the names are not sorted for it
+        return None
     for name in sorted(names, key=lambda n: (-len(n), n)):
         if has_cjk(name) and name in heading:
             return name

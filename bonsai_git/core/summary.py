@@ -121,13 +121,15 @@ def _compose(lead: str, details: list[str], max_chars: int) -> str:
     lead = _mask(lead)
     cut = _cut(lead, max_chars)
     words = _distinctive([lead, *details])
-    missing = [w for w in words if w.casefold() not in cut.casefold()]
+    shown = cut.casefold()  # once, not once per word
+    missing = [w for w in words if w.casefold() not in shown]
     if not missing:
         return cut
     room = max_chars - 3 - len(", ".join(missing))
     cut = _cut(lead, max(max_chars * 55 // 100, room))
+    shown = cut.casefold()
     out, sep = cut, " · "
-    for word in (w for w in words if w.casefold() not in cut.casefold()):
+    for word in (w for w in words if w.casefold() not in shown):
         if len(out) + len(sep) + len(word) <= max_chars:
             out += sep + word
             sep = ", "
