@@ -1742,6 +1742,12 @@ def _taxes_of_the_business(decision: Classification, index: _Index) -> Classific
                           "personal", decision.score)
 
 
+def is_stopword(word: str) -> bool:
+    """Whether `word` (any case) is a frequent word of any lexicon language (its `stopwords`: "die",
+    "und", "the"): it names no topic, so it is never a keyword to teach (teach.py)."""
+    return word.casefold() in _lists().stopword_set
+
+
 def classify_heading(heading: str, config: Config) -> Classification:
     """Classify a heading alone (no body, group or document); total: never raises."""
     return classify_section(SectionInput(heading), config)

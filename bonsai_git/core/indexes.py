@@ -182,10 +182,15 @@ def root_domain_entry(stats: DomainStats, facts: FactsOf | None = None) -> RootE
             domain_topics(stats.name, (leaf.name for leaf, _ in stats.leaves)))
 
 
-# Words of leaf names that name no topic (stop words, and words every memory uses).
+# Words of leaf names that name no topic (stop words, and words every memory uses), in the lexicon's
+# Western languages too: `Kunden und Aufträge` must not make `und` a business topic.
 _NAME_STOPWORDS = frozenset(
     "and the for with from into about notes note our my your their his her its this that how what when why "
-    "who new old misc general other stuff things info".split()
+    "who new old misc general other stuff things info "
+    "und der die das den dem des ein eine einen mit für von vom zum zur bei aus auf über unter oder "
+    "les des une aux avec pour par sur dans ses nos vos leur "
+    "los las del una con para por sus nuestro nuestra "
+    "dos das uma com para pelo pela nos nas seu sua".split()
 )
 TOPICS_SHOWN = 12  # the most topics a domain line can show
 

@@ -4,7 +4,7 @@ user to adopt; nothing ever edits `.bonsai.toml` (pure: text in, text out).
 
 The line adds a keyword to the domain's words (`domains.<name>.extend = ["word"]`, a dotted key that
 goes at the top of `.bonsai.toml`, before any `[table]`).  The keyword is the first word of the
-heading that, added, places the section (heading and body, as `explain` reads a leaf) in the
+heading (not a stopword of any lexicon language: `Die Werkstatt` teaches `werkstatt`) that, added, places the section (heading and body, as `explain` reads a leaf) in the
 domain; else the whole heading as a phrase.  None when no keyword can (a dated heading is a log
 entry whatever its words).
 """
@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from .classify import SectionInput, classify_section
+from .classify import SectionInput, classify_section, is_stopword
 from .config import FALLBACK_DOMAIN, Config
 
 _WORDS = re.compile(r"[^\W\d_][^\W_]*(?:[-'][^\W_]+)*")
@@ -28,7 +28,7 @@ def teaching_line(heading: str, body: str, domain: str, config: Config) -> str |
         return None
     if domain not in {name for name, _ in config.domains}:
         return None
-    words = [w for w in _WORDS.findall(heading) if len(w) >= _MIN_LETTERS]
+    words = [w for w in _WORDS.findall(heading) if len(w) >= _MIN_LETTERS and not is_stopword(w)]  # not `die`
     phrase = " ".join(_WORDS.findall(heading))
     for keyword in dict.fromkeys([*(w.casefold() for w in words), phrase.casefold()]):
         if keyword and _places(heading, body, domain, keyword, config):

@@ -929,3 +929,14 @@ def test_stems_that_fold_other_words_and_opening_hours_in_every_language(preambl
     `Revenu` not `revenue`."""
     placed = document(preamble, (heading, "- see below\n"))
     assert placed[heading] == domain if domain else placed[heading] != "identity"
+
+
+def test_a_correction_never_teaches_a_stopword_and_the_trunk_never_shows_one() -> None:
+    """A new user's finding: moving `Die Werkstatt` taught `domains.business.extend = ["die"]`, and the
+    trunk named business by `und` (Kunden und Aufträge, Preise und Kalkulation, Steuern und Buchhaltung)."""
+    from bonsai_git.core.indexes import domain_topics
+
+    line = teaching_line("Die Werkstatt", "- Schreinerei, 4 Mitarbeiter, Kunden aus Nürnberg\n", "business", Config())
+    assert line is None or '"die"' not in line
+    names = ["kunden-und-auftraege.md", "preise-und-kalkulation.md", "steuern-und-buchhaltung.md"]
+    assert "und" not in domain_topics("business", names)
