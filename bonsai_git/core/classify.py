@@ -1048,38 +1048,81 @@ def document_context(preamble: str, sections: Sequence[SectionInput], config: Co
                 counts[code] = counts.get(code, 0) + n
     total = sum(counts.values())
     languages = {"en"} | {c for c, n in counts.items() if n >= LANGUAGE_MIN and n >= LANGUAGE_SHARE * total}
-    # a heading of two Han or Hangul characters (a Korean child's with 이: `도현이`) that the document
-    # also writes after a family name (`## 子轩` and "孙子王子轩，12岁", `박도현(초4)`): a given name, as
-    # a family calls its own
-    forms = {h.strip(): _given_form(h.strip()) for h in headings}
-    given = {h: g for h, g in forms.items() if g is not None}
-    text = "\n".join(samples) if given else ""
-    given_names = {h for h, g in given.items() if any(  # (a Korean name starts a word: `박도현`)
-        text[at - 1] in lists.surnames and not (_HANGUL.match(g) and at > 1 and _HANGUL.match(text[at - 2]))
-        for at in _occurrences(text, g) if at > 0)}
-    # ... or after a kin word (`## 하린` and "딸 하린(6살)"); a one-word name heading the memory writes
-    # elsewhere with a surname (`## Jana` and "Jana Petersen (Team Lead)")
-    aged: set[str] = set()
-    for h in {h.strip() for h in headings} - given_names:
-        if not text:
-            text = "\n".join(samples)
-        if _is_single_name(h) and re.search(
-                rf"(?<!\w){re.escape(h)}[ \t]*[(（,][ \t]*(?:[초중고小中]|[0-9])", text):
-            aged.add(h)  # "Éloïse (9 ans, 4e année)", "Tomás, 6 anos", "지우 (초2", "서준 (5살": a person's age
-            continue
-        if 1 <= len(h) <= 3 and all(_CJK_CHAR.match(ch) for ch in h):
-            if any(text[max(0, at - 4):at].rstrip().endswith(tuple(lists.kin)) for at in _occurrences(text, h)):
-                given_names.add(h)
-        elif len(h) >= 3 and h.isalpha() and h[0].isupper() and h[1:].islower() and h.casefold() not in lists.written:
-            for m in re.finditer(rf"(?<!\w){re.escape(h)}[ \t]+([{_UPPER}][{_LOWER}]+)", text):
-                if m.group(1).casefold() not in lists.stopword_set and m.group(1).casefold() not in lists.written:
-                    given_names.add(h)
-                    break
+    given_names, aged = _names_written_elsewhere({h.strip() for h in headings}, samples, lists)
     return Context(frozenset(owner), frozenset(agent), frozenset(languages),
                    _is_fiction("\n".join([preamble[:4000], *headings]), lists),
                    None, frozenset(vocabulary), agent_voice,
                    _is_fiction(preamble[:4000], lists) and _WRITER.search(preamble[:4000]) is not None,
-                   frozenset(given_names), frozenset(aged))
+                   given_names, aged)
+
+
+_CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]{3,}")
+_AGE_MARK = re.compile(r"[ \t]*[(（,][ \t]*(?:[초중고小中]|[0-9])")  # what follows a name with an age: " (9", ", 6", " (초2"
+_LAST_WORD = re.compile(r"(?<![^\W\d_])[^\W\d_]++$")  # from a word start: one try per word
+_SURNAME_AFTER = re.compile(rf"[ \t]+([{_UPPER}][{_LOWER}]+)")  # "Jana| Petersen"
+
+
+@functools.cache
+def _kin_before_name() -> re.Pattern[str]:
+    """The CJK kin words of every lexicon (`딸`, `孙子`), longest first: what may stand before a name."""
+    words = sorted({w for w in _lists().kin if has_cjk(w)}, key=lambda w: (-len(w), w))
+    return re.compile("|".join(map(re.escape, words)) or r"(?!)")
+
+
+def _names_written_elsewhere(headings: set[str], samples: list[str], lists: _Lists,
+                             ) -> tuple[frozenset[str], frozenset[str]]:
+    """(given names, names with an age): the headings the document's text (`samples`: the opening and
+    each body's start) shows to be a person's name, each found in one pass over the text.
+
+    Given names: a heading of two Han or Hangul characters (a Korean child's with 이: `도현이`) the text
+    writes after a family name (`## 子轩` and "孙子王子轩，12岁", `박도현(초4)`: a Korean name starts a word),
+    a CJK heading of one to three characters it writes after a kin word (`## 하린` and "딸 하린(6살)"), a
+    one-word name heading it writes with a surname (`## Jana` and "Jana Petersen (Team Lead)").
+    Names with an age: a one-word heading it writes before an age ("Éloïse (9 ans", "Tomás, 6 anos",
+    "지우 (초2")."""
+    forms = {h: _given_form(h) for h in headings}
+    cjk_given = {h: g for h, g in forms.items() if g is not None}
+    singles = {h for h in headings if _is_single_name(h)}
+    if not cjk_given and not singles:
+        return frozenset(), frozenset()
+    text = "\n".join(samples)
+    after_surname: set[str] = set()  # what follows a family name: `王子轩` -> 子轩, 子轩x
+    for run in _CJK_RUN.finditer(text):
+        word, hangul = run.group(), _HANGUL.match(run.group()) is not None
+        for i in range(0, 1 if hangul else len(word) - 2):
+            if word[i] in lists.surnames:
+                after_surname.add(word[i + 1 : i + 3])
+    given = {h for h, g in cjk_given.items() if g in after_surname}
+    aged: set[str] = set()
+    if singles - given:  # the word before each age mark (one scan for the rare mark, not a regex per word)
+        before = (_LAST_WORD.search(text, max(0, m.start() - 40), m.start()) for m in _AGE_MARK.finditer(text))
+        aged = (singles - given) & {w.group() for w in before if w is not None}
+    rest = headings - given - aged
+    if any(1 <= len(h) <= 3 and all(_CJK_CHAR.match(ch) for ch in h) for h in rest):
+        following = [text[m.end():m.end() + 4].lstrip() for m in _kin_before_name().finditer(text)]
+        given |= {h for h in rest if 1 <= len(h) <= 3 and all(_CJK_CHAR.match(ch) for ch in h)
+                  and any(f.startswith(h) for f in following)}
+    latin = {h for h in rest if len(h) >= 3 and h.isalpha() and h[0].isupper() and h[1:].islower()
+             and h.casefold() not in lists.written}
+    for h in sorted(latin):
+        if _with_surname(text, h, lists):
+            given.add(h)
+    return frozenset(given), frozenset(aged)
+
+
+def _with_surname(text: str, name: str, lists: _Lists) -> bool:
+    """Whether `text` writes the word `name` followed by a capitalised word that is no stopword or
+    lexicon word (a surname: "Jana Petersen", not "Jana Team")."""
+    at = text.find(name)
+    while at >= 0:
+        if at == 0 or not (text[at - 1].isalnum() or text[at - 1] == "_"):
+            after = _SURNAME_AFTER.match(text, at + len(name))
+            if after is not None:
+                word = after.group(1).casefold()
+                if word not in lists.stopword_set and word not in lists.written:
+                    return True
+        at = text.find(name, at + 1)
+    return False
 
 
 def _is_single_name(heading: str) -> bool:
