@@ -56,8 +56,10 @@ Signals, strongest first; the first that decides wins:
    (decided_by "fallback", Classification.document names the domain not used).
 8. **fallback**: `general`.
 
-After every section is placed, a heading of only tax words (`Taxes`, `Impuestos`) that went to personal
-goes to business in a working memory (more business sections than personal: `_taxes_of_the_business`).
+After every section is placed, a heading of only tax, insurance or booking words (the lexicons'
+`working`: `Taxes`, `Impuestos`, `bookings`) that went to personal goes to business in a working memory
+(more business sections than personal: `_the_business_in_a_working_memory`), unless it calls them
+private (`déclaration perso`).
 
 In a novelist's memory (the lexicon's `fiction` words in the preamble or headings) the keywords
 that name a character (`characters`: `人物`, `Character`) score for projects, not people: a
@@ -183,6 +185,9 @@ _HANGUL = re.compile(r"[\uac00-\ud7af]")
 _KATAKANA_WORD = re.compile(r"[\u30a0-\u30ff\u31f0-\u31ff]+")  # katakana, the long-vowel mark ー included
 _CJK_CHAR = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]")  # Han and Hangul (not kana)
 _HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")  # a Han character (Chinese, kanji)
+# The last character of a Chinese or Japanese organisation's name (農會 a farmers' association, 出版社 a
+# publisher, 税务局 a tax office, 医院 a hospital, 工廠 a factory, 商店 a shop): such a name is no person's.
+_CJK_ORG_END = frozenset("会會社局署院所厂廠馆館店处處团團组組协協司")
 
 
 @dataclass(frozen=True, slots=True)
@@ -482,7 +487,7 @@ class _Lists:
     surnames: frozenset[str]
     kin: frozenset[str]  # the cue lists of the rules (lexicon.Language): one relative
     pets: frozenset[str]  # a pet (LABELS.md: pets are the owner's private life, personal)
-    taxes: frozenset[str]  # the words of a bare tax heading (casefolded)
+    working: frozenset[str]  # the words of a heading a working memory keeps as its business's (casefolded)
     written: frozenset[str]  # every Western domain keyword of every language, as written (casefolded, marks stripped)
     rules: re.Pattern[str]  # what a rule for the agent opens with
     travel: re.Pattern[str]  # a trip ...
@@ -512,7 +517,7 @@ def _lists() -> _Lists:
         surnames=frozenset(s for lang in lexicons for s in lang.surnames),
         kin=frozenset(w.casefold() for lang in lexicons for w in lang.kin),
         pets=frozenset(w.casefold() for lang in lexicons for w in lang.pets),
-        taxes=frozenset(w.casefold() for lang in lexicons for w in lang.taxes),
+        working=frozenset(w.casefold() for lang in lexicons for w in lang.working),
         written=frozenset(w.lstrip("~^=<").strip().casefold() for lang in lexicons if lang.code in STEMMERS
                           for _d, words in lang.domains for w in words),
         rules=_cues((w for lang in lexicons for w in lang.rules), whole=True),
@@ -626,6 +631,8 @@ def _score_text(text: str, index: _Index, scores: dict[str, float], found: dict[
                 continue
             if _KATAKANA_WORD.fullmatch(keyword) and _touches(_KATAKANA_WORD, text, start, start + len(keyword)):
                 continue  # a katakana word is one word: ローン (loan) is not in ローンチ (launch)
+            if keyword[0] in "不没沒" and start > 0 and text[start - 1] == keyword[1:2]:
+                continue  # 要不要做 (whether to do it), 是不是: a Chinese A-not-A question negates nothing
             _add(scores, found, index.cjk_keywords[keyword], keyword, body, start <= lead)
 
 
@@ -866,11 +873,11 @@ _CAP = rf"[{_UPPER}][{_LOWER}'’]+(?:-[{_UPPER}]?[{_LOWER}'’]+)*-?"  # `Jean-
 _NICKNAME = rf"\(?[\"“‘']{_CAP}[\"”’']\)?"  # Rosalind ("Roz") Achterberg, Robert "Bob" Lee
 _NAME_RE = rf"({_CAP}(?:[ \t]+(?:{_NICKNAME}|{_CAP})){{0,2}})"
 _HONORIFIC_WORDS = r"(?:(?:Prof|Dr|Dra|Drª|Sr|Sra|Mr|Mrs|Ms|Mx|Herr|Frau|Mme|M)\.?[ \t]+)*"
-# The agent's name: "You are Ada, ...", "Eres Brisa", "Du bist Kobold", "Tu es Lune", "Você é a Cotovia".
+# The agent's name: "You are Ada, ...", "Eres Brisa", "Du bist Kobold", "Tu es Lune", "Você é a Cotovia", "Moi c'est Brume".
 _AGENT_PATTERNS = (
     re.compile(rf"(?i:\byou are|\byou're|\byour name is|\beres|\bte llamas|\bvocê é|\btu és|\bés|\bdu bist|"
                rf"\bdein name ist|\btu es|\btu t'appelles|\bi am|\bi'm|\bmy name is|\bich bin|\bich heiße|\bje suis|"
-               rf"\bje m'appelle|\bsoy|\bsos|\bme llamo|\beu sou|\bsou|\bchamo-me|\bme chamo)[ \t]+"
+               rf"\bje m'appelle|\bmoi,? c'est|\bsoy|\bsos|\bme llamo|\beu sou|\bsou|\bchamo-me|\bme chamo)[ \t]+"
                rf"(?:(?:the|a|an|o|a|el|la|der|die|das|le|la)[ \t]+)?[\"“']?{_NAME_RE}[\"”']?"
                rf"(?=[ \t]*[,.;:(—–\-!]|[ \t]+(?:the|a|an|o|el|la|der|die|das|le|un|une|ein|eine)\b)"),  # `Soy "Chencha",`
     re.compile(r"(?i:you are|you're|your name is)[ \t]+[\"“'「]?([\uac00-\ud7af\u3040-\u30ff\u3400-\u9fff]{2,6})[\"”'」]?(?=[ \t]*[,，.。(（])"),
@@ -890,7 +897,7 @@ _TITLE_AGENT = re.compile(rf"(?m)^#[ \t]+(?i:memory(?:\.md)?|memória|mémoire|m
                           r"(?=[ \t]*(?:[(,—–-]|$|[^\w\s]))")
 # The agent speaks as "I" when the preamble has it introduce itself ("I am Tern", "Soy Muela", "我是小跨")
 # and never addresses it as "you".  An "I" alone may be the owner's ("anything I say goes in here").
-_SELF_INTRO = re.compile(r"(?i)(?:i am|i'm|my name is|ich bin|ich heiße|je suis|je m'appelle|soy|me llamo|eu sou|sou|"
+_SELF_INTRO = re.compile(r"(?i)(?:i am|i'm|my name is|ich bin|ich heiße|je suis|je m'appelle|moi,? c'est|soy|me llamo|eu sou|sou|"
                          r"chamo-me|me chamo)\s|我是|私は|나는|저는")
 # The agent introduces itself as the assistant, unnamed: "Soy el asistente de Lucía", "我是陈晓峰的销售助理".
 _SELF_ASSISTANT = re.compile(r"(?i)(?<!\w)(?:i am|i'm|soy|sou|ich bin|je suis)[ \t]+(?:(?:the|an?|el|la|o|a|der|die|l['’])[ \t]*)?"
@@ -1134,20 +1141,13 @@ def _is_single_name(heading: str) -> bool:
 
 def _given_form(heading: str) -> str | None:
     """The given name a heading may be: two Han characters (`子轩`), or two Hangul syllables, maybe
-    with the suffix 이 (`도현`, `도현이`); None for any other heading."""
+    with the suffix 이 (`도현`, `도현이`); None for any other heading, and for two Han characters that end
+    as an organisation's name does (`_CJK_ORG_END`: 農會 after 鄉 in "鹿谷鄉農會" is no given name)."""
     if len(heading) == 2 and all(_HAN.match(ch) for ch in heading):
-        return heading
+        return None if heading[1] in _CJK_ORG_END else heading
     if 2 <= len(heading) <= 3 and all(_HANGUL.match(ch) for ch in heading) and (len(heading) == 2 or heading[2] == "이"):
         return heading[:2]
     return None
-
-
-def _occurrences(text: str, word: str) -> Iterator[int]:
-    """The start of every occurrence of `word` in `text`."""
-    at = text.find(word)
-    while at >= 0:
-        yield at
-        at = text.find(word, at + 1)
 
 
 def _name_words(name: str, field: bool = False) -> set[str]:
@@ -1248,7 +1248,8 @@ def _person_heading(heading: str, index: _Index, vocabulary: frozenset[str] = fr
                 return core, True
         hangul_phrase = " " in core and _HANGUL.search(core) is not None  # `배운 것` is words; `박지훈` a name
         hangul = _HANGUL.search(compact) is not None  # a Korean full name has three syllables (`조교` is a TA)
-        if (3 if hangul else 2) <= len(compact) <= 4 and all(_CJK_CHAR.match(ch) for ch in compact) and not hangul_phrase:
+        if (3 if hangul else 2) <= len(compact) <= 4 and all(_CJK_CHAR.match(ch) for ch in compact) and not hangul_phrase \
+                and compact[-1] not in _CJK_ORG_END:
             if compact[:2] in index.lists.surnames or compact[:1] in index.lists.surnames:
                 return core, False
         if 2 <= len(compact) <= 3 and compact[0] == "阿" and all(_CJK_CHAR.match(ch) for ch in compact):
@@ -1768,18 +1769,25 @@ def classify_document(sections: Sequence[SectionInput], config: Config, preamble
     document = dominant_domain([c if c is not None else Classification(FALLBACK_DOMAIN) for c, _s, _f in first])
     topics = Counter(c.domain for c, _s, _f in first if c is not None)
     working = topics["business"] > topics["personal"] and "business" in index.order
-    return tuple(_taxes_of_the_business(c, index) if working and c is not None else
-                 c if c is not None else _from_document(s, f, index, document) for c, s, f in first)
+    return tuple(_the_business_in_a_working_memory(c, section.heading, index) if working and c is not None else
+                 c if c is not None else _from_document(s, f, index, document)
+                 for section, (c, s, f) in zip(sections, first))
 
 
-def _taxes_of_the_business(decision: Classification, index: _Index) -> Classification:
+# A heading that says its matter is the owner's own, not the business's (`Impôts 2025 — déclaration perso`)
+_PRIVATE = re.compile(r"(?i)(?<!\w)(?:personal|private|privat|privée?|perso|personnel(?:le)?|persönlich|pessoal|"
+                      r"particular|household|household's)(?!\w)|私人|个人|個人|私的|개인")
+
+
+def _the_business_in_a_working_memory(decision: Classification, heading: str, index: _Index) -> Classification:
     """In a working memory (more sections of business than of personal: a freelancer's, a shop's, a
-    driver's), a heading of only tax words (the lexicons' `taxes`: `Taxes`, `Impuestos`, `確定申告`)
-    is the business's taxes, with personal the alternate; in a household's memory it stays personal
-    finance.  Any other decision is returned as it is."""
+    driver's), a heading of only the lexicons' `working` words (taxes, insurance, bookings: `Taxes`,
+    `Impuestos`, `確定申告`, `bookings`) is the business's, with personal the alternate; in a
+    household's memory, or when the heading calls them private (`_PRIVATE`: `Impôts — déclaration
+    perso`), it stays personal.  Any other decision is returned as it is."""
     if decision.domain != "personal" or decision.decided_by != "heading" or not decision.words:
         return decision
-    if not all(w.casefold() in index.lists.taxes for w in decision.words):
+    if not all(w.casefold() in index.lists.working for w in decision.words) or _PRIVATE.search(heading):
         return decision
     return Classification("business", "heading", decision.score, (*decision.words, "(a working memory)"),
                           "personal", decision.score)

@@ -11,8 +11,9 @@ non-domain lists:
 - `fiction`: words that mark a novelist's memory (its characters and settings are projects);
 - `characters`: the keywords that in such a memory name a character (people -> projects);
 - `surnames` (CJK files): family names that start a personal name (`陆青禾`, `田中 健`);
-- `taxes`: the words of a bare tax heading (`Taxes`, `Impuestos`, `確定申告`): personal finance in a
-  household's memory, the business's in a working one (classify.py: `classify_document`).
+- `working`: the words of a heading that is the business's in a working memory and personal in a
+  household's (taxes, insurance, bookings: `Taxes`, `Impuestos`, `確定申告`, `Versicherungen`;
+  classify.py: `classify_document`).
 
 Keyword marks (classify.py reads them): `~` weak, `^` headings only, `<` a heading's first word only, `=` this form only.
 The package files are read once per process, the first time a section is classified (never on
@@ -31,7 +32,7 @@ from .errors import BadInput
 LANGUAGES = ("en", "de", "es", "fr", "pt", "zh", "ja", "ko")
 # The Western languages and their snowball stemmer; the others match as substrings.
 STEMMERS = {"en": "english", "de": "german", "es": "spanish", "fr": "french", "pt": "portuguese"}
-SPECIAL_KEYS = ("person", "stopwords", "fiction", "characters", "surnames", "schedule", "agent_jobs", "system_jobs", "kin", "rules", "travel", "work_trip", "pets", "taxes")
+SPECIAL_KEYS = ("person", "stopwords", "fiction", "characters", "surnames", "schedule", "agent_jobs", "system_jobs", "kin", "rules", "travel", "work_trip", "pets", "working")
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +54,7 @@ class Language:
     rules: tuple[str, ...] = ()  # what a rule for the agent opens with: never, always, don't
     travel: tuple[str, ...] = ()  # a trip in a heading ...
     work_trip: tuple[str, ...] = ()  # ... is a work trip (business) when its body names one of these
-    taxes: tuple[str, ...] = ()  # a heading of only these is business in a working memory, else personal
+    working: tuple[str, ...] = ()  # a heading of only these is business in a working memory, else personal
 
 
 def parse_lexicon(text: str, code: str, domains: tuple[str, ...], source: str) -> Language:

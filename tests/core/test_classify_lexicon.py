@@ -940,3 +940,64 @@ def test_a_correction_never_teaches_a_stopword_and_the_trunk_never_shows_one() -
     assert line is None or '"die"' not in line
     names = ["kunden-und-auftraege.md", "preise-und-kalkulation.md", "steuern-und-buchhaltung.md"]
     assert "und" not in domain_topics("business", names)
+
+
+# --- the kinds of miss read in measure8 (now tune11): invented examples of the same shapes ------------
+
+TW = "我是「小助」，陳建宏(阿宏)的 AI 助理，幫忙管理東港陳家魚塭的客人、訂單和雜事。\n\n"
+
+
+@pytest.mark.parametrize("heading", ["爸爸 建國", "阿嬤 陳玉蘭", "姊姊"])
+def test_a_traditional_chinese_kin_word_and_a_name_is_a_relative(heading: str) -> None:
+    """Taiwan writes 爸爸, 阿嬤, 姊姊: the kin words are in both scripts, so a health body does not decide."""
+    assert document(TW, (heading, "- 血壓高，每天早上吃藥，星期四回診。\n"))[heading] == "people"
+
+
+def test_a_two_character_heading_that_ends_as_an_organisation_is_no_given_name() -> None:
+    """詩社 follows 林 (a family name) in "鹿港林詩社": the poetry club, not a person called 詩社."""
+    placed = document(TW, ("詩社", "- 鹿港林詩社每月聚會一次，她負責點心。\n"))
+    assert placed["詩社"] != "people"
+
+
+def test_a_chinese_a_not_a_question_is_no_prohibition() -> None:
+    """要不要做 asks whether to do it: the 不要做 inside it is no rule for the agent."""
+    placed = document(TW, ("網站改版要不要做?", "- 報價 8 萬，阿宏還在考慮。\n"), ("不可以做的事", "- 不可以私下給客人打折。\n"))
+    assert placed["網站改版要不要做?"] != "agents"
+    assert placed["不可以做的事"] == "agents"
+
+
+def test_moi_cest_names_the_agent() -> None:
+    pre = "Moi c'est Perle, l'agent OpenClaw de Sophie Lambert. Je gère ses notes et son agenda.\n\n"
+    assert document(pre, ("Moi (Perle)", "- Je tutoie Sophie, je signe « Perle ».\n"))["Moi (Perle)"] == "agents"
+    assert "perle" in document_context(pre, [], Config()).agent
+
+
+def test_a_private_tax_heading_stays_personal_in_a_working_memory() -> None:
+    """In a shop's memory bare `Impôts` is the business's taxes; `Impôts — déclaration perso` says it is not."""
+    work = [("Clients", "- 40 clients réguliers\n"), ("Commandes", "- 12 par semaine\n"), ("Fournisseurs", "- 3\n"),
+            ("Tarifs", "- 45 € la séance\n")]
+    placed = document(FR, *work, ("Impôts", "- TVA trimestrielle\n"), ("Impôts 2025 — déclaration perso", "- avant juin\n"),
+                      ("Assurances", "- RC pro chez Hiscox\n"))
+    assert (placed["Impôts"], placed["Impôts 2025 — déclaration perso"]) == ("business", "personal")
+    assert placed["Assurances"] == "business"
+
+
+def test_bookings_are_the_business_in_a_working_memory() -> None:
+    """A groomer's `bookings` are her clients'; in a household's memory they stay personal (travel)."""
+    work = [("clients", "- 60 regulars\n"), ("pricing", "- £45 small dog\n"), ("suppliers", "- shampoo from Kent\n")]
+    assert document("", *work, ("bookings", "- tues/thurs full till july\n"))["bookings"] == "business"
+    home = [("health", "- physio on mon\n"), ("budget", "- £300 food\n"), ("garden", "- roses\n")]
+    assert document("", *home, ("bookings", "- flights to Faro booked\n"))["bookings"] == "personal"
+
+
+@pytest.mark.parametrize(("preamble", "heading", "domain"), [
+    (ES, "SAT", "personal"), (DE, "Finanzamt", "personal"), ("", "HMRC", "personal"),
+    (ES, "Prevención de lavado de dinero", "legal"), (FR, "Blanchiment : vérifications", "legal"),
+    (FR, "Modératrices", "community"), (FR, "Boulot", "business"),
+    ("", "why does the generator keep cutting out?", "infrastructure"), ("", "dreaming", "agents"),
+])
+def test_tax_offices_money_laundering_moderators_work_generators_and_dreaming(preamble: str, heading: str,
+                                                                             domain: str) -> None:
+    """A tax office is the taxes (personal finance, the business's in a working memory), money
+    laundering rules are legal, moderators a community's, `boulot` is French for work."""
+    assert document(preamble, (heading, "- voir plus bas\n"))[heading] == domain
