@@ -130,6 +130,7 @@ KIND_PREFIXES: dict[str, str] = {
     "campagne": "projects", "kampagne": "projects", "캠페인": "projects", "キャンペーン": "projects",
     "项目": "projects", "項目": "projects", "プロジェクト": "projects", "프로젝트": "projects",
     "工具": "infrastructure", "ツール": "infrastructure", "客户": "business", "顧客": "business",
+    "patient": "people", "paciente": "people", "patiente": "people", "patientin": "people",
 }
 _NO_COLON_KINDS = frozenset({"incident", "postmortem", "inc"})  # `Inc 07.04. — Suche leer`: an incident
 
@@ -756,7 +757,7 @@ def _rank(scores: dict[str, float], index: _Index) -> list[tuple[str, float]]:
 
 # A Romance preposition or elision between words: the heading's first noun is its head
 # (`Association des parents d'élèves`, `Contrato de arrendamento`, `Reserva del microscopio`).
-_ROMANCE_LINK = re.compile(r"(?<!\w)(?:de|des|du|da|do|das|dos|del|pour|para|avec|com|con|sur|à|au|aux)(?!\w)|(?<!\w)[dl]['’]\w")
+_HEAD_LINK = re.compile(r"(?<!\w)(?:de|des|du|da|do|das|dos|del|pour|para|avec|com|con|sur|à|au|aux)(?!\w)|(?<!\w)[dl]['’]\w")
 # (lowercase, as a preposition is written: `DO NOT BREAK` is English)
 
 
@@ -765,10 +766,11 @@ _TOPIC_SEPARATOR = re.compile(r"\s[—–-]\s|\S:\s")  # `RGPD — données clie
 
 def _head_first(ranked: list[tuple[str, float]], found: dict[str, list[str]], heading: str) -> list[tuple[str, float]]:
     """`ranked` with a tie for first place settled by the heading's head noun when the heading is built
-    with a Romance preposition (_ROMANCE_LINK): the domain whose word comes first wins.  Otherwise
-    (English and German put the head last, and a tie keeps table order) `ranked` unchanged."""
+    with a Romance preposition that follows the head (_HEAD_LINK: `de`, `pour`) or a topic separator
+    (`RGPD — données clients`): the domain whose word comes first wins.  Otherwise (English and German
+    compounds put the head last, and a tie keeps table order) `ranked` unchanged."""
     if len(ranked) < 2 or ranked[0][1] != ranked[1][1] or (
-            _ROMANCE_LINK.search(heading) is None and _TOPIC_SEPARATOR.search(heading) is None):
+            _HEAD_LINK.search(heading) is None and _TOPIC_SEPARATOR.search(heading) is None):
         return ranked
     lowered = heading.casefold()
 
@@ -878,13 +880,14 @@ _AGENT_PATTERNS = (
     re.compile(rf"(?i:\byou are|\byou're|\byour name is|\beres|\bte llamas|\bvocê é|\btu és|\bés|\bdu bist|"
                rf"\bdein name ist|\btu es|\btu t'appelles|\bi am|\bi'm|\bmy name is|\bich bin|\bich heiße|\bje suis|"
                rf"\bje m'appelle|\bmoi,? c'est|\bsoy|\bsos|\bme llamo|\beu sou|\bsou|\bchamo-me|\bme chamo)[ \t]+"
-               rf"(?:(?:the|a|an|o|a|el|la|der|die|das|le|la)[ \t]+)?[\"“']?{_NAME_RE}[\"”']?"
+               rf"(?:(?:the|a|an|o|a|el|la|der|die|das|le|la)[ \t]+)?[\"“„«']?[ \t]?{_NAME_RE}[ \t]?[\"”“»']?"
                rf"(?=[ \t]*[,.;:(—–\-!]|[ \t]+(?:the|a|an|o|el|la|der|die|das|le|un|une|ein|eine)\b)"),  # `Soy "Chencha",`
     re.compile(r"(?i:you are|you're|your name is)[ \t]+[\"“'「]?([\uac00-\ud7af\u3040-\u30ff\u3400-\u9fff]{2,6})[\"”'」]?(?=[ \t]*[,，.。(（])"),
     re.compile(r"(?:你是|您是|我是|你叫)[「“\"]?([\u3400-\u9fff]{2,4})[」”\"]?(?=[，,。、（(]|$)"),  # `我是「小辣椒」，` (not 我是X的助理)
     re.compile(r"(?:あなたは|私は)([\u3040-\u30ff\u3400-\u9fff]{2,8})(?:です|だ|。|、)"),
     re.compile(r"(?:너는|당신은|나는|저는)[ \t]*[\"“']?([\uac00-\ud7af]{2,5}?)[\"”']?(?:[ \t]*(?:\([^)]{0,30}\)|（[^）]{0,30}）))?"
                r"(?:이다|입니다|야|예요|이에요|,|\.)"),  # `너는 모모(Momo)야`
+    re.compile(rf"(?:너는|당신은|나는|저는)[ \t]*[\"“']?({_CAP})[\"”']?(?=[ \t]*(?:[,.(—–-]|이다|입니다|야|예요|이에요))"),  # `나는 **Dori** — …`
 )
 # A quoted name right after the word for the agent: `補助エージェント「ヨル」`, `手机助手"小竹"`, `비서 "다람"`.
 _AGENT_QUOTED = re.compile(r"(?:エージェント|アシスタント|秘書|助手|助理|秘书|비서|어시스턴트|에이전트)[ \t]*[「『“\"]"
@@ -913,6 +916,13 @@ _AND_NAME = (rf"(?:(?:[ \t]*[(（][^)）\n]{{0,80}}[)）])?[ \t]*{_AND}[ \t]+"
 _AND_NAMES = (rf"(?:[ \t]*(?:,|{_AND})[ \t]+{_HONORIFIC_WORDS}{_NAME_RE}(?=[ \t]*(?:\n|$|[,;(\]])))?")  # a field line's
 # list, `owners: Sam Whitfield, Priya Raman`; not `Maren Østby, Head of Platform.`
 _BOSS_PATTERN = re.compile(r"(?:老板|老闆|老師|老师)([\u3400-\u9fff]{2,3})(?=[（(，,。的]|$)")  # `老板王建国（…）`
+# A memory written in lowercase: `im Volt, dave's openclaw`: a lowercase name after a comma or a dash
+# (`document_context` keeps it when it is no stopword or lexicon word).
+_LOWER_POSSESSIVE = re.compile(r"(?:(?<=[,;:—–])|(?<=[,;:—–][ \t]))([a-z][a-z-]{1,20})['’]s[ \t]+(?:[a-z][\w-]*[ \t]+)?"
+                               r"(?:assistant|agent|helper|secretary|openclaw|claude|bot)\b")
+# A line of the opening that starts on a full name and an adult's age: `Margaret Oduya, 71, retired …`
+_OWNER_AGED = re.compile(rf"(?m)^[ \t>*_-]*{_HONORIFIC_WORDS}({_CAP}[ \t]+{_CAP}(?:[ \t]+{_CAP})?)[*_]*[ \t]*[,(][ \t]*"
+                         r"(?:1[89]|[2-9]\d|1[01]\d)(?!\d)")
 _OWNER_PATTERNS = (
     re.compile(rf"(?:\bowners?|\bhumans?|\busers?|\bdon[oa]|\bpropietari[oa]|\bpropriétaire|\bbesitzer(?:in)?|"
                rf"\binhaber(?:in)?|\bdueñ[oa]|\butilizador[a]?|\busuario|\bpour|\bpara|\bfür)[ \t]*[:=][ \t]*\[?"
@@ -923,9 +933,10 @@ _OWNER_PATTERNS = (
                rf"{_HONORIFIC_WORDS}{_NAME_RE}{_AND_NAME}"),  # `assistente digital do casal Lúcia … e Evandro …`
     # `Hannah's assistant`, `Priya's agent`
     re.compile(rf"(?:^|(?<=[,;:—–\n])[ \t]*|(?i:\bi'm|\bi am|\bas)[ \t]+){_NAME_RE}['’]s[ \t]+"
-               rf"(?:[^\W\d_][\w-]*[ \t]+)?(?i:assistant|agent|helper|secretary)\b", re.MULTILINE),  # not `Unlike Apple's assistant`
+               rf"(?:[^\W\d_][\w-]*[ \t]+)?(?i:assistant|agent|helper|secretary|openclaw|claude|bot)\b", re.MULTILINE),  # not `Unlike Apple's assistant`
+    _LOWER_POSSESSIVE,
     # "I serve …": `Sirvo a Joana Ferreira e o Miguel Antunes`, `I work for Dana`, `Ich arbeite für Thomas`.
-    re.compile(rf"(?i:\bi serve|\bi work for|\bsirvo(?:[ \t]+(?:sobre[ \t]+todo|sobretudo|principalmente))?(?:[ \t]+(?:a|al|à|o))?|\btrabajo para|\btrabalho para|\bje travaille pour|"
+    re.compile(rf"(?i:\bi serve|\bi work for|\bsirvo(?:[ \t]+(?:sobre[ \t]+todo|sobretudo|principalmente))?(?:[ \t]+(?:a|al|à|o))?|\btrabajo para|\btrabalho pa?ra|\bje travaille pour|"
                rf"\bich arbeite für)[ \t]+(?i:the[ \t]+|la[ \t]+|el[ \t]+|o[ \t]+|a[ \t]+)?{_HONORIFIC_WORDS}{_NAME_RE}{_AND_NAME}"),
     # `주인은 대표 겸 PD 정다은님`: the owner, after up to three words of title
     re.compile(r"(?:주인|오너|사용자)[은는이가:][ \t]*(?:\S+[ \t]+){0,3}?([\uac00-\ud7af]{2,4})[ \t]*(?:님|씨)"),
@@ -940,6 +951,9 @@ _OWNER_PATTERNS = (
     _BOSS_PATTERN,
     re.compile(r"(?:服务于?|服務於?|为|為)(?:老板|老闆)?([\u3400-\u9fff]{2,3})(?=[，,。、（(]|$|服务|服務)"),  # `服务老板陈志远`
     re.compile(r"([\u3040-\u30ff\u3400-\u9fff]{2,6})(?:さん|様)?の(?:アシスタント|秘書|助手)"),
+    # `森下ハルカ（個人サークル「つきみ堂」、札幌）のゲーム開発を手伝っている`: whose work the agent helps with
+    re.compile(r"(?<![\u3040-\u30ff\u3400-\u9fff])([\u30a0-\u30ff\u3400-\u9fff]{2,8}?)(?:さん|様)?(?:（[^）]{0,40}）|\([^)]{0,40}\))?"
+               r"の[^。\n]{0,20}?を手伝"),
     # `依頼主は 森本拓也（父・42）と 森本由紀（母・39）`, `主に佐藤美穂さん（母）から依頼を受け`
     re.compile(r"(?:依頼主|利用者|ユーザー|オーナー)[ \t]*(?:は|:|：)[ \t]*([\u3400-\u9fff]{2,6}?)(?:さん|様)?(?:（[^）]{0,20}）)?"
                r"(?:[ \t]*(?:と|、)[ \t]*([\u3400-\u9fff]{2,6}?)(?:さん|様)?(?:（[^）]{0,20}）)?)?(?=[ \t。、，,（]|$)"),
@@ -974,6 +988,12 @@ _CJK_COMPANY = frozenset({"株式会社", "有限会社", "合同会社", "有�
 _KO_TITLES = frozenset({"작가", "대표", "교수", "선생", "원장", "사장", "팀장"})
 _HOUSEHOLD = frozenset({"casa", "home", "haus", "maison", "hogar", "lar", "family", "família", "familia", "familie",
                         "famille", "household", "foyer", "haushalt"})  # a title naming a household, not the agent
+# A name that opens with the word for a workplace names the business, not a person: `assistente virtual da
+# Clínica Sorriso Vivo`, `# MEMORY – Büro Pflegedienst Sonnenweg` (the owner, the agent are named elsewhere).
+_WORKPLACES = frozenset({"clínica", "clinica", "clinic", "clinique", "klinik", "büro", "office", "bureau", "escritório",
+                         "escritorio", "oficina", "praxis", "kanzlei", "studio", "estúdio", "estudio", "atelier", "café",
+                         "cafe", "loja", "tienda", "boutique", "shop", "cabinet", "notaría", "notaria", "agência",
+                         "agencia", "agence", "agentur", "pflegedienst", "restaurant", "restaurante", "bar", "hotel"})
 _NOT_NAMES = frozenset({
     "ag", "the", "team", "lab", "family", "família", "familia", "familie", "famille", "household", "company",
     "me", "mim", "mí", "mich", "moi", "us", "my", "user", "owner", "human", "assistant", "assistente", "asistente",
@@ -1010,7 +1030,7 @@ def document_context(preamble: str, sections: Sequence[SectionInput], config: Co
     for m in _AGENT_FIELD.finditer(opening):
         agent |= _name_words(m.group(1), field=True) if not lowercase else named(m.group(1))
     titled = set().union(*(_name_words(m.group(1)) for m in _TITLE_AGENT.finditer(opening[:400])
-                           if m.group(1).split()[0].casefold() not in _HOUSEHOLD))  # `# MEMÓRIA — Casa Ferreira`
+                           if m.group(1).split()[0].casefold() not in _HOUSEHOLD | _WORKPLACES))  # `# MEMÓRIA — Casa Ferreira`
     agent_voice = (agent_voice or _SELF_ASSISTANT.search(opening) is not None) and not _SECOND_PERSON.search(opening)
     for pattern in _OWNER_PATTERNS:
         for m in pattern.finditer(opening):
@@ -1020,6 +1040,12 @@ def document_context(preamble: str, sections: Sequence[SectionInput], config: Co
                 elif name:  # `서하린 작가`: the name, not the title any writer has
                     if pattern is _BOSS_PATTERN and name[0] not in lists.surnames:
                         continue  # `给老板打电话`: a verb after 老板, not a name
+                    if name.split()[0].casefold() in _WORKPLACES:
+                        continue  # `a assistente da Clínica Sorriso Vivo`: the business, not its owner
+                    if pattern is _LOWER_POSSESSIVE:
+                        if name not in lists.stopword_set and name not in lists.written:
+                            owner |= _name_words(name, field=True)
+                        continue
                     owner |= named(name)
     stated = frozenset(owner)  # the owner as the opening states it
     headings: list[str] = []
@@ -1037,6 +1063,10 @@ def document_context(preamble: str, sections: Sequence[SectionInput], config: Co
             about.append(found.group(1))
     if about and not owner:  # the first `About X` names the owner when nothing else did
         owner |= _name_words(about[0])
+    if not owner:  # nor that: a line of the opening that starts on an adult's full name and age
+        adult = _OWNER_AGED.search(opening)  # ("Margaret Oduya, 71, retired teacher") is about the owner
+        if adult is not None:
+            owner |= named(adult.group(1))
     if not agent:  # `# Mémoire — Julien` names the agent only when no field or sentence names it,
         agent = titled - stated  # and never the owner (`Owner: Julien Marchetti` ... `Agent: "Hugo"`)
     owner -= agent
@@ -1150,6 +1180,9 @@ def _given_form(heading: str) -> str | None:
     return None
 
 
+_KANJI_THEN_KATAKANA = re.compile(r"[\u3400-\u9fff]{1,3}([\u30a0-\u30ff]{2,})")
+
+
 def _name_words(name: str, field: bool = False) -> set[str]:
     """The words of a personal name that identify it in a heading (casefolded; CJK kept whole, and a
     Chinese or Korean name of three characters also by its given name: 周雨桐 -> 雨桐, 김서연 -> 서연;
@@ -1170,6 +1203,9 @@ def _name_words(name: str, field: bool = False) -> set[str]:
         parts = name.split()
         if len(parts) == 2 and len(parts[1]) >= 2:
             out.add(parts[1])
+        katakana = _KANJI_THEN_KATAKANA.fullmatch(compact)
+        if katakana:  # 森下ハルカ is ハルカ (さん) too: a family name in kanji, a given name in katakana
+            out.add(katakana.group(1))
         return out
     return {w.casefold() for w in _WORD.findall(name) if len(w) > 1 and w.casefold() not in _NOT_NAMES
             and (field or w[0].isupper())}
@@ -1203,7 +1239,7 @@ _HONORIFICS = frozenset({
     "frau", "mme", "mlle", "don", "doña", "dona", "dom", "tía", "tío", "tia", "tio", "abuela", "abuelo", "avó",
     "avô", "vovó", "vovô", "tante", "onkel", "oma", "opa", "aunt", "auntie", "uncle", "grandma", "grandpa",
     "granny", "nonna", "nonno", "mamie", "papi", "oncle", "madame", "monsieur", "señor", "señora", "senhor",
-    "senhora", "sir", "dame", "lady", "lord",
+    "senhora", "sir", "dame", "lady", "lord", "seu",
 })
 _INITIALS_SPELLED = re.compile(rf"[ \t*_-]*({_CAP}(?:[ \t]+{_CAP}){{0,2}})[ \t]*[,—–(:]")  # the initials' name, spelled out
 _TITLED_NAME = re.compile(rf"(?<!\w)(?:Prof|Dr|Dra|Sr|Sra|Srta|Mr|Mrs|Ms|Mx|Herr|Frau|Mme|Mlle)\.?[ \t]+"
@@ -1287,7 +1323,8 @@ def _person_heading(heading: str, index: _Index, vocabulary: frozenset[str] = fr
 
 
 _POSSESSIVE = frozenset({"my", "our", "mi", "mis", "nuestra", "nuestro", "mon", "ma", "notre", "mein", "meine",
-                         "unser", "unsere", "meu", "minha", "nosso", "nossa", "o", "a", "la", "el", "le", "die", "der"})
+                         "unser", "unsere", "meu", "minha", "nosso", "nossa", "o", "a", "la", "el", "le", "die", "der",
+                         "the", "her", "his", "their", "os", "as", "los", "las", "les"})
 
 
 _LEADING_MARKS = re.compile(r"^[^\w(（\[]+")
@@ -1598,7 +1635,7 @@ def _own(section: SectionInput, index: _Index, context: Context,
 
 
 # LABELS.md files lessons learned under the domain most lessons are about, though they read as rules.
-_LESSONS = re.compile(r"(?i)lesson|leçon|lecci[oó]n|liç[õo]|lektion|gelernt|erkenntnis|aprendid|aprendi|"
+_LESSONS = re.compile(r"(?i)lesson|leçon|lecci[oó]n|liç[õo]|lektion|gelernt|erkenntnis|aprendid|aprendi|got wrong|mistake|"
                       r"教训|经验|教訓|学び|배운|교훈")
 _SENTENCE = re.compile(r"\n+|(?<=[.!?。！？])\s+")
 _SENTENCE_START = re.compile(r"^[\s\-*+>#|]*(?:\d{1,3}[.)]\s*)?[*_\"“'‘(]*")

@@ -1001,3 +1001,43 @@ def test_tax_offices_money_laundering_moderators_work_generators_and_dreaming(pr
     """A tax office is the taxes (personal finance, the business's in a working memory), money
     laundering rules are legal, moderators a community's, `boulot` is French for work."""
     assert document(preamble, (heading, "- voir plus bas\n"))[heading] == domain
+
+
+# --- the kinds of miss read in measure9 (now tune12): invented examples of the same shapes ------------
+
+
+@pytest.mark.parametrize(("preamble", "owner", "agent"), [
+    ("Oi, eu sou a Bia, a assistente virtual da **Clínica Boa Vista**. Trabalho pra Dra. Renata Lopes, dona da clínica.\n",
+     {"renata", "lopes"}, {"bia"}),
+    ("# MEMORY – Büro Hausarztpraxis Lindenhof\n\nIch bin „Greta\", die Büro-KI. Ich arbeite für Jonas Brandt.\n",
+     {"jonas", "brandt"}, {"greta"}),
+    ("im Spark, kev's openclaw. kev = Moss Plumbing, sole trader. keep it SHORT.\n", {"kev"}, set()),
+    ("Claude Code 用のメモ。高橋ユウキ（個人開発、福岡）のアプリ開発を手伝っている。\n", {"高橋ユウキ", "ユウキ"}, set()),
+    ("나는 **Miro** — 이하은님의 개인 에이전트.\n", {"이하은", "하은"}, {"miro"}),
+    ("i'm Wren, the assistant Joan's daughter set up for her.\nJoan Pike, 78, retired nurse. lives alone.\n",
+     {"joan", "pike"}, {"wren"}),
+])
+def test_more_owners_and_agents_as_memories_name_them(preamble: str, owner: set[str], agent: set[str]) -> None:
+    """A workplace (`Clínica …`, `Büro …`) is neither the owner nor the agent; `Trabalho pra`, a lowercase
+    `kev's openclaw`, `…の開発を手伝っている`, a Latin name after 나는, German quotes and an adult's
+    full name with an age at the start of a line name them."""
+    context = document_context(preamble, [], Config())
+    assert (set(context.owner), set(context.agent)) == (owner, agent)
+
+
+@pytest.mark.parametrize(("preamble", "heading", "domain"), [
+    ("", "the grandkids", "people"), (PT, "Paciente: Seu Geraldo Prado", "people"),
+    ("", "rules for me", "agents"), ("", "weekly stuff i do", "agents"), ("", "Hartley Lettings", "business"),
+    ("", "her phone", "infrastructure"), (DE, "Klienten", "business"), (DE, "Dienstwagen", "infrastructure"),
+    (FR, "Vendanges 2025", "business"), ("Claude Code 用のメモ。\n\n", "やらないこと", "agents"),
+])
+def test_kin_with_an_article_patients_rules_for_me_weekly_work_and_words(preamble: str, heading: str,
+                                                                          domain: str) -> None:
+    body = "- remind her on monday\n- draft the text\n" if "weekly" in heading else "- see below\n"
+    assert document(preamble, (heading, body))[heading] == domain
+
+
+def test_mistakes_about_how_the_agent_behaves_are_the_agents() -> None:
+    pre = "i'm Wren, the assistant Joan's daughter set up for her.\nJoan Pike, 78, retired nurse.\n\n"
+    body = "- read joan a whole email out loud. summarize first.\n- reminded joan 3 days in a row. once a week.\n"
+    assert document(pre, ("things i got wrong", body))["things i got wrong"] == "agents"
