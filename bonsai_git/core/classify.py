@@ -53,7 +53,10 @@ Signals, strongest first; the first that decides wins:
 7. **document**: the domain at least half (and at least DOCUMENT_MIN) of the document's confident
    sections got, given to a section with no signal of its own, or whose body's few words point
    there too.  When the body's words point elsewhere, the section goes to `general`
-   (decided_by "fallback", Classification.document names the domain not used).
+   (decided_by "fallback", Classification.document names the domain not used).  With no dominant
+   domain, the document's leaning (`_leaning`: its most common domain when that is business, a
+   working memory, or personal, a household's) is used the same way, its words saying which
+   (WORKING_MEMORY, HOUSEHOLD_MEMORY).
 8. **fallback**: `general`.
 
 After every section is placed, a heading of only tax, insurance or booking words (the lexicons'
@@ -1758,14 +1761,16 @@ def _whose_jobs(section: SectionInput, index: _Index) -> Classification | None:
 
 
 def _from_document(body_scores: dict[str, float], body_found: dict[str, list[str]], index: _Index,
-                   document: str | None) -> Classification:
-    """A section no signal of its own placed: the document's dominant domain when nothing in its body
-    contradicts it (no other domain with CLEAR_MIN points), else `general` naming the domain not used."""
+                   document: str | None, leaning: bool = False) -> Classification:
+    """A section no signal of its own placed: the document's dominant domain (or, with `leaning`, the
+    domain it leans to: `_leaning`, named in the words) when nothing in its body contradicts it (no
+    other domain with CLEAR_MIN points), else `general` naming the domain not used."""
     if document is None:
         return Classification(FALLBACK_DOMAIN)
     best = max(body_scores.values(), default=0.0)
     if best < CLEAR_MIN or body_scores.get(document, 0.0) >= best:
-        return Classification(document, "document", 0.0, tuple(body_found.get(document, ())), None, 0.0, document)
+        why = ((WORKING_MEMORY if document == "business" else HOUSEHOLD_MEMORY),) if leaning else ()
+        return Classification(document, "document", 0.0, (*body_found.get(document, ()), *why), None, 0.0, document)
     ranked = _rank(body_scores, index)
     return Classification(FALLBACK_DOMAIN, "fallback", 0.0, (), ranked[0][0], ranked[0][1], document)
 
@@ -1806,9 +1811,30 @@ def classify_document(sections: Sequence[SectionInput], config: Config, preamble
     document = dominant_domain([c if c is not None else Classification(FALLBACK_DOMAIN) for c, _s, _f in first])
     topics = Counter(c.domain for c, _s, _f in first if c is not None)
     working = topics["business"] > topics["personal"] and "business" in index.order
+    leaning = None if document is not None else _leaning(topics, index)
     return tuple(_the_business_in_a_working_memory(c, section.heading, index) if working and c is not None else
-                 c if c is not None else _from_document(s, f, index, document)
+                 c if c is not None else _from_document(s, f, index, document or leaning, leaning is not None)
                  for section, (c, s, f) in zip(sections, first))
+
+
+WORKING_MEMORY = "(a working memory)"  # the words of a decision the document's leaning made (explain.py)
+HOUSEHOLD_MEMORY = "(a household's memory)"
+
+
+def _leaning(topics: Counter[str], index: _Index) -> str | None:
+    """What a document with no dominant domain leans to: its most common domain (`topics`: {domain:
+    sections placed}, log and dates not counted: a form, not a topic) when that is business (a
+    working memory: a freelancer's, a shop's, a clinic's) or personal (a household's), with at least
+    DOCUMENT_MIN sections, and no other domain has as many; else None.  A careful human files what says nothing of itself in a working
+    memory under the work, and in a household's under its life (the labelled sets: most sections we
+    left in `general` were so)."""
+    counts = sorted(((n, d) for d, n in topics.items() if d not in _FORM_DOMAINS), key=lambda nd: (-nd[0], nd[1]))
+    if not counts or counts[0][1] not in ("business", "personal") or counts[0][1] not in index.order \
+            or counts[0][0] < DOCUMENT_MIN:  # as for the dominant domain: a few sections do not speak for the rest
+        return None
+    if len(counts) > 1 and counts[1][0] == counts[0][0]:
+        return None  # a tie: the document leans nowhere
+    return counts[0][1]
 
 
 # A heading that says its matter is the owner's own, not the business's (`Impôts 2025 — déclaration perso`)
@@ -1826,7 +1852,7 @@ def _the_business_in_a_working_memory(decision: Classification, heading: str, in
         return decision
     if not all(w.casefold() in index.lists.working for w in decision.words) or _PRIVATE.search(heading):
         return decision
-    return Classification("business", "heading", decision.score, (*decision.words, "(a working memory)"),
+    return Classification("business", "heading", decision.score, (*decision.words, WORKING_MEMORY),
                           "personal", decision.score)
 
 

@@ -16,7 +16,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .classify import Classification, SectionInput, body_of, classify_document, classify_section, is_pinned
+from .classify import (HOUSEHOLD_MEMORY, WORKING_MEMORY, Classification, SectionInput, body_of, classify_document,
+                       classify_section, is_pinned)
 from .config import FALLBACK_DOMAIN, Config, domain_scope
 from .errors import BadInput
 from .plan import PINNED, plan_migration
@@ -100,9 +101,12 @@ def _line(e: dict[str, Any]) -> str:
     if e["decided_by"] == "fallback":
         return f"{head}: decided by fallback (no keyword in the heading, body or group)"
     if e["decided_by"] == "document":
-        words = ", ".join(f'"{w}"' for w in e["words"])
+        leaning = [w for w in e["words"] if w in (WORKING_MEMORY, HOUSEHOLD_MEMORY)]
+        words = ", ".join(f'"{w}"' for w in e["words"] if w not in leaning)
+        main = (f"domain the document leans to, {leaning[0][1:-1]} (no domain holds half its sections; more went "
+                f"to {e['domain']} than to any other)" if leaning else "document's main domain")
         return (f"{head}: decided by document: no signal of its own decides, and nothing in it contradicts the "
-                f"document's main domain" + (f" (body words for it: {words})" if words else ""))
+                f"{main}" + (f" (body words for it: {words})" if words else ""))
     if e["decided_by"] == "name":
         name, cues = (e["words"] or [""])[0], ", ".join(f'"{w}"' for w in e["words"][1:]) or "an honorific"
         return f"{head}: decided by name: the heading is a person's name ({name!r}) and the body describes a person ({cues})"

@@ -1041,3 +1041,34 @@ def test_mistakes_about_how_the_agent_behaves_are_the_agents() -> None:
     pre = "i'm Wren, the assistant Joan's daughter set up for her.\nJoan Pike, 78, retired nurse.\n\n"
     body = "- read joan a whole email out loud. summarize first.\n- reminded joan 3 days in a row. once a week.\n"
     assert document(pre, ("things i got wrong", body))["things i got wrong"] == "agents"
+
+
+# --- a document with no main domain still leans one way ---------------------------------------------
+
+OTHERS = [("Servers", "- the NAS in the loft\n"), ("Family", "- Ann, 9\n"), ("Backups", "- nightly\n"),
+          ("Agent rules", "- ask first\n"), ("Contracts", "- the lease\n")]
+WORKING = [("Clients", "- 12 regulars\n"), ("Pricing", "- £40 an hour\n"), ("Health", "- physio on mon\n"),
+           ("Invoices", "- net 30\n"), *OTHERS]  # business 3 of 9: no main domain, but more than personal
+HOUSEHOLD = [("Health", "- physio on mon\n"), ("Meal planning", "- soup on fridays\n"), ("Clients", "- two, part time\n"),
+             ("Garden", "- roses\n"), *OTHERS]
+
+
+def test_a_section_that_says_nothing_takes_what_the_document_leans_to() -> None:
+    """No domain holds half the sections, but more went to business (a working memory) or to personal
+    (a household's) than to any other: `Thursday` follows, unless its body points elsewhere (then
+    `general`); on a tie the document leans nowhere."""
+    assert document("", *WORKING, ("Thursday", "- call back before 5\n"))["Thursday"] == "business"
+    assert document("", *HOUSEHOLD, ("Thursday", "- call back before 5\n"))["Thursday"] == "personal"
+    elsewhere = document("", *WORKING, ("Thursday", "- the contract and the NDA, the lawyer signs\n"))
+    assert elsewhere["Thursday"] != "business"
+    tie = document("", *WORKING, ("Hosting", "- the VPS\n"), ("Thursday", "- call back before 5\n"))
+    assert tie["Thursday"] == "general"  # business 3, infrastructure 3
+
+
+def test_explain_says_which_way_the_document_leans() -> None:
+    text = "".join(f"## {h}\n{b}\n" for h, b in [*WORKING, ("Thursday", "- call back before 5\n")])
+    decision = classify_document([SectionInput(h, b) for h, b in [*WORKING, ("Thursday", "- call back\n")]], Config())[-1]
+    assert (decision.domain, decision.decided_by, decision.words) == ("business", "document", ("(a working memory)",))
+    report = render_explain(explain_file(text, Config()), Config())
+    line = [e for e in report.splitlines() if "Thursday" in e][0]
+    assert "the domain the document leans to, a working memory" in line and "more went to business than to any other" in line
