@@ -840,7 +840,8 @@ def _heading_scores(
 def _named(heading: str, names: frozenset[str]) -> str | None:
     """The first of `names` in `heading`: a Western name as a whole word (also `Ada's`, German
     `Anjas`), a CJK name as a substring; None when none is."""
-    if not names:
+    lowered = heading.casefold()  # each way below finds a name written in the heading: most headings hold none
+    if not any(name in lowered or name in heading for name in names):
         return None
     before, before_end = "", 0
     for m in _WORD.finditer(heading):
