@@ -482,6 +482,7 @@ class _Lists:
     surnames: frozenset[str]
     kin: frozenset[str]  # the cue lists of the rules (lexicon.Language): one relative
     pets: frozenset[str]  # a pet (LABELS.md: pets are the owner's private life, personal)
+    pet_substrings: tuple[str, ...]  # the CJK ones among them (matched as substrings), in `pets`' order
     taxes: frozenset[str]  # the words of a bare tax heading (casefolded)
     written: frozenset[str]  # every Western domain keyword of every language, as written (casefolded, marks stripped)
     rules: re.Pattern[str]  # what a rule for the agent opens with
@@ -498,6 +499,7 @@ def _lists() -> _Lists:
     lexicons = bundled()
     person = [w.casefold() for lang in lexicons for w in lang.person]
     fiction_words = [w.casefold() for lang in lexicons for w in lang.fiction]
+    pets = frozenset(w.casefold() for lang in lexicons for w in lang.pets)
     stop: dict[str, list[str]] = {}
     for lang in lexicons:
         for w in lang.stopwords:
@@ -511,7 +513,8 @@ def _lists() -> _Lists:
         fiction_substrings=tuple(w for w in fiction_words if " " in w or has_cjk(w)),
         surnames=frozenset(s for lang in lexicons for s in lang.surnames),
         kin=frozenset(w.casefold() for lang in lexicons for w in lang.kin),
-        pets=frozenset(w.casefold() for lang in lexicons for w in lang.pets),
+        pets=pets,
+        pet_substrings=tuple(w for w in pets if has_cjk(w)),
         taxes=frozenset(w.casefold() for lang in lexicons for w in lang.taxes),
         written=frozenset(w.lstrip("~^=<").strip().casefold() for lang in lexicons if lang.code in STEMMERS
                           for _d, words in lang.domains for w in words),
@@ -1392,8 +1395,7 @@ def _pet(body: str, index: _Index) -> Classification | None:
     words = wider[:OPENING_WORDS]
     if any(w in index.lists.person_words or w in index.lists.kin or w in _PET_ROLES for w in wider):
         return None  # `Dog walker, Tuesdays`, `Cat person, college roommate`: a person
-    found = [w for w in words if w in index.lists.pets] or [
-        w for w in index.lists.pets if has_cjk(w) and w in opening]
+    found = [w for w in words if w in index.lists.pets] or [w for w in index.lists.pet_substrings if w in opening]
     return Classification("personal", "name", PREFIX_WEIGHT, (found[0],)) if found else None
 
 
