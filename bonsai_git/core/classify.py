@@ -491,6 +491,7 @@ class _Lists:
     surnames: frozenset[str]
     kin: frozenset[str]  # the cue lists of the rules (lexicon.Language): one relative
     pets: frozenset[str]  # a pet (LABELS.md: pets are the owner's private life, personal)
+    pet_substrings: tuple[str, ...]  # the CJK ones among them (matched as substrings), longest first, then by code point
     working: frozenset[str]  # the words of a heading a working memory keeps as its business's (casefolded)
     written: frozenset[str]  # every Western domain keyword of every language, as written (casefolded, marks stripped)
     rules: re.Pattern[str]  # what a rule for the agent opens with
@@ -507,6 +508,7 @@ def _lists() -> _Lists:
     lexicons = bundled()
     person = [w.casefold() for lang in lexicons for w in lang.person]
     fiction_words = [w.casefold() for lang in lexicons for w in lang.fiction]
+    pets = frozenset(w.casefold() for lang in lexicons for w in lang.pets)
     stop: dict[str, list[str]] = {}
     for lang in lexicons:
         for w in lang.stopwords:
@@ -520,7 +522,8 @@ def _lists() -> _Lists:
         fiction_substrings=tuple(w for w in fiction_words if " " in w or has_cjk(w)),
         surnames=frozenset(s for lang in lexicons for s in lang.surnames),
         kin=frozenset(w.casefold() for lang in lexicons for w in lang.kin),
-        pets=frozenset(w.casefold() for lang in lexicons for w in lang.pets),
+        pets=pets,
+        pet_substrings=tuple(sorted((w for w in pets if has_cjk(w)), key=lambda w: (-len(w), w))),
         working=frozenset(w.casefold() for lang in lexicons for w in lang.working),
         written=frozenset(w.lstrip("~^=<").strip().casefold() for lang in lexicons if lang.code in STEMMERS
                           for _d, words in lang.domains for w in words),
@@ -852,7 +855,8 @@ def _heading_scores(
 def _named(heading: str, names: frozenset[str]) -> str | None:
     """The first of `names` in `heading`: a Western name as a whole word (also `Ada's`, German
     `Anjas`), a CJK name as a substring; None when none is."""
-    if not names:
+    lowered = heading.casefold()  # each way below finds a name written in the heading: most headings hold none
+    if not any(name in lowered or name in heading for name in names):
         return None
     before, before_end = "", 0
     for m in _WORD.finditer(heading):
@@ -1097,7 +1101,9 @@ def document_context(preamble: str, sections: Sequence[SectionInput], config: Co
 
 
 _CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]{3,}")
-_AGE_MARK = re.compile(r"[ \t]*[(（,][ \t]*(?:[초중고小中]|[0-9])")  # what follows a name with an age: " (9", ", 6", " (초2"
+# What follows a name with an age: " (9", ", 6", " (초2".  Found by its punctuation, the blanks before it then
+# stepped over (`_words_before_ages`): led by `[ \t]*`, the pattern was tried at every character (~10x the time).
+_AGE_MARK = re.compile(r"[(（,][ \t]*(?:[초중고小中]|[0-9])")
 _LAST_WORD = re.compile(r"(?<![^\W\d_])[^\W\d_]++$")  # from a word start: one try per word
 _SURNAME_AFTER = re.compile(rf"[ \t]+([{_UPPER}][{_LOWER}]+)")  # "Jana| Petersen"
 
@@ -1127,7 +1133,7 @@ def _names_written_elsewhere(headings: set[str], samples: list[str], lists: _Lis
         return frozenset(), frozenset()
     text = "\n".join(samples)
     after_surname: set[str] = set()  # what follows a family name: `王子轩` -> 子轩, 子轩x
-    for run in _CJK_RUN.finditer(text):
+    for run in _CJK_RUN.finditer(text) if cjk_given else ():  # (read only for a heading that may be a given name)
         word, hangul = run.group(), _HANGUL.match(run.group()) is not None
         for i in range(0, 1 if hangul else len(word) - 2):
             if word[i] in lists.surnames:
@@ -1135,8 +1141,7 @@ def _names_written_elsewhere(headings: set[str], samples: list[str], lists: _Lis
     given = {h for h, g in cjk_given.items() if g in after_surname}
     aged: set[str] = set()
     if singles - given:  # the word before each age mark (one scan for the rare mark, not a regex per word)
-        before = (_LAST_WORD.search(text, max(0, m.start() - 40), m.start()) for m in _AGE_MARK.finditer(text))
-        aged = (singles - given) & {w.group() for w in before if w is not None}
+        aged = (singles - given) & _words_before_ages(text)
     rest = headings - given - aged
     if any(1 <= len(h) <= 3 and all(_CJK_CHAR.match(ch) for ch in h) for h in rest):
         following = [text[m.end():m.end() + 4].lstrip() for m in _kin_before_name().finditer(text)]
@@ -1148,6 +1153,21 @@ def _names_written_elsewhere(headings: set[str], samples: list[str], lists: _Lis
         if _with_surname(text, h, lists):
             given.add(h)
     return frozenset(given), frozenset(aged)
+
+
+def _words_before_ages(text: str) -> set[str]:
+    """The word right before each age mark (`_AGE_MARK`) of `text`, blanks between them allowed:
+    `Éloïse` of "Éloïse (9 ans", `Tomás` of "Tomás, 6 anos"; a word within the 40 characters before
+    the blanks."""
+    words: set[str] = set()
+    for m in _AGE_MARK.finditer(text):
+        end = m.start()
+        while end > 0 and text[end - 1] in " \t":  # the blanks before the mark are not the word
+            end -= 1
+        word = _LAST_WORD.search(text, max(0, end - 40), end)
+        if word is not None:
+            words.add(word.group())
+    return words
 
 
 def _with_surname(text: str, name: str, lists: _Lists) -> bool:
@@ -1416,8 +1436,7 @@ def _pet(body: str, index: _Index) -> Classification | None:
     words = wider[:OPENING_WORDS]
     if any(w in index.lists.person_words or w in index.lists.kin or w in _PET_ROLES for w in wider):
         return None  # `Dog walker, Tuesdays`, `Cat person, college roommate`: a person
-    found = [w for w in words if w in index.lists.pets] or [
-        w for w in index.lists.pets if has_cjk(w) and w in opening]
+    found = [w for w in words if w in index.lists.pets] or [w for w in index.lists.pet_substrings if w in opening]
     return Classification("personal", "name", PREFIX_WEIGHT, (found[0],)) if found else None
 
 

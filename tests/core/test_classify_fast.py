@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 from dataclasses import replace
 
 import pytest
@@ -10,8 +11,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from bonsai_git.core.classify import (
-    _ANY_DATE, _LEADING_DATE, _WORD, _YEAR_DIGITS, LONG_HEADING, _compile, _entries, _file, _join, _sources, is_pinned,
-    matches_keyword,
+    _ANY_DATE, _LAST_WORD, _LEADING_DATE, _WORD, _YEAR_DIGITS, LONG_HEADING, _compile, _entries, _file, _join, _sources,
+    _words_before_ages, is_pinned, matches_keyword,
 )
 from bonsai_git.core.config import Config, parse_config
 
@@ -83,3 +84,17 @@ DATE_PIECES = st.sampled_from(["2026", "26", "3", "12", "1", "-", "/", ".", " ",
 def test_every_date_the_patterns_find_holds_a_four_digit_run(heading: str) -> None:
     if _ANY_DATE.search(heading) or _LEADING_DATE.match(heading):
         assert _YEAR_DIGITS.search(heading)
+
+
+AGE_PIECES = st.sampled_from(["Éloïse", "Tomás", "x", " ", "  ", "\t", "(", "（", ",", "9", "초", "小", "ans", "\n", "-",
+                              "a" * 45])
+
+
+@given(st.lists(AGE_PIECES, max_size=12).map("".join))
+@example("Éloïse (9 ans, Tomás, 6 anos")
+@example("x  ,  (9")
+@settings(max_examples=1000)
+def test_the_words_before_ages_are_those_a_mark_led_by_its_blanks_finds(text: str) -> None:
+    led = re.compile(r"[ \t]*[(（,][ \t]*(?:[초중고小中]|[0-9])")  # the mark as first written: tried at every character
+    before = (_LAST_WORD.search(text, max(0, m.start() - 40), m.start()) for m in led.finditer(text))
+    assert _words_before_ages(text) == {w.group() for w in before if w is not None}
