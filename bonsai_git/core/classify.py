@@ -167,7 +167,7 @@ _LEADING_DATE = re.compile(rf"^[^\w]*(?:(?:{_WEEKDAYS})\.?,?\s+)?(?:{_DATE}|{_SH
 # A question heading's frame (`who is Ravi?`, `what about the contract with Loomcraft?`): the rest is its topic.
 _QUESTION = re.compile(r"(?i)^\W*(?:who|what|how|where|which)(?:(?:'s|’s)|(?:\s+else)?\s+(?:is|are|was|were|about))"
                        r"(?![\w'’])\s*")  # not `who am I working for?`: that one asks about the owner
-_NAME_PAIR = re.compile(r"[ \t]+(?:&|\+|and|e|y|et|und)[ \t]+")
+_NAME_PAIR = re.compile(r"[ \t]+(?:&|\+|and|e|y|et|und)[ \t]+|[ \t]*[・·][ \t]*")  # `正男さん・和子さん` too
 _ACRONYM = re.compile(r"\W*[A-Z]{2,3}\b")  # `NIE y residencia`: an acronym, not German "nie" (never)
 _INITIALS = re.compile(r"[A-Z](?:\.?[A-Z]){0,2}\.?")  # `JR`, `M.`, `J.R.`: a person's initials
 _CALENDAR_WORD = re.compile(rf"(?:{_WEEKDAYS}|{_MONTHS})", re.IGNORECASE)
@@ -862,9 +862,10 @@ def _named(heading: str, names: frozenset[str]) -> str | None:
     for m in _WORD.finditer(heading):
         w = m.group().casefold()
         if w in names or (w.endswith("'s") and w[:-2] in names) or (w.endswith("s") and w[:-1] in names):
-            if not (before[:1].isupper() and before.casefold() not in names and before.casefold().rstrip(".")
+            if not (before[:1].isupper() and not before.isupper() and before.casefold() not in names and before.casefold().rstrip(".")
                     not in _HONORIFICS and heading[before_end : m.start()] == " "):
                 return m.group()  # not `Antoine Moreau`: another given name before the surname is a relative
+                # (in `HOW SCOUT SHOULD TALK` every word is capitalised: none is a given name)
         before, before_end = m.group(), m.end()
     if heading.isascii():  # a CJK name is in no ASCII heading: the names are not sorted for it
         return None
@@ -891,11 +892,13 @@ _AGENT_PATTERNS = (
                rf"(?=[ \t]*[,.;:(—–\-!]|[ \t]+(?:the|a|an|o|el|la|der|die|das|le|un|une|ein|eine)\b)"),  # `Soy "Chencha",`
     re.compile(r"(?i:you are|you're|your name is)[ \t]+[\"“'「]?([\uac00-\ud7af\u3040-\u30ff\u3400-\u9fff]{2,6})[\"”'」]?(?=[ \t]*[,，.。(（])"),
     re.compile(r"(?:你是|您是|我是|你叫)[「“\"]?([\u3400-\u9fff]{2,4})[」”\"]?(?=[，,。、（(]|$)"),  # `我是「小辣椒」，` (not 我是X的助理)
-    re.compile(r"(?:あなたは|私は)([\u3040-\u30ff\u3400-\u9fff]{2,8})(?:です|だ|。|、)"),
+    re.compile(r"(?:あなたは|私は|わたしは|僕は|ぼくは)[「『]?([\u3040-\u30ff\u3400-\u9fff]{2,8}?)[」』]?(?:です|だ|。|、)"),
     re.compile(r"(?:너는|당신은|나는|저는)[ \t]*[\"“']?([\uac00-\ud7af]{2,5}?)[\"”']?(?:[ \t]*(?:\([^)]{0,30}\)|（[^）]{0,30}）))?"
                r"(?:이다|입니다|야|예요|이에요|,|\.)"),  # `너는 모모(Momo)야`
     re.compile(rf"(?:너는|당신은|나는|저는)[ \t]*[\"“']?({_CAP})[\"”']?(?=[ \t]*(?:[,.(—–-]|이다|입니다|야|예요|이에요))"),  # `나는 **Dori** — …`
 )
+# A name joined by a hyphen to the word for an agent names a product, not the agent: `der Claude-Code-Agent`
+_PRODUCT_AGENT = re.compile(r"-?-(?i:agent|agente|assistent|assistant|assistente|bot|ki|ia|ai)\b")
 # A quoted name right after the word for the agent: `補助エージェント「ヨル」`, `手机助手"小竹"`, `비서 "다람"`.
 _AGENT_QUOTED = re.compile(r"(?:エージェント|アシスタント|秘書|助手|助理|秘书|비서|어시스턴트|에이전트)[ \t]*[「『“\"]"
                            r"([\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]{1,6})[」』”\"]")
@@ -908,7 +911,7 @@ _TITLE_AGENT = re.compile(rf"(?m)^#[ \t]+(?i:memory(?:\.md)?|memória|mémoire|m
 # The agent speaks as "I" when the preamble has it introduce itself ("I am Tern", "Soy Muela", "我是小跨")
 # and never addresses it as "you".  An "I" alone may be the owner's ("anything I say goes in here").
 _SELF_INTRO = re.compile(r"(?i)(?:i am|i'm|my name is|ich bin|ich heiße|je suis|je m'appelle|moi,? c'est|soy|me llamo|eu sou|sou|"
-                         r"chamo-me|me chamo)\s|我是|私は|나는|저는")
+                         r"chamo-me|me chamo)\s|我是|私は|わたしは|僕は|ぼくは|나는|저는")
 # The agent introduces itself as the assistant, unnamed: "Soy el asistente de Lucía", "我是陈晓峰的销售助理".
 _SELF_ASSISTANT = re.compile(r"(?i)(?<!\w)(?:i am|i'm|soy|sou|ich bin|je suis)[ \t]+(?:(?:the|an?|el|la|o|a|der|die|l['’])[ \t]*)?"
                              r"(?:[^\W\d_][\w'’-]*[ \t]+){0,3}?(?:assistant|assistante|asistente|assistente|assistent|agent|agente|bot)"
@@ -956,7 +959,7 @@ _OWNER_PATTERNS = (
     re.compile(r"(?:(?<![\u3400-\u9fff])|(?<=[是为為给給帮幫替]))([\u3400-\u9fff]{2,4}?)(?:老师|老師|先生|女士)?"
                r"(?:（[^）]{0,20}）|\([^)]{0,20}\))?的[\u3400-\u9fff]{0,4}(?:助手|助理|秘书|秘書)"),
     _BOSS_PATTERN,
-    re.compile(r"(?:服务于?|服務於?|为|為)(?:老板|老闆)?([\u3400-\u9fff]{2,3})(?=[，,。、（(]|$|服务|服務)"),  # `服务老板陈志远`
+    re.compile(r"(?:服务于?|服務於?|为|為|服务对象是|服務對象是)(?:老板|老闆)?([\u3400-\u9fff]{2,3})(?=[，,。、（(]|$|服务|服務)"),  # `服务老板陈志远`
     re.compile(r"([\u3040-\u30ff\u3400-\u9fff]{2,6})(?:さん|様)?の(?:アシスタント|秘書|助手)"),
     # `森下ハルカ（個人サークル「つきみ堂」、札幌）のゲーム開発を手伝っている`: whose work the agent helps with
     re.compile(r"(?<![\u3040-\u30ff\u3400-\u9fff])([\u30a0-\u30ff\u3400-\u9fff]{2,8}?)(?:さん|様)?(?:（[^）]{0,40}）|\([^)]{0,40}\))?"
@@ -1030,7 +1033,8 @@ def document_context(preamble: str, sections: Sequence[SectionInput], config: Co
 
     for pattern in _AGENT_PATTERNS:
         for m in pattern.finditer(opening):
-            agent |= named(m.group(1))
+            if _PRODUCT_AGENT.match(opening, m.end(1)) is None:  # not `Ich bin der Claude-Code-Agent`: a product
+                agent |= named(m.group(1))
             agent_voice = agent_voice or _SELF_INTRO.match(m.group()) is not None
     for m in _AGENT_QUOTED.finditer(opening):
         agent |= named(m.group(1))
@@ -1373,6 +1377,10 @@ def _relative_heading(heading: str, index: _Index) -> str | None:
         for n in range(min(len(compact), 5), 0, -1):
             if compact[:n] in index.lists.kin and len(compact) - n <= 3 and (n > 1 or len(compact) == 1):
                 return compact[:n]
+        for n in range(min(len(compact) - 1, 6), 1, -1):  # `節子ばあば`, `和子おばあちゃん`: a name, then the kin word
+            if compact[-n:] in index.lists.kin and 1 <= len(compact) - n <= 3 and all(
+                    _HAN.match(ch) for ch in compact[:-n]):
+                return compact[-n:]
         return None
     words = core.split()
     if len(words) > 1 and words[0].casefold() in _POSSESSIVE:

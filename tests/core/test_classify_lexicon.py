@@ -1072,3 +1072,40 @@ def test_explain_says_which_way_the_document_leans() -> None:
     report = render_explain(explain_file(text, Config()), Config())
     line = [e for e in report.splitlines() if "Thursday" in e][0]
     assert "the domain the document leans to, a working memory" in line and "more went to business than to any other" in line
+
+
+# --- the kinds of miss read in measure10 (now tune13): invented examples of the same shapes -----------
+
+
+@pytest.mark.parametrize(("preamble", "owner", "agent"), [
+    ("Ich bin der Claude-Code-Agent von Lena Vogt, CTO bei Feldwerk.\n", {"lena", "vogt"}, set()),
+    ("わたしは「すずめ」。佐藤家のおうちアシスタントです。\n", set(), {"すずめ"}),
+    ("我是「小帮」，跑在 OpenClaw 上的私人助理，服务对象是林悦（Lin Yue），杭州的插画师。\n", {"林悦"}, {"小帮"}),
+])
+def test_a_product_is_no_agent_name_and_more_self_introductions(preamble: str, owner: set[str], agent: set[str]) -> None:
+    """`der Claude-Code-Agent` names a product (no heading with `Code` is the agent's); わたしは「…」
+    and 服务对象是 name the agent and the owner."""
+    context = document_context(preamble, [], Config())
+    assert (set(context.owner), set(context.agent)) == (owner, agent)
+
+
+def test_an_all_caps_heading_names_the_agent() -> None:
+    """In `HOW WREN SHOULD TALK` every word is capitalised: `HOW` is no given name before a surname."""
+    pre = "I'm Wren, a Claude Code based assistant. I work for Dan Kowalski.\n\n"
+    assert document(pre, ("HOW WREN SHOULD TALK", "- short, no emoji\n"))["HOW WREN SHOULD TALK"] == "agents"
+
+
+@pytest.mark.parametrize(("preamble", "heading", "domain"), [
+    ("私は「こまち」です。\n\n", "節子ばあば", "people"),
+    (TW, "爸媽", "people"), ("", "Patients — ongoing (initials only)", "business"), ("", "New initiative", "projects"),
+    (ES, "Obra social", "personal"), (ES, "Expensas y el depto", "personal"), (TW, "催款", "business"),
+    (FR, "Qu'est-ce que je peux faire sans demander ?", "agents"), ("", "What can I do without asking?", "agents"),
+])
+def test_japanese_pairs_and_kin_after_a_name_patients_initials_and_words(preamble: str, heading: str, domain: str) -> None:
+    """`initials` is no `initiative` (one English stem): `initiative` matches only as written."""
+    assert document(preamble, (heading, "- voir plus bas\n"))[heading] == domain
+
+
+def test_two_names_joined_by_a_middle_dot_are_two_people() -> None:
+    placed = document("私は「こまち」です。\n\n", ("正男さん・和子さん", "- 健一さんの両親。熱田区に住んでいる。\n"))
+    assert placed["正男さん・和子さん"] == "people"
