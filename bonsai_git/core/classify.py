@@ -1355,6 +1355,11 @@ _POSSESSIVE = frozenset({"my", "our", "mi", "mis", "nuestra", "nuestro", "mon", 
 
 
 _LEADING_MARKS = re.compile(r"^[^\w(（\[]+")
+# An emoji of a person before a name (`👧 Amara`, `👵 Oma`), and a body that opens on an age ("- 11, Year 6"):
+# cues that a name heading is a person
+_PERSON_EMOJI = re.compile("[\U0001F466-\U0001F469\U0001F474-\U0001F476\U0001F9D1-\U0001F9D3\U0001F471\U0001F472\U0001F473"
+                           "\U0001F478\U0001F934\U0001F470\U0001F930\U0001F931]")
+_AGE_OPENING = re.compile(r"[ \t]*(?:[-*+][ \t]+)?(?:[1-9]|[1-9]\d)(?:[ \t]*(?:y/?o|yrs?|years? old|ans|años|anos|jahre|歳|岁|살))?[ \t]*[,;(—–]")
 
 
 def _heading_core(heading: str) -> str:
@@ -1622,6 +1627,11 @@ def _own(section: SectionInput, index: _Index, context: Context,
             if opening is not None and opening.group() in index.lists.person_words:  # so that word counts twice
                 cues.insert(0, opening.group())
             cues[:0] = _name_echo(name, body) + _pair_echo(name, body_words)
+            mark = _PERSON_EMOJI.match(section.heading.lstrip(" \t*_#>"))
+            if mark is not None:  # `👧 Amara`: the heading's mark is a person
+                cues.insert(0, f"{mark.group()} (a person)")
+            if _AGE_OPENING.match(body):  # "- 11, Year 6 at St Catherine's": the body opens on an age
+                cues.insert(0, "(an age)")
             if name in context.aged_names:  # "Éloïse (9 ans, 4e année)" elsewhere: the memory gives an age
                 cues[:0] = [f"{name} (an age in the memory)", name]
             if name in context.given_names:  # `Jana` of "Jana Petersen" in the preamble, `하린` of "딸 하린"

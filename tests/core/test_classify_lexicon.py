@@ -1109,3 +1109,10 @@ def test_japanese_pairs_and_kin_after_a_name_patients_initials_and_words(preambl
 def test_two_names_joined_by_a_middle_dot_are_two_people() -> None:
     placed = document("私は「こまち」です。\n\n", ("正男さん・和子さん", "- 健一さんの両親。熱田区に住んでいる。\n"))
     assert placed["正男さん・和子さん"] == "people"
+
+
+@pytest.mark.parametrize("heading", ["👧 Maya", "👵 Rosa"])
+def test_a_person_emoji_and_a_body_that_opens_on_an_age_are_cues_of_a_person(heading: str) -> None:
+    """A one-word name needs two cues: the emoji of a person, and a body opening on an age ("- 9, Year 4")."""
+    body = "- 9, Year 4, Mr Patel\n- swimming thursdays 5pm\n- penicillin allergy\n"
+    assert document("", (heading, body))[heading] == "people"
