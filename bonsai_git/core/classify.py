@@ -62,7 +62,8 @@ Signals, strongest first; the first that decides wins:
 After every section is placed, a heading of only tax, insurance or booking words (the lexicons'
 `working`: `Taxes`, `Impuestos`, `bookings`) that went to personal goes to business in a working memory
 (more business sections than personal: `_the_business_in_a_working_memory`), unless it calls them
-private (`déclaration perso`).
+private (`déclaration perso`); a to-do list's heading (the lexicons' `todo`) that went to agents takes
+the document's main domain (`_todo_of_the_document`).
 
 In a novelist's memory (the lexicon's `fiction` words in the preamble or headings) the keywords
 that name a character (`characters`: `人物`, `Character`) score for projects, not people: a
@@ -493,6 +494,7 @@ class _Lists:
     pets: frozenset[str]  # a pet (LABELS.md: pets are the owner's private life, personal)
     pet_substrings: tuple[str, ...]  # the CJK ones among them (matched as substrings), longest first, then by code point
     working: frozenset[str]  # the words of a heading a working memory keeps as its business's (casefolded)
+    todo: frozenset[str]  # the words of a to-do list's heading (casefolded)
     written: frozenset[str]  # every Western domain keyword of every language, as written (casefolded, marks stripped)
     rules: re.Pattern[str]  # what a rule for the agent opens with
     travel: re.Pattern[str]  # a trip ...
@@ -525,6 +527,7 @@ def _lists() -> _Lists:
         pets=pets,
         pet_substrings=tuple(sorted((w for w in pets if has_cjk(w)), key=lambda w: (-len(w), w))),
         working=frozenset(w.casefold() for lang in lexicons for w in lang.working),
+        todo=frozenset(w.casefold() for lang in lexicons for w in lang.todo),
         written=frozenset(w.lstrip("~^=<").strip().casefold() for lang in lexicons if lang.code in STEMMERS
                           for _d, words in lang.domains for w in words),
         rules=_cues((w for lang in lexicons for w in lang.rules), whole=True),
@@ -1849,9 +1852,36 @@ def classify_document(sections: Sequence[SectionInput], config: Config, preamble
     topics = Counter(c.domain for c, _s, _f in first if c is not None)
     working = topics["business"] > topics["personal"] and "business" in index.order
     leaning = None if document is not None else _leaning(topics, index)
-    return tuple(_the_business_in_a_working_memory(c, section.heading, index) if working and c is not None else
+    main = document or _most_common(topics, index)
+    return tuple(_todo_of_the_document(c, main, index) if c is not None and c.domain == "agents" and main else
+                 _the_business_in_a_working_memory(c, section.heading, index) if working and c is not None else
                  c if c is not None else _from_document(s, f, index, document or leaning, leaning is not None)
                  for section, (c, s, f) in zip(sections, first))
+
+
+def _most_common(topics: Counter[str], index: _Index) -> str | None:
+    """The domain most sections were placed in (`topics`), when no other has as many and it has at
+    least DOCUMENT_MIN: not log or dates (a form, not a topic) and not agents (the agent's own
+    sections are in every memory); None otherwise."""
+    counts = sorted(((n, d) for d, n in topics.items() if d not in _FORM_DOMAINS and d != "agents"),
+                    key=lambda nd: (-nd[0], nd[1]))
+    if not counts or counts[0][0] < DOCUMENT_MIN or (len(counts) > 1 and counts[1][0] == counts[0][0]):
+        return None
+    return counts[0][1]
+
+
+def _todo_of_the_document(decision: Classification, main: str, index: _Index) -> Classification:
+    """A heading of only to-do words (the lexicons' `todo`: `To-do`, `Pendientes`, `À faire`, `待办`) that
+    went to agents holds the document's work: it takes the document's main domain (`main`: its dominant
+    domain, else its most common one), with agents the alternate (the labelled sets: a shop's `À faire`
+    is business, a household's `pendientes` personal, a devops memory's `やること` infrastructure).
+    Any other decision is returned as it is."""
+    if decision.decided_by != "heading" or not decision.words or main not in index.order:
+        return decision
+    if not all(w.casefold() in index.lists.todo for w in decision.words):
+        return decision
+    return Classification(main, "heading", decision.score, (*decision.words, f"(a to-do list of a memory about {main})"),
+                          "agents", decision.score)
 
 
 WORKING_MEMORY = "(a working memory)"  # the words of a decision the document's leaning made (explain.py)

@@ -11,6 +11,8 @@ non-domain lists:
 - `fiction`: words that mark a novelist's memory (its characters and settings are projects);
 - `characters`: the keywords that in such a memory name a character (people -> projects);
 - `surnames` (CJK files): family names that start a personal name (`陆青禾`, `田中 健`);
+- `todo`: the words of a to-do list's heading (`To-do`, `Pendientes`, `À faire`, `待办`): it holds the
+  document's main work, so it takes the document's main domain (classify.py: `_todo_of_the_document`);
 - `working`: the words of a heading that is the business's in a working memory and personal in a
   household's (taxes, insurance, bookings: `Taxes`, `Impuestos`, `確定申告`, `Versicherungen`;
   classify.py: `classify_document`).
@@ -32,7 +34,7 @@ from .errors import BadInput
 LANGUAGES = ("en", "de", "es", "fr", "pt", "zh", "ja", "ko")
 # The Western languages and their snowball stemmer; the others match as substrings.
 STEMMERS = {"en": "english", "de": "german", "es": "spanish", "fr": "french", "pt": "portuguese"}
-SPECIAL_KEYS = ("person", "stopwords", "fiction", "characters", "surnames", "schedule", "agent_jobs", "system_jobs", "kin", "rules", "travel", "work_trip", "pets", "working")
+SPECIAL_KEYS = ("person", "stopwords", "fiction", "characters", "surnames", "schedule", "agent_jobs", "system_jobs", "kin", "rules", "travel", "work_trip", "pets", "working", "todo")
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +57,7 @@ class Language:
     travel: tuple[str, ...] = ()  # a trip in a heading ...
     work_trip: tuple[str, ...] = ()  # ... is a work trip (business) when its body names one of these
     working: tuple[str, ...] = ()  # a heading of only these is business in a working memory, else personal
+    todo: tuple[str, ...] = ()  # a heading of only these is a to-do list: the document's main domain's
 
 
 def parse_lexicon(text: str, code: str, domains: tuple[str, ...], source: str) -> Language:

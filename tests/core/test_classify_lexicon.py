@@ -1116,3 +1116,19 @@ def test_a_person_emoji_and_a_body_that_opens_on_an_age_are_cues_of_a_person(hea
     """A one-word name needs two cues: the emoji of a person, and a body opening on an age ("- 9, Year 4")."""
     body = "- 9, Year 4, Mr Patel\n- swimming thursdays 5pm\n- penicillin allergy\n"
     assert document("", (heading, body))[heading] == "people"
+
+
+def test_a_to_do_list_takes_the_documents_main_domain() -> None:
+    """A shop's `À faire` is its business, a household's `Pendientes` personal, a devops memory's
+    `TODO` infrastructure, with agents the alternate; a memory with no main domain keeps it in agents."""
+    shop = document(FR, ("Clients", "- 40\n"), ("Commandes", "- 12\n"), ("Fournisseurs", "- 3\n"), ("À faire", "- relancer\n"))
+    assert shop["À faire"] == "business"
+    home = document(ES, ("Salud", "- médico\n"), ("Presupuesto familiar", "- 300\n"), ("Jardín", "- rosas\n"),
+                    ("Pendientes", "- llamar\n"))
+    assert home["Pendientes"] == "personal"
+    ops = document("", ("Servers", "- nas\n"), ("Backups", "- nightly\n"), ("Deploys", "- fridays\n"), ("TODO", "- rotate\n"))
+    assert ops["TODO"] == "infrastructure"
+    assert document("", ("TODO", "- rotate\n"))["TODO"] == "agents"
+    decision = classify_document([SectionInput(h, b) for h, b in [("Servers", "x"), ("Backups", "y"), ("Deploys", "z"),
+                                                                   ("TODO", "- rotate\n")]], Config())[-1]
+    assert (decision.domain, decision.runner_up) == ("infrastructure", "agents")
