@@ -23,8 +23,14 @@ def run(workspace: Path, headings: tuple[str, ...], *, body: str, memory_file: P
     if as_json:
         echo(json.dumps({"sections": entries, "domains": scope_table(config)}, indent=2, ensure_ascii=False))
     else:
+        if memory_file is not None and not entries:  # a new user's finding: a migrated trunk explained nothing, silently
+            echo(NO_SECTIONS)
         echo(render_explain(entries, config))
     return 0
+
+
+NO_SECTIONS = ("explain: the file has no ## section to explain; a migrated MEMORY.md keeps its sections as leaves "
+               "under memory/domains/: explain a heading, or the file as it was (git show HEAD~1:MEMORY.md > before.md)")
 
 
 def _read_memory_file(workspace: Path, path: Path) -> str:

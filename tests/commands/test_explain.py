@@ -120,3 +120,13 @@ def test_explain_prints_domain_and_keyword(heading: str, line: str) -> None:
     result = bonsai("explain", heading, catch_exceptions=False)
     assert result.exit_code == 0
     assert result.stdout.splitlines()[0] == line
+
+
+def test_explain_file_with_no_section_says_so_and_how_to_explain_a_migrated_memory(tmp_path: Path) -> None:
+    """A new user's finding: `explain --file MEMORY.md` after migrating printed only the domain table."""
+    (tmp_path / "MEMORY.md").write_text("# Memory\n\nJust a preamble.\n", encoding="utf-8")
+    code, out, err = explain("-C", str(tmp_path), "--file", "MEMORY.md")
+    assert (code, err) == (0, "")
+    assert out.splitlines()[0].startswith("explain: the file has no ## section to explain; a migrated MEMORY.md")
+    code, out, _ = explain("-C", str(tmp_path), "--file", "MEMORY.md", "--json")
+    assert json.loads(out)["sections"] == []
