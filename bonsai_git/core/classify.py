@@ -1591,7 +1591,7 @@ def _own(section: SectionInput, index: _Index, context: Context,
         vocabulary = context.vocabulary or frozenset(w for w in _WORD.findall(body) if w[0].islower())
         relative = _relative_heading(section.heading, index)
         if relative is not None:
-            return Classification(PEOPLE_DOMAIN, "name", PREFIX_WEIGHT, (relative,)), {}, {}
+            return Classification(PEOPLE_DOMAIN, "name", PREFIX_WEIGHT, (relative, RELATIVE)), {}, {}
         person = _person_heading(section.heading, index, vocabulary)
         if person is not None and _CALENDAR_WORD.fullmatch(person[0]) and not _name_echo(person[0], body):
             person = None  # `Thursday`, `Juni`: a day or a month, unless the body opens on it as a name ("April Jones")
@@ -1884,6 +1884,7 @@ def _todo_of_the_document(decision: Classification, main: str, index: _Index) ->
                           "agents", decision.score)
 
 
+RELATIVE = "(a kin word)"  # the words of a decision the kin rule made (explain.py: not "an honorific")
 WORKING_MEMORY = "(a working memory)"  # the words of a decision the document's leaning made (explain.py)
 HOUSEHOLD_MEMORY = "(a household's memory)"
 

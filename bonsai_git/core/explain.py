@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .classify import (HOUSEHOLD_MEMORY, WORKING_MEMORY, Classification, SectionInput, body_of, classify_document,
+from .classify import (HOUSEHOLD_MEMORY, RELATIVE, WORKING_MEMORY, Classification, SectionInput, body_of, classify_document,
                        classify_section, is_pinned)
 from .config import FALLBACK_DOMAIN, Config, domain_scope
 from .errors import BadInput
@@ -107,6 +107,8 @@ def _line(e: dict[str, Any]) -> str:
                 f"to {e['domain']} than to any other)" if leaning else "document's main domain")
         return (f"{head}: decided by document: no signal of its own decides, and nothing in it contradicts the "
                 f"{main}" + (f" (body words for it: {words})" if words else ""))
+    if e["decided_by"] == "name" and e["words"][1:] == [RELATIVE]:  # `Mamá`, `the grandkids`: no honorific
+        return f"{head}: decided by name: the heading names a relative ({e['words'][0]!r}: a kin word)"
     if e["decided_by"] == "name":
         name, cues = (e["words"] or [""])[0], ", ".join(f'"{w}"' for w in e["words"][1:]) or "an honorific"
         return f"{head}: decided by name: the heading is a person's name ({name!r}) and the body describes a person ({cues})"

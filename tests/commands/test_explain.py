@@ -130,3 +130,10 @@ def test_explain_file_with_no_section_says_so_and_how_to_explain_a_migrated_memo
     assert out.splitlines()[0].startswith("explain: the file has no ## section to explain; a migrated MEMORY.md")
     code, out, _ = explain("-C", str(tmp_path), "--file", "MEMORY.md", "--json")
     assert json.loads(out)["sections"] == []
+
+
+def test_a_relative_is_explained_as_a_kin_word_not_an_honorific(tmp_path: Path) -> None:
+    """A new user's finding: `## Mamá` was 'decided by name … (an honorific)'; it is a kin word."""
+    (tmp_path / "m.md").write_text("## Mamá\n- toma la pastilla a las 8\n", encoding="utf-8")
+    code, out, _ = explain("--file", str(tmp_path / "m.md"))
+    assert code == 0 and "decided by name: the heading names a relative ('Mamá': a kin word)" in out.splitlines()[0]
