@@ -1852,18 +1852,19 @@ def classify_document(sections: Sequence[SectionInput], config: Config, preamble
     topics = Counter(c.domain for c, _s, _f in first if c is not None)
     working = topics["business"] > topics["personal"] and "business" in index.order
     leaning = None if document is not None else _leaning(topics, index)
-    main = document or _most_common(topics, index)
+    main = document or _most_common(topics, skip=frozenset({"agents"}))  # the agent's sections are in every memory
     return tuple(_todo_of_the_document(c, main, index) if c is not None and c.domain == "agents" and main else
                  _the_business_in_a_working_memory(c, section.heading, index) if working and c is not None else
                  c if c is not None else _from_document(s, f, index, document or leaning, leaning is not None)
                  for section, (c, s, f) in zip(sections, first))
 
 
-def _most_common(topics: Counter[str], index: _Index) -> str | None:
-    """The domain most sections were placed in (`topics`), when no other has as many and it has at
-    least DOCUMENT_MIN: not log or dates (a form, not a topic) and not agents (the agent's own
-    sections are in every memory); None otherwise."""
-    counts = sorted(((n, d) for d, n in topics.items() if d not in _FORM_DOMAINS and d != "agents"),
+def _most_common(topics: Counter[str], skip: frozenset[str] = frozenset()) -> str | None:
+    """The domain most sections were placed in (`topics`: {domain: sections}), when no other has as
+    many (a tie leans nowhere) and it has at least DOCUMENT_MIN (as for the dominant domain: a few
+    sections do not speak for the rest); never log or dates (a form, not a topic) nor a domain of
+    `skip`; None otherwise."""
+    counts = sorted(((n, d) for d, n in topics.items() if d not in _FORM_DOMAINS and d not in skip),
                     key=lambda nd: (-nd[0], nd[1]))
     if not counts or counts[0][0] < DOCUMENT_MIN or (len(counts) > 1 and counts[1][0] == counts[0][0]):
         return None
@@ -1893,16 +1894,11 @@ def _leaning(topics: Counter[str], index: _Index) -> str | None:
     """What a document with no dominant domain leans to: its most common domain (`topics`: {domain:
     sections placed}, log and dates not counted: a form, not a topic) when that is business (a
     working memory: a freelancer's, a shop's, a clinic's) or personal (a household's), with at least
-    DOCUMENT_MIN sections, and no other domain has as many; else None.  A careful human files what says nothing of itself in a working
-    memory under the work, and in a household's under its life (the labelled sets: most sections we
-    left in `general` were so)."""
-    counts = sorted(((n, d) for d, n in topics.items() if d not in _FORM_DOMAINS), key=lambda nd: (-nd[0], nd[1]))
-    if not counts or counts[0][1] not in ("business", "personal") or counts[0][1] not in index.order \
-            or counts[0][0] < DOCUMENT_MIN:  # as for the dominant domain: a few sections do not speak for the rest
-        return None
-    if len(counts) > 1 and counts[1][0] == counts[0][0]:
-        return None  # a tie: the document leans nowhere
-    return counts[0][1]
+    DOCUMENT_MIN sections, and no other domain has as many (`_most_common`); else None.  A careful
+    human files what says nothing of itself in a working memory under the work, and in a household's
+    under its life (the labelled sets: most sections we left in `general` were so)."""
+    top = _most_common(topics)
+    return top if top in ("business", "personal") and top in index.order else None
 
 
 # A heading that says its matter is the owner's own, not the business's (`Impôts 2025 — déclaration perso`)
