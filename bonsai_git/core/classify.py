@@ -37,7 +37,12 @@ Signals, strongest first; the first that decides wins:
    kin or role word, a given name the document writes in full after a family name: `子轩`, `도현이`)
    whose body describes a person (the lexicon's `person` words: one for a name of several words or
    a CJK name, two for a single word, a body that opens with one counting it twice, a body that
-   opens on the name with a surname counting twice) goes to people.  When the body opens on the
+   opens on the name with a surname counting twice) goes to people.  So does a name that is followed
+   by a description whose words scored (`A Sofia (assistente de atelier)`, `Toby (9) - soccer`:
+   `_described_person`) when the body opens on the full name ("Sofia Rebelo, part-time") or the name
+   is followed by an age; a titled name after a role (`Sellers — Mrs. Okafor`); a given name after
+   its article (`O Rui`); an English family (`The Ferreiras` over "Tiago and Lena Ferreira"); a CJK
+   given name whose body opens on the full name (`재훈` over "한재훈, 베이스").  When the body opens on the
    owner's (the agent's) own name instead (`## Vale` over "Valeria "Vale" Sosa, 44"), it goes to
    identity (agents).  Before the name step, a lessons heading (`Lessons`, `Coisas que aprendi`, `教训`)
    over items more than half of which name the owner or an agent's job is the agent's
@@ -151,10 +156,11 @@ _DATE = (rf"(?:\d{{4}}[-/.]\d{{1,2}}[-/.]\d{{1,2}}|\d{{1,2}}[-/.]\d{{1,2}}[-/.]\
          rf"{_MONTHS}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}|\d{{1,2}}(?:\.|er|º)?\s+(?:de\s+)?{_MONTHS},?\s+(?:de\s+)?\d{{4}}|"
          rf"\d{{4}}\s*年\s*\d{{1,2}}\s*月(?:\s*\d{{1,2}}\s*日)?|\d{{4}}\s*년\s*\d{{1,2}}\s*월(?:\s*\d{{1,2}}\s*일)?)")
 # A journal writes its entries' dates without the year: `Mar 3`, `3 mars`, `9 de marzo`, `15. März`, `2/14`,
-# `14.3.`, `3月28日`, `3월 28일` (only at the start of a heading: "a heading that starts with a date").
+# `14.3.`, `3月28日`, `3월 28일`, and Taiwan's dates by the ROC year (`113/10/05` is 2024-10-05) (only at the
+# start of a heading: "a heading that starts with a date").
 _SHORT_DATE = (rf"(?:{_MONTHS}(?![^\W\d_])\s+\d{{1,2}}(?:st|nd|rd|th)?(?![\d:/.]\d)|"
                rf"\d{{1,2}}(?:\.|er|º|st|nd|rd|th)?\s+(?:de\s+)?{_MONTHS}(?![^\W\d_])|"
-               rf"(?!24/7)\d{{1,2}}/\d{{1,2}}(?![\d/])|\d{{1,2}}\.\d{{1,2}}\.(?!\d)|\d{{1,2}}[/.]\d{{1,2}}[/.]\d{{2}}(?![\d/.])|"
+               rf"(?!24/7)\d{{1,2}}/\d{{1,2}}(?![\d/])|1[0-2]\d[/.]\d{{1,2}}[/.]\d{{1,2}}(?![\d/.])|\d{{1,2}}\.\d{{1,2}}\.(?!\d)|\d{{1,2}}[/.]\d{{1,2}}[/.]\d{{2}}(?![\d/.])|"
                rf"\d{{1,2}}\s*月\s*\d{{1,2}}\s*[日号]|\d{{1,2}}\s*월\s*\d{{1,2}}\s*일|"
                rf"(?:wk|week|kw|semana|semaine|woche)\.?\s*\d{{1,2}}(?![\d.,:/])|\d{{4}}-?w\d{{2}})")  # `wk 6`, `KW 12`, `2026-W07`
 _WEEKDAYS = (r"(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day)?|tuesday|wednesday|thursday|saturday|"
@@ -968,7 +974,9 @@ _OWNER_PATTERNS = (
     re.compile(r"(?<![\u3040-\u30ff\u3400-\u9fff])([\u30a0-\u30ff\u3400-\u9fff]{2,8}?)(?:さん|様)?(?:（[^）]{0,40}）|\([^)]{0,40}\))?"
                r"の[^。\n]{0,20}?を手伝"),
     # `依頼主は 森本拓也（父・42）と 森本由紀（母・39）`, `主に佐藤美穂さん（母）から依頼を受け`
-    re.compile(r"(?:依頼主|利用者|ユーザー|オーナー)[ \t]*(?:は|:|：)[ \t]*([\u3400-\u9fff]{2,6}?)(?:さん|様)?(?:（[^）]{0,20}）)?"
+    # (`オーナーは 佐伯 拓海 (さえき たくみ)`: a family name, a space, a given name)
+    re.compile(r"(?:依頼主|利用者|ユーザー|オーナー)[ \t]*(?:は|:|：)[ \t]*([\u3400-\u9fff]{2,6}?(?:[ \t\u3000][\u3400-\u9fff]{1,3})?)"
+               r"(?:さん|様)?(?:（[^）]{0,20}）)?"
                r"(?:[ \t]*(?:と|、)[ \t]*([\u3400-\u9fff]{2,6}?)(?:さん|様)?(?:（[^）]{0,20}）)?)?(?=[ \t。、，,（]|$)"),
     re.compile(r"([\u3400-\u9fff]{2,6}?)(?:さん|様)(?:（[^）]{0,20}）)?から(?:の)?依頼"),
     # `遥さん（個人ゲーム開発者）の専属アシスタント`: a one-character given name is kept with its honorific
@@ -1269,13 +1277,16 @@ _HONORIFICS = frozenset({
     "frau", "mme", "mlle", "don", "doña", "dona", "dom", "tía", "tío", "tia", "tio", "abuela", "abuelo", "avó",
     "avô", "vovó", "vovô", "tante", "onkel", "oma", "opa", "aunt", "auntie", "uncle", "grandma", "grandpa",
     "granny", "nonna", "nonno", "mamie", "papi", "oncle", "madame", "monsieur", "señor", "señora", "senhor",
-    "senhora", "sir", "dame", "lady", "lord", "seu",
+    "senhora", "sir", "dame", "lady", "lord", "seu", "lic", "lcdo", "lcda", "ing", "arq", "eng",
 })
 _INITIALS_SPELLED = re.compile(rf"[ \t*_-]*({_CAP}(?:[ \t]+{_CAP}){{0,2}})[ \t]*[,—–(:]")  # the initials' name, spelled out
 _TITLED_NAME = re.compile(rf"(?<!\w)(?:Prof|Dr|Dra|Sr|Sra|Srta|Mr|Mrs|Ms|Mx|Herr|Frau|Mme|Mlle)\.?[ \t]+"
                           rf"(?:{_CAP}(?:[ \t]+{_CAP})?|[{_UPPER}]\.?(?![^\W\d_]))")  # `Dr. P` too
 _CJK_HONORIFICS = ("先生", "老师", "老師", "医生", "醫生", "律师", "律師", "教授", "阿姨", "叔叔", "さん", "様",
                    "氏", "くん", "ちゃん", "先輩", "선생님", "교수님", "씨", "님")
+# The article Portuguese, Spanish, Catalan and French speech puts before a given name (`A Sofia (assistente de
+# atelier)`, `O Rui`, `La Marta`): capitalised as a heading's first word, it is not part of the name.
+_NAME_ARTICLES = frozenset({"A", "O", "La", "El", "Lo", "Le", "L'"})
 _PARTICLES = frozenset({"de", "da", "do", "dos", "das", "van", "von", "der", "den", "la", "le", "di", "del", "du",
                         "e", "y", "bin", "ibn", "al"})
 _DESCRIPTION = re.compile(r"\s*(?:\(|（|—|–|\s-\s|:|：|,|，|/)")
@@ -1303,8 +1314,9 @@ def _person_heading(heading: str, index: _Index, vocabulary: frozenset[str] = fr
     pair = _NAME_PAIR.split(core)
     if len(pair) == 2 and pair[0].strip() != pair[1].strip() and all(_person_heading(part, index, vocabulary) for part in pair):
         return core, False  # `Pedro & Sofia`, `Leonor e Tomás`: two people
-    titled = _TITLED_NAME.search(core)  # `지도교수 Dr. Martínez`, `Notar Dr. Weber`: a role, then a titled name
-    if titled is not None and len(core.split()) <= 5:
+    whole = heading.strip(" \t*_#>")  # `Sellers — Mrs. Okafor`: a role, a separator, then a titled name
+    titled = _TITLED_NAME.search(core) or _TITLED_NAME.search(whole)  # `지도교수 Dr. Martínez`, `Notar Dr. Weber`
+    if titled is not None and len(whole.split()) <= 5:
         return titled.group(), True
     if has_cjk(core):
         compact = core.replace(" ", "").replace("\u3000", "")
@@ -1327,17 +1339,23 @@ def _person_heading(heading: str, index: _Index, vocabulary: frozenset[str] = fr
         return None
     words = core.split()
     honorific = False
+    if len(words) > 1 and words[0] in _NAME_ARTICLES:  # `A Sofia`, `O Rui`, `La Marta`: the article, then the name
+        words = words[1:]
+        core = " ".join(words)
     if len(words) > 1 and words[0].rstrip(".").casefold() in _HONORIFICS:
         honorific = True
         words = words[1:]
     if not 1 <= len(words) <= 3 or words[0].casefold() in _PARTICLES or words[-1].casefold() in _PARTICLES:
         return None
-    for w in words:
+    family = len(words) == 2 and words[0] == "The" and words[1].endswith("s")  # `The Ferreiras`: a family
+    for w in words[1:] if family else words:
         if w.casefold() in _PARTICLES:
             continue
         if set(index.lists.stopwords.get(w.casefold(), ("en",))) - {"en"}:  # `Jeden Morgen`: German capitalises
             return None  # nouns too; (an English stopword may be a name: `Will`)
         letters = w.replace("-", "").replace("'", "").replace("’", "")
+        if w.endswith(".") and not honorific:
+            return None  # `Lic.`, `Ing.`: an abbreviated title, not a name
         if not (letters.isalpha() and w[0].isupper() and len(letters) > 1 and not letters.isupper()):
             return None
         low = w.lower()
@@ -1474,6 +1492,33 @@ def _name_echo(name: str, body: str) -> list[str]:
     return [words[0]]
 
 
+def _family_name(name: str, body: str) -> str | None:
+    """The family name when `name` is an English family by its plural (`The Ferreiras`, `the Okafors`,
+    `The Joneses`) and `body` writes that name capitalised in its opening (BODY_CHARS); else None."""
+    words = name.split()
+    if len(words) != 2 or words[0].casefold() != "the" or not words[1].endswith("s"):
+        return None
+    found = set(_WORD.findall(body[:BODY_CHARS]))
+    for family in (words[1][:-1], words[1][:-2] if words[1].endswith("es") else ""):
+        if len(family) >= 3 and family in found:
+            return family
+    return None
+
+
+def _cjk_full_name(given: str, body: str, lists: _Lists) -> str | None:
+    """The full name `body` opens on when it is a family name of the lexicons' `surnames` and then
+    `given`, a heading of one to three Han or Hangul characters (`## 재훈` over "한재훈, 베이스",
+    `## 子轩` over "王子轩，8岁"), then a break; else None."""
+    if not 1 <= len(given) <= 3 or not all(_CJK_CHAR.match(ch) for ch in given):
+        return None
+    opening = body.lstrip(" \t\n*_-#>")[:12]
+    for size in (1, 2):
+        family, rest = opening[:size], opening[size:]
+        if family in lists.surnames and rest.startswith(given) and not _CJK_CHAR.match(rest[len(given):len(given) + 1]):
+            return opening[: size + len(given)]
+    return None
+
+
 def _pair_echo(name: str, body_words: list[str]) -> list[str]:
     """The two given names of a pair heading (`Emma & James Whitfield`, `amrit and jas`) when the body
     (`body_words`: its casefolded words) writes both of them: two cues that it describes those two
@@ -1506,6 +1551,40 @@ def classify_section(section: SectionInput, config: Config, document: str | None
     if document is not None:
         ctx = dataclasses.replace(ctx, document=document)
     return _classify(section, _index(config.domains, config.configured, ctx.fiction, ctx.languages), ctx)
+
+
+_NAME_AGE = re.compile(r"[ \t]*[(（][ \t]*[1-9]\d?(?![\d/.:])")  # `Toby (9)`, `Léa (12 ans)`: not `(2025)`, `(9/12)`
+
+
+def _described_person(section: SectionInput, scores: dict[str, float], found: dict[str, list[str]],
+                      prefixed: str | None, index: _Index, context: Context) -> Classification | None:
+    """people when `section`'s heading is a name and then a description whose words scored (`A Sofia
+    (assistente de atelier)`, `Ross — accountant`) and the body opens on that name with a surname
+    ("Sofia Rebelo, part-time"): the section describes that person, and the description is their role,
+    not the topic (issue 23: a heading that is another person's name whose body describes a person goes
+    to people).  The runner-up is the description's best domain.  None otherwise: no description, a
+    `Kind:` prefix, the owner's or the agent's name (they are scored as such), or a body that does not
+    open on the full name."""
+    if prefixed is not None or PEOPLE_DOMAIN not in index.order or not _DESCRIPTION.search(section.heading):
+        return None
+    if any(w.endswith(("(owner)", "(agent)")) for words in found.values() for w in words) or _ME_MARK.search(section.heading):
+        return None  # the owner's or the agent's own name, or "(me)": the name steps decide those
+    person = _person_heading(section.heading, index, context.vocabulary)
+    if person is None or has_cjk(person[0]):
+        return None
+    echo = _name_echo(person[0], section.body)
+    rest = section.heading[section.heading.find(person[0]) + len(person[0]):] if person[0] in section.heading else ""
+    aged = _NAME_AGE.match(rest)  # `Toby (9) - soccer`: the name and an age
+    if (len(echo) != 2 and aged is None) or _whose_name(section.body, context, index) is not None:
+        return None
+    if aged is not None:
+        echo = [f"{person[0]} ({rest.strip(' ([（')[:2].strip(')） ')}: an age)"]
+    ranked = _rank(scores, index)
+    if any(w.casefold() in person[0].casefold() for w in found.get(ranked[0][0], ())):
+        return None  # `Incidents (2025)`: the words that scored are the "name"
+    if ranked[0][0] == "identity":
+        return None  # `Marc-André (what he likes)`: a description of likes and ways is the owner's
+    return Classification(PEOPLE_DOMAIN, "name", PREFIX_WEIGHT, (person[0], echo[0]), ranked[0][0], ranked[0][1])
 
 
 def _classify(section: SectionInput, index: _Index, context: Context) -> Classification:
@@ -1556,7 +1635,8 @@ def _own(section: SectionInput, index: _Index, context: Context,
         scores["agents"] = scores.get("agents", 0.0) + PREFIX_WEIGHT
         found.setdefault("agents", []).insert(0, opener)
     if max(scores.values(), default=0.0) >= needed:
-        return _heading_decision(section, scores, found, prefixed, index), {}, {}
+        described = _described_person(section, scores, found, prefixed, index, context)
+        return described or _heading_decision(section, scores, found, prefixed, index), {}, {}
     body = section.body[:BODY_CHARS]
     body_words = _WORD.findall(body.casefold()) if body else []
     languages = _section_languages(body_words, index, context) if body_words else context.languages
@@ -1565,7 +1645,8 @@ def _own(section: SectionInput, index: _Index, context: Context,
         index = _index(*index.key, languages)
         scores, found, prefixed = _heading_scores(section.heading, index, context)
         if max(scores.values(), default=0.0) >= needed:
-            return _heading_decision(section, scores, found, prefixed, index), {}, {}
+            described = _described_person(section, scores, found, prefixed, index, context)
+            return described or _heading_decision(section, scores, found, prefixed, index), {}, {}
     # before the name step: `Santé` in an English memory is French for health, not a person
     if not scores and context.languages != ALL_LANGUAGES and _looks_foreign(section.heading, index, context):
         wide = _index(*index.key, ALL_LANGUAGES)  # (`Revendeurs en France` in a Spanish memory) is read in all;
@@ -1597,6 +1678,11 @@ def _own(section: SectionInput, index: _Index, context: Context,
             person = None  # `Thursday`, `Juni`: a day or a month, unless the body opens on it as a name ("April Jones")
         if person is None and has_cjk(section.heading) and section.heading.strip() in context.given_names | context.aged_names:
             person = (section.heading.strip(), False)
+        opened_on = None
+        if person is None and has_cjk(section.heading):
+            opened_on = _cjk_full_name(_heading_core(section.heading), body, index.lists)
+            if opened_on is not None:  # `재훈 (bass)` over "한재훈, 베이스": the body opens on the full name
+                person = (_heading_core(section.heading), False)
         if person is None and _INITIALS.fullmatch(section.heading.strip()):
             # `## JR` over "Jamal Reyes, charge nurse", `## M.` over "Marguerite, Dee's mum": the initials of
             # the name the body opens on
@@ -1637,6 +1723,11 @@ def _own(section: SectionInput, index: _Index, context: Context,
                 cues.insert(0, "(an age)")
             if name in context.aged_names:  # "Éloïse (9 ans, 4e année)" elsewhere: the memory gives an age
                 cues[:0] = [f"{name} (an age in the memory)", name]
+            if opened_on is not None:
+                cues.insert(0, f"{opened_on} (the full name)")
+            family = _family_name(name, body)
+            if family is not None:  # `The Ferreiras (buyers)` over "Tiago and Lena Ferreira, pre-approved …"
+                cues.insert(0, f"{family} (a family)")
             if name in context.given_names:  # `Jana` of "Jana Petersen" in the preamble, `하린` of "딸 하린"
                 cues.insert(0, f"{name} (the memory names them elsewhere)")
             if len(cues) >= (0 if honorific else 1 if " " in name.strip() or has_cjk(name) else 2):

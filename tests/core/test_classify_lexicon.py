@@ -1132,3 +1132,56 @@ def test_a_to_do_list_takes_the_documents_main_domain() -> None:
     decision = classify_document([SectionInput(h, b) for h, b in [("Servers", "x"), ("Backups", "y"), ("Deploys", "z"),
                                                                    ("TODO", "- rotate\n")]], Config())[-1]
     assert (decision.domain, decision.runner_up) == ("infrastructure", "agents")
+
+
+# --- the kinds of miss read in measure11 (now tune14): invented examples of the same shapes -----------
+
+
+@pytest.mark.parametrize(("preamble", "heading", "body", "domain"), [
+    ("", "Landlord — Mr. Abernathy", "Colin Abernathy, owns the unit.\n- rent due on the 1st\n", "people"),
+    (PT, "O Rui (contabilista)", "Rui Antunes, contabilista certificado.\n- trata do IVA trimestral\n", "people"),
+    (PT, "A Marta (assistente de loja)", "Marta Pires, part-time, sábados.\n- faz as embalagens\n", "people"),
+    ("", "Maya (7) - swimming", "lessons tuesdays at the rec centre. she hates the cold pool.\n", "people"),
+    ("", "The Lindqvists (renters)", "Anders and Britt Lindqvist, lease until June.\n- pay by transfer\n", "people"),
+    ("I'm Pip, the assistant for Sam Ortiz.\n\n", "민준 (drums)", "- 최민준, 드럼. 대학 동기\n- 평일 저녁만 가능\n", "people"),
+])
+def test_a_name_before_its_description_a_titled_name_after_a_role_and_a_family(preamble: str, heading: str, body: str,
+                                                                              domain: str) -> None:
+    """A role, then a titled name; an article before a given name; a name whose description scores
+    (`assistente`, `swimming`) over a body that opens on the full name or after an age; `The <name>s`
+    over a body that writes the family name; a Korean given name over a body opening on the full name."""
+    assert document(preamble, (heading, body))[heading] == domain
+
+
+@pytest.mark.parametrize(("heading", "body"), [
+    ("Incidents (2024)", "- 2024-03-02 db failover\n- 2024-07-19 cert expiry\n"),
+    ("Kestrel Ltd (main client)", "- retainer 20h/month\n- invoices net 30\n"),
+])
+def test_a_description_does_not_make_a_name_of_a_topic(heading: str, body: str) -> None:
+    """A year is no age, and a heading whose scoring word is the "name" is a topic."""
+    assert document("", (heading, body))[heading] != "people"
+
+
+@pytest.mark.parametrize(("preamble", "heading", "domain"), [
+    ("", "Weekly routine for me", "agents"), (PT, "O que faço todas as semanas", "agents"),
+    (ES, "Lo que hago todas las semanas", "agents"), (DE, "Jeden Freitag", "agents"),
+    ("", "audit logs", "infrastructure"), ("", "money stuff (personal)", "personal"),
+    ("", "soccer schedule", "personal"), ("", "Family trip to Maine", "personal"),
+    ("我是小助，幫忙管理家裡的雜事。\n\n", "北海道家族旅行（寒假）", "personal"),
+    ("我是小助，幫忙管理家裡的雜事。\n\n", "112/09/01 開學日", "log"),
+    (ES, "Juzgados de Valencia", "legal"), (ES, "¿Cambiar el despacho de sitio?", "business"),
+])
+def test_weekly_work_audit_logs_sports_family_trips_roc_dates_and_words(preamble: str, heading: str, domain: str) -> None:
+    """Work done every week is the agent's when its items are; `personal` as a qualifier; ROC dates."""
+    body = "- lunes: resumen de pedidos para Ana\n- viernes: recordar a Ana las facturas\n" if preamble == ES else (
+        "- Montag: Zusammenfassung schicken\n- Freitag: an die Rechnungen erinnern\n" if preamble == DE else
+        "- segunda: lembrar a Ana das encomendas\n- sexta: resumo para a Ana\n" if preamble == PT else
+        "- mon: send Dana the summary of new listings\n- fri: remind Dana about receipts\n")
+    assert document(preamble, (heading, body))[heading] == domain
+
+
+def test_a_japanese_owner_written_with_a_space_is_named_by_the_given_name() -> None:
+    pre = "Claude Code のメモリ。オーナーは 山田 健太 (やまだ けんた)、SRE リード。\n\n"
+    context = document_context(pre, [], Config())
+    assert "健太" in context.owner
+    assert document(pre, ("健太について", "- Terraform と Go が得意\n- 朝型\n"))["健太について"] == "identity"
