@@ -42,7 +42,10 @@ Signals, strongest first; the first that decides wins:
    `_described_person`) when the body opens on the full name ("Sofia Rebelo, part-time") or the name
    is followed by an age; a titled name after a role (`Sellers — Mrs. Okafor`); a given name after
    its article (`O Rui`); an English family (`The Ferreiras` over "Tiago and Lena Ferreira"); a CJK
-   given name whose body opens on the full name (`재훈` over "한재훈, 베이스").  When the body opens on the
+   given name whose body opens on the full name (`재훈` over "한재훈, 베이스").  Before the heading decides,
+   an organisation's proper name (`_organisation`: `Harbourfront Keys Realty`, `Grupo Larrañaga`,
+   `Colegio de Notarios`, `Bayside Physio Network`) is business (a company) or community (a group), and
+   no company's name is a person's.  When the body opens on the
    owner's (the agent's) own name instead (`## Vale` over "Valeria "Vale" Sosa, 44"), it goes to
    identity (agents).  Before the name step, a lessons heading (`Lessons`, `Coisas que aprendi`, `教训`)
    over items more than half of which name the owner or an agent's job is the agent's
@@ -942,6 +945,9 @@ _LOWER_POSSESSIVE = re.compile(r"(?:(?<=[,;:—–])|(?<=[,;:—–][ \t]))([a-z
 # A line of the opening that starts on a full name and an adult's age: `Margaret Oduya, 71, retired …`
 _OWNER_AGED = re.compile(rf"(?m)^[ \t>*_-]*{_HONORIFIC_WORDS}({_CAP}[ \t]+{_CAP}(?:[ \t]+{_CAP})?)[*_]*[ \t]*[,(][ \t]*"
                          r"(?:1[89]|[2-9]\d|1[01]\d)(?!\d)")
+# A body that opens on someone's full name and age ("Georg Feldmeier, 61. Seit 1988 im Betrieb"): a person's card.
+_CARD_OPENING = re.compile(rf"[ \t\n>*_-]*{_HONORIFIC_WORDS}({_CAP}[ \t]+{_CAP}(?:[ \t]+{_CAP})?)[*_]*[ \t]*[,(][ \t]*"
+                           r"[1-9]\d?(?!\d|[/.:]\d)")
 _OWNER_PATTERNS = (
     re.compile(rf"(?:\bowners?|\bhumans?|\busers?|\bdon[oa]|\bpropietari[oa]|\bpropriétaire|\bbesitzer(?:in)?|"
                rf"\binhaber(?:in)?|\bdueñ[oa]|\butilizador[a]?|\busuario|\bpour|\bpara|\bfür)[ \t]*[:=][ \t]*\[?"
@@ -1015,6 +1021,32 @@ _WORKPLACES = frozenset({"clínica", "clinica", "clinic", "clinique", "klinik", 
                          "escritorio", "oficina", "praxis", "kanzlei", "studio", "estúdio", "estudio", "atelier", "café",
                          "cafe", "loja", "tienda", "boutique", "shop", "cabinet", "notaría", "notaria", "agência",
                          "agencia", "agence", "agentur", "pflegedienst", "restaurant", "restaurante", "bar", "hotel"})
+# The words that end (or open) a company's or an organisation's name: `Harbourfront Keys Realty`, `Nowak
+# Consulting GmbH`, `Tidewater Labs` name no person (with the workplaces above: `Clínica Sorriso Vivo`).
+_ORGANISATION_WORDS = _WORKPLACES | frozenset({
+    "inc", "llc", "llp", "ltd", "pty", "plc", "bv", "gmbh", "ag", "kg", "ug", "gbr", "ohg", "sarl", "sas", "sa", "sl", "srl", "ltda",
+    "co", "corp", "corporation", "company", "realty", "properties", "holdings", "group", "partners", "associates",
+    "consulting", "labs", "studios", "agency", "foundation", "trust", "bank", "records", "games", "media", "press",
+    "verlag", "brokerage", "solutions", "ventures", "capital", "publishing", "industries", "enterprises", "supply",
+    "imports", "logistics", "hnos", "hermanos", "irmãos", "frères", "söhne", "cía", "cia", "e.v", "ev",
+})
+# An organisation's name (`_organisation`): a company is named by a last word such as `Realty`, `Ventures`,
+# `GmbH` or a first word such as `Grupo`, `Maison` before its proper name (LABELS.md: clients, suppliers and
+# companies are the business's); a group by `Network`, `Society`, `Club` or `Meetup`, `Colegio de`,
+# `Associação de` (communities the owner belongs to).
+_COMPANY_LAST = frozenset({"inc", "llc", "llp", "ltd", "pty", "plc", "gmbh", "ag", "kg", "sarl", "sas", "srl", "ltda",
+                           "corp", "corporation", "realty", "properties", "holdings", "partners", "associates",
+                           "consulting", "labs", "agency", "verlag", "brokerage", "ventures", "industries",
+                           "enterprises", "logistics", "hnos", "hermanos", "irmãos", "frères", "söhne", "cía"})
+_COMPANY_FIRST = frozenset({"grupo", "groupe", "gruppe", "maison", "bodega", "bodegas", "hnos", "hermanos", "editorial",
+                            "ediciones", "éditions", "editora", "distribuidora", "importadora", "construtora",
+                            "constructora", "inmobiliaria", "imobiliária"})
+_GROUP_LAST = frozenset({"network", "society", "club", "association", "verein", "meetup", "collective", "guild",
+                         "federation", "chapter"})
+_GROUP_FIRST = frozenset({"grupo", "groupe", "gruppe", "meetup", "club", "colegio", "associação", "asociación", "association", "sociedad",
+                          "sociedade", "clube", "círculo", "cercle", "verein", "ordem", "orden", "ordre"})
+_NAME_LINKS = frozenset({"de", "del", "do", "da", "dos", "das", "des", "du", "of", "the", "&", "+", "und", "e", "y",
+                         "et", "von", "van", "la", "le"})
 _NOT_NAMES = frozenset({
     "ag", "the", "team", "lab", "family", "família", "familia", "familie", "famille", "household", "company",
     "me", "mim", "mí", "mich", "moi", "us", "my", "user", "owner", "human", "assistant", "assistente", "asistente",
@@ -1347,6 +1379,8 @@ def _person_heading(heading: str, index: _Index, vocabulary: frozenset[str] = fr
         words = words[1:]
     if not 1 <= len(words) <= 3 or words[0].casefold() in _PARTICLES or words[-1].casefold() in _PARTICLES:
         return None
+    if any(w.rstrip(".,").casefold() in _ORGANISATION_WORDS for w in words):
+        return None  # `Harbourfront Keys Realty`, `Delgado & Pike LLP`: a company, not a person
     family = len(words) == 2 and words[0] == "The" and words[1].endswith("s")  # `The Ferreiras`: a family
     for w in words[1:] if family else words:
         if w.casefold() in _PARTICLES:
@@ -1556,6 +1590,32 @@ def classify_section(section: SectionInput, config: Config, document: str | None
 _NAME_AGE = re.compile(r"[ \t]*[(（][ \t]*[1-9]\d?(?![\d/.:])")  # `Toby (9)`, `Léa (12 ans)`: not `(2025)`, `(9/12)`
 
 
+def _organisation(heading: str, index: _Index, found: dict[str, list[str]]) -> Classification | None:
+    """business (community) when `heading`, before any description, is an organisation's proper name: two
+    to five capitalised words (`de`, `&` between them) whose last word names a company (`_COMPANY_LAST`:
+    `Harbourfront Keys Realty`, `Canary Ventures`) or a group (`_GROUP_LAST`: `Bayside Physio Network`),
+    or whose first word does before a name (`_COMPANY_FIRST`: `Grupo Larrañaga`, `Maison Vautrin`;
+    `_GROUP_FIRST` and a link word: `Colegio de Notarios`, `Grupo de WhatsApp …`; or `Meetup Porto.js`).  LABELS.md: a client, supplier or company
+    is the business's; a community the owner runs or attends is community.  None otherwise, when the
+    domain is not in the table, and when the word is part of a keyword the heading matched (`found`:
+    `Professional Network` is the identity phrase, not a group's name)."""
+    core = _heading_core(heading)
+    words = core.split()
+    if not 2 <= len(words) <= 5 or not all(w[:1].isupper() or w.casefold() in _NAME_LINKS for w in words):
+        return None
+    first, last = words[0].casefold(), words[-1].rstrip(".,").casefold()
+    linked = len(words) > 2 and words[1] in _NAME_LINKS  # `Colegio de Notarios`, `Grupo de WhatsApp …`: a group
+    for domain, ends, starts in (("business", _COMPANY_LAST, _COMPANY_FIRST), ("community", _GROUP_LAST, _GROUP_FIRST)):
+        named = first in starts and not linked and words[1][:1].isupper() or (
+            domain == "community" and first in starts and linked)
+        if domain in index.order and (last in ends or named):
+            word = words[-1] if last in ends else words[0]
+            if any(" " in w and word.casefold() in w.casefold() for ws in found.values() for w in ws):
+                return None
+            return Classification(domain, "name", PREFIX_WEIGHT, (core, f"{word} {ORGANISATION}"))
+    return None
+
+
 def _described_person(section: SectionInput, scores: dict[str, float], found: dict[str, list[str]],
                       prefixed: str | None, index: _Index, context: Context) -> Classification | None:
     """people when `section`'s heading is a name and then a description whose words scored (`A Sofia
@@ -1634,6 +1694,10 @@ def _own(section: SectionInput, index: _Index, context: Context,
     if opener is not None:  # `Never book me before 9 on Mondays`: the heading is a rule for the agent
         scores["agents"] = scores.get("agents", 0.0) + PREFIX_WEIGHT
         found.setdefault("agents", []).insert(0, opener)
+    if prefixed is None and not any(w.endswith(("(owner)", "(agent)")) for ws in found.values() for w in ws):
+        organisation = _organisation(section.heading, index, found)
+        if organisation is not None:
+            return organisation, {}, {}
     if max(scores.values(), default=0.0) >= needed:
         described = _described_person(section, scores, found, prefixed, index, context)
         return described or _heading_decision(section, scores, found, prefixed, index), {}, {}
@@ -1721,6 +1785,9 @@ def _own(section: SectionInput, index: _Index, context: Context,
                 cues.insert(0, f"{mark.group()} (a person)")
             if _AGE_OPENING.match(body):  # "- 11, Year 6 at St Catherine's": the body opens on an age
                 cues.insert(0, "(an age)")
+            card = _CARD_OPENING.match(body)
+            if card is not None:  # `## Schorsch` over "Georg Feldmeier, 61.": a full name and an age count twice
+                cues[:0] = [f"{card.group(1)} (a full name and an age)", card.group(1)]
             if name in context.aged_names:  # "Éloïse (9 ans, 4e année)" elsewhere: the memory gives an age
                 cues[:0] = [f"{name} (an age in the memory)", name]
             if opened_on is not None:
@@ -1976,6 +2043,7 @@ def _todo_of_the_document(decision: Classification, main: str, index: _Index) ->
                           "agents", decision.score)
 
 
+ORGANISATION = "(an organisation)"  # the mark on the word an organisation's name was told by (explain.py)
 RELATIVE = "(a kin word)"  # the words of a decision the kin rule made (explain.py: not "an honorific")
 WORKING_MEMORY = "(a working memory)"  # the words of a decision the document's leaning made (explain.py)
 HOUSEHOLD_MEMORY = "(a household's memory)"

@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .classify import (HOUSEHOLD_MEMORY, RELATIVE, WORKING_MEMORY, Classification, SectionInput, body_of, classify_document,
-                       classify_section, is_pinned)
+from .classify import (HOUSEHOLD_MEMORY, ORGANISATION, RELATIVE, WORKING_MEMORY, Classification, SectionInput, body_of,
+                       classify_document, classify_section, is_pinned)
 from .config import FALLBACK_DOMAIN, Config, domain_scope
 from .errors import BadInput
 from .plan import PINNED, plan_migration
@@ -109,6 +109,10 @@ def _line(e: dict[str, Any]) -> str:
                 f"{main}" + (f" (body words for it: {words})" if words else ""))
     if e["decided_by"] == "name" and e["words"][1:] == [RELATIVE]:  # `Mamá`, `the grandkids`: no honorific
         return f"{head}: decided by name: the heading names a relative ({e['words'][0]!r}: a kin word)"
+    if e["decided_by"] == "name" and len(e["words"]) == 2 and e["words"][1].endswith(ORGANISATION):
+        kind = "a company" if e["domain"] == "business" else "a group"
+        return (f"{head}: decided by name: the heading is an organisation's name ({e['words'][0]!r}: "
+                f"{e['words'][1].removesuffix(ORGANISATION).strip()!r} names {kind})")
     if e["decided_by"] == "name":
         name, cues = (e["words"] or [""])[0], ", ".join(f'"{w}"' for w in e["words"][1:]) or "an honorific"
         return f"{head}: decided by name: the heading is a person's name ({name!r}) and the body describes a person ({cues})"

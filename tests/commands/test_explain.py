@@ -137,3 +137,14 @@ def test_a_relative_is_explained_as_a_kin_word_not_an_honorific(tmp_path: Path) 
     (tmp_path / "m.md").write_text("## Mamá\n- toma la pastilla a las 8\n", encoding="utf-8")
     code, out, _ = explain("--file", str(tmp_path / "m.md"))
     assert code == 0 and "decided by name: the heading names a relative ('Mamá': a kin word)" in out.splitlines()[0]
+
+
+def test_an_organisations_name_is_explained_as_one_not_as_a_persons(tmp_path: Path) -> None:
+    """`Grupo Arrieta` is decided by name, but it names a company: explain says which word told it."""
+    (tmp_path / "m.md").write_text("## Grupo Arrieta\n- pedidos cada lunes\n\n## Bayside Runners Club\n- sundays\n",
+                                   encoding="utf-8")
+    code, out, _ = explain("--file", str(tmp_path / "m.md"))
+    lines = out.splitlines()
+    assert code == 0
+    assert lines[0].endswith("decided by name: the heading is an organisation's name ('Grupo Arrieta': 'Grupo' names a company)")
+    assert lines[1].endswith("decided by name: the heading is an organisation's name ('Bayside Runners Club': 'Club' names a group)")

@@ -1169,7 +1169,7 @@ def test_a_description_does_not_make_a_name_of_a_topic(heading: str, body: str) 
     ("", "soccer schedule", "personal"), ("", "Family trip to Maine", "personal"),
     ("我是小助，幫忙管理家裡的雜事。\n\n", "北海道家族旅行（寒假）", "personal"),
     ("我是小助，幫忙管理家裡的雜事。\n\n", "112/09/01 開學日", "log"),
-    (ES, "Juzgados de Valencia", "legal"), (ES, "¿Cambiar el despacho de sitio?", "business"),
+    (ES, "Juzgados de Valencia", "legal"),
 ])
 def test_weekly_work_audit_logs_sports_family_trips_roc_dates_and_words(preamble: str, heading: str, domain: str) -> None:
     """Work done every week is the agent's when its items are; `personal` as a qualifier; ROC dates."""
@@ -1185,3 +1185,31 @@ def test_a_japanese_owner_written_with_a_space_is_named_by_the_given_name() -> N
     context = document_context(pre, [], Config())
     assert "健太" in context.owner
     assert document(pre, ("健太について", "- Terraform と Go が得意\n- 朝型\n"))["健太について"] == "identity"
+
+
+@pytest.mark.parametrize(("preamble", "heading", "domain"), [
+    ("", "Lakeshore Keys Realty", "business"), ("", "Bluefin Ventures", "business"), (ES, "Grupo Arrieta", "business"),
+    (FR, "Maison Delorme (négociant)", "business"), (DE, "Kranich Logistik GmbH", "business"),
+    ("", "Hillside Physio Network", "community"), (ES, "Colegio de Arquitectos", "community"),
+    (PT, "Associação de Pescadores da Nazaré", "community"), (ES, "Grupo de WhatsApp de la cuadra", "community"),
+    ("", "Meetup Braga.rb", "community"),
+])
+def test_an_organisations_name_is_a_company_or_a_group(preamble: str, heading: str, domain: str) -> None:
+    """A company's name ends in `Realty`, `Ventures`, `GmbH` or opens with `Grupo`, `Maison`; a group's
+    ends in `Network` or opens with `Colegio de`, `Grupo de`, `Meetup`: never a person, never a home."""
+    assert document(preamble, (heading, "- ver abajo / see below\n"))[heading] == domain
+
+
+@pytest.mark.parametrize("heading", ["Public Records Requests", "Publishing Workflow", "Company Snapshot"])
+def test_title_case_headings_are_not_organisations(heading: str) -> None:
+    """Every word of an English title is capitalised: only a company's or a group's word at its end (or
+    opening a proper name) makes it an organisation's name."""
+    (placed,) = plan_migration(f"## {heading}\n- see below\n", Config()).placed
+    assert placed.decided_by != "name"
+
+
+def test_a_body_that_opens_on_a_full_name_and_an_age_describes_a_person() -> None:
+    """`## Schorsch` over "Georg Feldmeier, 61." is a nickname over a person's card."""
+    body = "Georg Feldmeier, 61. Seit 1988 im Betrieb.\n- Rente geplant 2027\n"
+    placed = document(DE, ("Aufträge", "- 12 offen\n"), ("Kunden", "- 40\n"), ("Lieferanten", "- 3\n"), ("Schorsch", body))
+    assert placed["Schorsch"] == "people"
