@@ -199,9 +199,6 @@ _HANGUL = re.compile(r"[\uac00-\ud7af]")
 _KATAKANA_WORD = re.compile(r"[\u30a0-\u30ff\u31f0-\u31ff]+")  # katakana, the long-vowel mark ー included
 _CJK_CHAR = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]")  # Han and Hangul (not kana)
 _HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")  # a Han character (Chinese, kanji)
-# The last character of a Chinese or Japanese organisation's name (農會 a farmers' association, 出版社 a
-# publisher, 税务局 a tax office, 医院 a hospital, 工廠 a factory, 商店 a shop): such a name is no person's.
-_CJK_ORG_END = frozenset("会會社局署院所厂廠馆館店处處团團组組协協司")
 
 
 @dataclass(frozen=True, slots=True)
@@ -504,6 +501,18 @@ class _Lists:
     pet_substrings: tuple[str, ...]  # the CJK ones among them (matched as substrings), longest first, then by code point
     working: frozenset[str]  # the words of a heading a working memory keeps as its business's (casefolded)
     todo: frozenset[str]  # the words of a to-do list's heading (casefolded)
+    honorifics: frozenset[str]  # a title before a name (casefolded, not CJK): `dr`, `sra`, `tía`
+    cjk_honorifics: tuple[str, ...]  # ... and the CJK honorifics after a name: `さん`, `老师`, `님`
+    workplaces: frozenset[str]  # a name opening with one is a business's (casefolded)
+    households: frozenset[str]  # a title naming one is a household's (casefolded)
+    private: re.Pattern[str]  # a heading calling its matter the owner's own
+    company_last: frozenset[str]  # a company's name ends in one (casefolded) ...
+    company_first: frozenset[str]  # ... or opens with one before a name
+    group_last: frozenset[str]  # a group's name ends in one ...
+    group_first: frozenset[str]  # ... or opens with one
+    organisation: frozenset[str]  # every Western word of companies, groups and workplaces: no person's name has one
+    cjk_companies: frozenset[str]  # a CJK company's whole name (`株式会社`): no person ...
+    cjk_org_ends: frozenset[str]  # ... and the last character of a CJK organisation's name (`會`, `社`)
     written: frozenset[str]  # every Western domain keyword of every language, as written (casefolded, marks stripped)
     rules: re.Pattern[str]  # what a rule for the agent opens with
     travel: re.Pattern[str]  # a trip ...
@@ -524,6 +533,15 @@ def _lists() -> _Lists:
     for lang in lexicons:
         for w in lang.stopwords:
             stop.setdefault(w.casefold(), []).append(lang.code)
+    workplaces = frozenset(w.casefold() for lang in lexicons for w in lang.workplaces)
+    companies = [w for lang in lexicons for w in lang.companies]
+    groups = [w for lang in lexicons for w in lang.groups]
+
+    def marked(words: list[str], mark: str) -> frozenset[str]:
+        """The Western words of `words` with exactly `mark` (`<`, or none), casefolded: `~` ones decide nothing."""
+        return frozenset(w.removeprefix(mark).casefold() for w in words
+                         if not has_cjk(w) and w[:1] not in "~<".replace(mark, "") and (not mark or w.startswith(mark)))
+
     return _Lists(
         person_words=frozenset(w for w in person if " " not in w and not has_cjk(w)),
         person_substrings=tuple(w for w in person if " " in w or has_cjk(w)),
@@ -537,6 +555,18 @@ def _lists() -> _Lists:
         pet_substrings=tuple(sorted((w for w in pets if has_cjk(w)), key=lambda w: (-len(w), w))),
         working=frozenset(w.casefold() for lang in lexicons for w in lang.working),
         todo=frozenset(w.casefold() for lang in lexicons for w in lang.todo),
+        honorifics=frozenset(w.casefold() for lang in lexicons for w in lang.honorifics if not has_cjk(w)),
+        cjk_honorifics=tuple(sorted({w for lang in lexicons for w in lang.honorifics if has_cjk(w)})),
+        workplaces=workplaces,
+        households=frozenset(w.casefold() for lang in lexicons for w in lang.households),
+        private=_cues((w for lang in lexicons for w in lang.private), whole=True),
+        company_last=marked(companies, ""),
+        company_first=marked(companies, "<"),
+        group_last=marked(groups, ""),
+        group_first=marked(groups, "<"),
+        organisation=workplaces | frozenset(w.lstrip("~<").casefold() for w in companies + groups if not has_cjk(w)),
+        cjk_companies=frozenset(w for w in companies if has_cjk(w) and len(w) > 1),
+        cjk_org_ends=frozenset(w for w in companies if has_cjk(w) and len(w) == 1),
         written=frozenset(w.lstrip("~^=<").strip().casefold() for lang in lexicons if lang.code in STEMMERS
                           for _d, words in lang.domains for w in words),
         rules=_cues((w for lang in lexicons for w in lang.rules), whole=True),
@@ -875,7 +905,7 @@ def _named(heading: str, names: frozenset[str]) -> str | None:
         w = m.group().casefold()
         if w in names or (w.endswith("'s") and w[:-2] in names) or (w.endswith("s") and w[:-1] in names):
             if not (before[:1].isupper() and not before.isupper() and before.casefold() not in names and before.casefold().rstrip(".")
-                    not in _HONORIFICS and heading[before_end : m.start()] == " "):
+                    not in _lists().honorifics and heading[before_end : m.start()] == " "):
                 return m.group()  # not `Antoine Moreau`: another given name before the surname is a relative
                 # (in `HOW SCOUT SHOULD TALK` every word is capitalised: none is a given name)
         before, before_end = m.group(), m.end()
@@ -1011,40 +1041,7 @@ _ABOUT = re.compile(r"^\W*(?:about|sobre|über|à propos de|a propos de|关于|�
                     r"(\S+(?:[ \t]+\S+)?)\W*$", re.IGNORECASE)
 _ME = re.compile(rf"{_NAME_RE}[ \t]*\((?:me|eu|yo|ich|moi|我|私)\)", re.IGNORECASE)
 _PUNCTUATION = ".,;:!?()[]{}<>\"'`*_~#|/\\«»“”‘’…—–-"
-_CJK_COMPANY = frozenset({"株式会社", "有限会社", "合同会社", "有限公司", "公司", "주식회사", "유한회사"})
 _KO_TITLES = frozenset({"작가", "대표", "교수", "선생", "원장", "사장", "팀장"})
-_HOUSEHOLD = frozenset({"casa", "home", "haus", "maison", "hogar", "lar", "family", "família", "familia", "familie",
-                        "famille", "household", "foyer", "haushalt"})  # a title naming a household, not the agent
-# A name that opens with the word for a workplace names the business, not a person: `assistente virtual da
-# Clínica Sorriso Vivo`, `# MEMORY – Büro Pflegedienst Sonnenweg` (the owner, the agent are named elsewhere).
-_WORKPLACES = frozenset({"clínica", "clinica", "clinic", "clinique", "klinik", "büro", "office", "bureau", "escritório",
-                         "escritorio", "oficina", "praxis", "kanzlei", "studio", "estúdio", "estudio", "atelier", "café",
-                         "cafe", "loja", "tienda", "boutique", "shop", "cabinet", "notaría", "notaria", "agência",
-                         "agencia", "agence", "agentur", "pflegedienst", "restaurant", "restaurante", "bar", "hotel"})
-# The words that end (or open) a company's or an organisation's name: `Harbourfront Keys Realty`, `Nowak
-# Consulting GmbH`, `Tidewater Labs` name no person (with the workplaces above: `Clínica Sorriso Vivo`).
-_ORGANISATION_WORDS = _WORKPLACES | frozenset({
-    "inc", "llc", "llp", "ltd", "pty", "plc", "bv", "gmbh", "ag", "kg", "ug", "gbr", "ohg", "sarl", "sas", "sa", "sl", "srl", "ltda",
-    "co", "corp", "corporation", "company", "realty", "properties", "holdings", "group", "partners", "associates",
-    "consulting", "labs", "studios", "agency", "foundation", "trust", "bank", "records", "games", "media", "press",
-    "verlag", "brokerage", "solutions", "ventures", "capital", "publishing", "industries", "enterprises", "supply",
-    "imports", "logistics", "hnos", "hermanos", "irmãos", "frères", "söhne", "cía", "cia", "e.v", "ev",
-})
-# An organisation's name (`_organisation`): a company is named by a last word such as `Realty`, `Ventures`,
-# `GmbH` or a first word such as `Grupo`, `Maison` before its proper name (LABELS.md: clients, suppliers and
-# companies are the business's); a group by `Network`, `Society`, `Club` or `Meetup`, `Colegio de`,
-# `Associação de` (communities the owner belongs to).
-_COMPANY_LAST = frozenset({"inc", "llc", "llp", "ltd", "pty", "plc", "gmbh", "ag", "kg", "sarl", "sas", "srl", "ltda",
-                           "corp", "corporation", "realty", "properties", "holdings", "partners", "associates",
-                           "consulting", "labs", "agency", "verlag", "brokerage", "ventures", "industries",
-                           "enterprises", "logistics", "hnos", "hermanos", "irmãos", "frères", "söhne", "cía"})
-_COMPANY_FIRST = frozenset({"grupo", "groupe", "gruppe", "maison", "bodega", "bodegas", "hnos", "hermanos", "editorial",
-                            "ediciones", "éditions", "editora", "distribuidora", "importadora", "construtora",
-                            "constructora", "inmobiliaria", "imobiliária"})
-_GROUP_LAST = frozenset({"network", "society", "club", "association", "verein", "meetup", "collective", "guild",
-                         "federation", "chapter"})
-_GROUP_FIRST = frozenset({"grupo", "groupe", "gruppe", "meetup", "club", "colegio", "associação", "asociación", "association", "sociedad",
-                          "sociedade", "clube", "círculo", "cercle", "verein", "ordem", "orden", "ordre"})
 _NAME_LINKS = frozenset({"de", "del", "do", "da", "dos", "das", "des", "du", "of", "the", "&", "+", "und", "e", "y",
                          "et", "von", "van", "la", "le"})
 _NOT_NAMES = frozenset({
@@ -1084,7 +1081,7 @@ def document_context(preamble: str, sections: Sequence[SectionInput], config: Co
     for m in _AGENT_FIELD.finditer(opening):
         agent |= _name_words(m.group(1), field=True) if not lowercase else named(m.group(1))
     titled = set().union(*(_name_words(m.group(1)) for m in _TITLE_AGENT.finditer(opening[:400])
-                           if m.group(1).split()[0].casefold() not in _HOUSEHOLD | _WORKPLACES))  # `# MEMÓRIA — Casa Ferreira`
+                           if m.group(1).split()[0].casefold() not in lists.households | lists.workplaces))  # `# MEMÓRIA — Casa Ferreira`
     agent_voice = (agent_voice or _SELF_ASSISTANT.search(opening) is not None) and not _SECOND_PERSON.search(opening)
     for pattern in _OWNER_PATTERNS:
         for m in pattern.finditer(opening):
@@ -1094,7 +1091,7 @@ def document_context(preamble: str, sections: Sequence[SectionInput], config: Co
                 elif name:  # `서하린 작가`: the name, not the title any writer has
                     if pattern is _BOSS_PATTERN and name[0] not in lists.surnames:
                         continue  # `给老板打电话`: a verb after 老板, not a name
-                    if name.split()[0].casefold() in _WORKPLACES:
+                    if name.split()[0].casefold() in lists.workplaces:
                         continue  # `a assistente da Clínica Sorriso Vivo`: the business, not its owner
                     if pattern is _LOWER_POSSESSIVE:
                         if name not in lists.stopword_set and name not in lists.written:
@@ -1242,9 +1239,10 @@ def _is_single_name(heading: str) -> bool:
 def _given_form(heading: str) -> str | None:
     """The given name a heading may be: two Han characters (`子轩`), or two Hangul syllables, maybe
     with the suffix 이 (`도현`, `도현이`); None for any other heading, and for two Han characters that end
-    as an organisation's name does (`_CJK_ORG_END`: 農會 after 鄉 in "鹿谷鄉農會" is no given name)."""
+    as an organisation's name does (the CJK lexicons' `companies` characters: 農會 after 鄉 in "鹿谷鄉農會" is
+    no given name)."""
     if len(heading) == 2 and all(_HAN.match(ch) for ch in heading):
-        return None if heading[1] in _CJK_ORG_END else heading
+        return None if heading[1] in _lists().cjk_org_ends else heading
     if 2 <= len(heading) <= 3 and all(_HANGUL.match(ch) for ch in heading) and (len(heading) == 2 or heading[2] == "이"):
         return heading[:2]
     return None
@@ -1258,7 +1256,7 @@ def _name_words(name: str, field: bool = False) -> set[str]:
     Chinese or Korean name of three characters also by its given name: 周雨桐 -> 雨桐, 김서연 -> 서연;
     `森下 遥` by both parts joined).  A `field` value (`agent: hachi`) may be written in lowercase."""
     name = name.strip()
-    if name in _CJK_COMPANY:  # `owner: 株式会社ソラノート SRE チーム`: a company, not a person
+    if name in _lists().cjk_companies:  # `owner: 株式会社ソラノート SRE チーム`: a company, not a person
         return set()
     if has_cjk(name):
         compact = "".join(name.split())
@@ -1303,19 +1301,9 @@ def _section_languages(words: list[str], index: _Index, context: Context) -> fro
     return context.languages | extra if extra else context.languages
 
 
-# Honorifics before a name (Dr. Jonas Brandt, Sra. Lopes, Tía Rosario) and after one (田中さん, 林老师).
-_HONORIFICS = frozenset({
-    "dr", "dra", "drª", "sr", "sra", "srta", "mr", "mrs", "ms", "mx", "miss", "prof", "profª", "profa", "herr",
-    "frau", "mme", "mlle", "don", "doña", "dona", "dom", "tía", "tío", "tia", "tio", "abuela", "abuelo", "avó",
-    "avô", "vovó", "vovô", "tante", "onkel", "oma", "opa", "aunt", "auntie", "uncle", "grandma", "grandpa",
-    "granny", "nonna", "nonno", "mamie", "papi", "oncle", "madame", "monsieur", "señor", "señora", "senhor",
-    "senhora", "sir", "dame", "lady", "lord", "seu", "lic", "lcdo", "lcda", "ing", "arq", "eng",
-})
 _INITIALS_SPELLED = re.compile(rf"[ \t*_-]*({_CAP}(?:[ \t]+{_CAP}){{0,2}})[ \t]*[,—–(:]")  # the initials' name, spelled out
 _TITLED_NAME = re.compile(rf"(?<!\w)(?:Prof|Dr|Dra|Sr|Sra|Srta|Mr|Mrs|Ms|Mx|Herr|Frau|Mme|Mlle)\.?[ \t]+"
                           rf"(?:{_CAP}(?:[ \t]+{_CAP})?|[{_UPPER}]\.?(?![^\W\d_]))")  # `Dr. P` too
-_CJK_HONORIFICS = ("先生", "老师", "老師", "医生", "醫生", "律师", "律師", "教授", "阿姨", "叔叔", "さん", "様",
-                   "氏", "くん", "ちゃん", "先輩", "선생님", "교수님", "씨", "님")
 # The article Portuguese, Spanish, Catalan and French speech puts before a given name (`A Sofia (assistente de
 # atelier)`, `O Rui`, `La Marta`): capitalised as a heading's first word, it is not part of the name.
 _NAME_ARTICLES = frozenset({"A", "O", "La", "El", "Lo", "Le", "L'"})
@@ -1352,14 +1340,14 @@ def _person_heading(heading: str, index: _Index, vocabulary: frozenset[str] = fr
         return titled.group(), True
     if has_cjk(core):
         compact = core.replace(" ", "").replace("\u3000", "")
-        for suffix in _CJK_HONORIFICS:
+        for suffix in index.lists.cjk_honorifics:
             if compact.endswith(suffix) and 1 <= len(compact) - len(suffix) <= 5 and all(
                     has_cjk(ch) for ch in compact[: -len(suffix)]):
                 return core, True
         hangul_phrase = " " in core and _HANGUL.search(core) is not None  # `배운 것` is words; `박지훈` a name
         hangul = _HANGUL.search(compact) is not None  # a Korean full name has three syllables (`조교` is a TA)
         if (3 if hangul else 2) <= len(compact) <= 4 and all(_CJK_CHAR.match(ch) for ch in compact) and not hangul_phrase \
-                and compact[-1] not in _CJK_ORG_END:
+                and compact[-1] not in index.lists.cjk_org_ends:
             if compact[:2] in index.lists.surnames or compact[:1] in index.lists.surnames:
                 return core, False
         if 2 <= len(compact) <= 3 and compact[0] == "阿" and all(_CJK_CHAR.match(ch) for ch in compact):
@@ -1374,12 +1362,12 @@ def _person_heading(heading: str, index: _Index, vocabulary: frozenset[str] = fr
     if len(words) > 1 and words[0] in _NAME_ARTICLES:  # `A Sofia`, `O Rui`, `La Marta`: the article, then the name
         words = words[1:]
         core = " ".join(words)
-    if len(words) > 1 and words[0].rstrip(".").casefold() in _HONORIFICS:
+    if len(words) > 1 and words[0].rstrip(".").casefold() in index.lists.honorifics:
         honorific = True
         words = words[1:]
     if not 1 <= len(words) <= 3 or words[0].casefold() in _PARTICLES or words[-1].casefold() in _PARTICLES:
         return None
-    if any(w.rstrip(".,").casefold() in _ORGANISATION_WORDS for w in words):
+    if any(w.rstrip(".,").casefold() in index.lists.organisation for w in words):
         return None  # `Harbourfront Keys Realty`, `Delgado & Pike LLP`: a company, not a person
     family = len(words) == 2 and words[0] == "The" and words[1].endswith("s")  # `The Ferreiras`: a family
     for w in words[1:] if family else words:
@@ -1474,7 +1462,7 @@ def _whose_name(body: str, context: Context, index: _Index) -> Classification | 
     name itself, not a possessive ("Claire's brother" is about someone else)."""
     opening = body.lstrip(" \t\n*_-#>")[:OPENING_CHARS]
     words = _WORD.findall(opening)[:2]
-    if words and words[0].rstrip(".").casefold() in _HONORIFICS:
+    if words and words[0].rstrip(".").casefold() in index.lists.honorifics:
         words = words[1:]
     for domain, names, role in (("identity", context.owner, "owner"), ("agents", context.agent, "agent")):
         if not names or domain not in index.order:
@@ -1592,10 +1580,11 @@ _NAME_AGE = re.compile(r"[ \t]*[(（][ \t]*[1-9]\d?(?![\d/.:])")  # `Toby (9)`, 
 
 def _organisation(heading: str, index: _Index, found: dict[str, list[str]]) -> Classification | None:
     """business (community) when `heading`, before any description, is an organisation's proper name: two
-    to five capitalised words (`de`, `&` between them) whose last word names a company (`_COMPANY_LAST`:
-    `Harbourfront Keys Realty`, `Canary Ventures`) or a group (`_GROUP_LAST`: `Bayside Physio Network`),
-    or whose first word does before a name (`_COMPANY_FIRST`: `Grupo Larrañaga`, `Maison Vautrin`;
-    `_GROUP_FIRST` and a link word: `Colegio de Notarios`, `Grupo de WhatsApp …`; or `Meetup Porto.js`).  LABELS.md: a client, supplier or company
+    to five capitalised words (`de`, `&` between them) whose last word names a company (the lexicons'
+    `companies`: `Harbourfront Keys Realty`, `Canary Ventures`) or a group (`groups`: `Bayside Physio
+    Network`), or whose first word does before a name (a `<` one: `Grupo Larrañaga`, `Maison Vautrin`;
+    a group's also before a link word: `Colegio de Notarios`, `Grupo de WhatsApp …`; `Meetup Porto.js`).
+    LABELS.md: a client, supplier or company
     is the business's; a community the owner runs or attends is community.  None otherwise, when the
     domain is not in the table, and when the word is part of a keyword the heading matched (`found`:
     `Professional Network` is the identity phrase, not a group's name)."""
@@ -1605,7 +1594,9 @@ def _organisation(heading: str, index: _Index, found: dict[str, list[str]]) -> C
         return None
     first, last = words[0].casefold(), words[-1].rstrip(".,").casefold()
     linked = len(words) > 2 and words[1] in _NAME_LINKS  # `Colegio de Notarios`, `Grupo de WhatsApp …`: a group
-    for domain, ends, starts in (("business", _COMPANY_LAST, _COMPANY_FIRST), ("community", _GROUP_LAST, _GROUP_FIRST)):
+    lists = index.lists
+    for domain, ends, starts in (("business", lists.company_last, lists.company_first),
+                                 ("community", lists.group_last, lists.group_first)):
         named = first in starts and not linked and words[1][:1].isupper() or (
             domain == "community" and first in starts and linked)
         if domain in index.order and (last in ends or named):
@@ -2060,20 +2051,17 @@ def _leaning(topics: Counter[str], index: _Index) -> str | None:
     return top if top in ("business", "personal") and top in index.order else None
 
 
-# A heading that says its matter is the owner's own, not the business's (`Impôts 2025 — déclaration perso`)
-_PRIVATE = re.compile(r"(?i)(?<!\w)(?:personal|private|privat|privée?|perso|personnel(?:le)?|persönlich|pessoal|"
-                      r"particular|household|household's)(?!\w)|私人|个人|個人|私的|개인")
 
 
 def _the_business_in_a_working_memory(decision: Classification, heading: str, index: _Index) -> Classification:
     """In a working memory (more sections of business than of personal: a freelancer's, a shop's, a
     driver's), a heading of only the lexicons' `working` words (taxes, insurance, bookings: `Taxes`,
     `Impuestos`, `確定申告`, `bookings`) is the business's, with personal the alternate; in a
-    household's memory, or when the heading calls them private (`_PRIVATE`: `Impôts — déclaration
+    household's memory, or when the heading calls them private (the lexicons' `private`: `Impôts — déclaration
     perso`), it stays personal.  Any other decision is returned as it is."""
     if decision.domain != "personal" or decision.decided_by != "heading" or not decision.words:
         return decision
-    if not all(w.casefold() in index.lists.working for w in decision.words) or _PRIVATE.search(heading):
+    if not all(w.casefold() in index.lists.working for w in decision.words) or index.lists.private.search(heading):
         return decision
     return Classification("business", "heading", decision.score, (*decision.words, WORKING_MEMORY),
                           "personal", decision.score)

@@ -1213,3 +1213,20 @@ def test_a_body_that_opens_on_a_full_name_and_an_age_describes_a_person() -> Non
     body = "Georg Feldmeier, 61. Seit 1988 im Betrieb.\n- Rente geplant 2027\n"
     placed = document(DE, ("Aufträge", "- 12 offen\n"), ("Kunden", "- 40\n"), ("Lieferanten", "- 3\n"), ("Schorsch", body))
     assert placed["Schorsch"] == "people"
+
+
+def test_the_name_rules_words_are_lexicon_data() -> None:
+    """Honorifics, workplaces, households, private words, companies and groups are read from the
+    lexicon files (issue 23: the words as data, not in code): each file may hold them, and the rules
+    read every language's."""
+    from bonsai_git.core.lexicon import SPECIAL_KEYS, parse_lexicon
+
+    keys = ("honorifics", "workplaces", "households", "private", "companies", "groups")
+    assert set(keys) <= set(SPECIAL_KEYS)
+    text = "\n".join(f'{k} = ["w-{k}"]' for k in keys)
+    lang = parse_lexicon(text, "en", DEFAULT_DOMAIN_NAMES, "test.toml")
+    assert [getattr(lang, k) for k in keys] == [(f"w-{k}",) for k in keys]
+    for code, key, word in (("es", "companies", "<grupo"), ("fr", "private", "perso"), ("ja", "honorifics", "さん"),
+                            ("de", "workplaces", "kanzlei"), ("pt", "households", "lar"), ("en", "groups", "network")):
+        data = tomllib.loads((LEXICON / f"{code}.toml").read_text(encoding="utf-8"))
+        assert word in data[key], (code, key)
