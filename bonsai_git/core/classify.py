@@ -1306,7 +1306,7 @@ _TITLED_NAME = re.compile(rf"(?<!\w)(?:Prof|Dr|Dra|Sr|Sra|Srta|Mr|Mrs|Ms|Mx|Herr
                           rf"(?:{_CAP}(?:[ \t]+{_CAP})?|[{_UPPER}]\.?(?![^\W\d_]))")  # `Dr. P` too
 # The article Portuguese, Spanish, Catalan and French speech puts before a given name (`A Sofia (assistente de
 # atelier)`, `O Rui`, `La Marta`): capitalised as a heading's first word, it is not part of the name.
-_NAME_ARTICLES = frozenset({"A", "O", "La", "El", "Lo", "Le", "L'"})
+_NAME_ARTICLES = frozenset({"A", "O", "La", "El", "Lo", "Le", "a", "o", "la", "el", "lo", "le"})  # (`Inês e o Tomás`)
 _PARTICLES = frozenset({"de", "da", "do", "dos", "das", "van", "von", "der", "den", "la", "le", "di", "del", "du",
                         "e", "y", "bin", "ibn", "al"})
 _DESCRIPTION = re.compile(r"\s*(?:\(|（|—|–|\s-\s|:|：|,|，|/)")
@@ -1316,6 +1316,9 @@ _DESCRIPTION = re.compile(r"\s*(?:\(|（|—|–|\s-\s|:|：|,|，|/)")
 # Spanish `-ción`, German `-ung`, `-heit`, French `-ité`.
 _WORD_ENDINGS = ("ing", "ed", "tion", "sion", "ness", "ment", "ies", "ity", "ship", "ções", "ção", "ões", "ción",
                  "ciones", "dade", "idad", "ung", "ungen", "heit", "keit", "schaft", "ité")
+
+
+_CJK_ABOUT = ("のメモ", "メモ", "について", "のこと", "에 대한 메모", "메모", "的笔记", "的筆記", "笔记", "筆記")
 
 
 def _person_heading(heading: str, index: _Index, vocabulary: frozenset[str] = frozenset()) -> tuple[str, bool] | None:
@@ -1340,6 +1343,10 @@ def _person_heading(heading: str, index: _Index, vocabulary: frozenset[str] = fr
         return titled.group(), True
     if has_cjk(core):
         compact = core.replace(" ", "").replace("\u3000", "")
+        for about in _CJK_ABOUT:  # `佐々木さんメモ`, `王老师的笔记`: notes about the person
+            if compact.endswith(about) and len(compact) > len(about) + 1:
+                compact = core = compact[: -len(about)]
+                break
         for suffix in index.lists.cjk_honorifics:
             if compact.endswith(suffix) and 1 <= len(compact) - len(suffix) <= 5 and all(
                     has_cjk(ch) for ch in compact[: -len(suffix)]):
@@ -1723,12 +1730,14 @@ def _own(section: SectionInput, index: _Index, context: Context,
         mine = _agent_lessons(body, index, context)
         if mine is not None:
             return mine, {}, {}
-    if not scores and PEOPLE_DOMAIN in index.order:
+    if set(scores) <= {FALLBACK_DOMAIN} and PEOPLE_DOMAIN in index.order:  # no word, or only `メモ`, `notes`
         vocabulary = context.vocabulary or frozenset(w for w in _WORD.findall(body) if w[0].islower())
         relative = _relative_heading(section.heading, index)
         if relative is not None:
             return Classification(PEOPLE_DOMAIN, "name", PREFIX_WEIGHT, (relative, RELATIVE)), {}, {}
         person = _person_heading(section.heading, index, vocabulary)
+        if person is not None and any(w.casefold() in person[0].casefold() for w in found.get(FALLBACK_DOMAIN, ())):
+            person = None  # `Misc`, `Divers`: the vague word is the "name"
         if person is not None and _CALENDAR_WORD.fullmatch(person[0]) and not _name_echo(person[0], body):
             person = None  # `Thursday`, `Juni`: a day or a month, unless the body opens on it as a name ("April Jones")
         if person is None and has_cjk(section.heading) and section.heading.strip() in context.given_names | context.aged_names:
@@ -1747,7 +1756,8 @@ def _own(section: SectionInput, index: _Index, context: Context,
             if len(names) == len(letters) and all(n[0] == c and n[1:].islower() for n, c in zip(names, letters)):
                 person = (" ".join(names), False)
         lowered_names = _NAME_PAIR.split(section.heading.strip())
-        if person is None and len(lowered_names) <= 2 and all(p.isalpha() and p.islower() for p in lowered_names):
+        if person is None and len(lowered_names) <= 2 and all(p.isalpha() and p.islower() for p in lowered_names) \
+                and FALLBACK_DOMAIN not in scores:  # (`misc` is no name)
             # `## jo` over "Jo Marsh, my partner", `## jess` over "dana's sister. lives in york", `## amrit and
             # jas` over "the kids.": a lowercase heading (one name or two) the body opens on as a full name,
             # or whose body opens on who the person is

@@ -1230,3 +1230,23 @@ def test_the_name_rules_words_are_lexicon_data() -> None:
                             ("de", "workplaces", "kanzlei"), ("pt", "households", "lar"), ("en", "groups", "network")):
         data = tomllib.loads((LEXICON / f"{code}.toml").read_text(encoding="utf-8"))
         assert word in data[key], (code, key)
+
+
+@pytest.mark.parametrize(("preamble", "heading", "body"), [
+    ("", "큰딸 수아네", "- 서울 마포 거주, 사위는 회사원\n- 명절엔 토요일에 옴\n"),
+    ("", "손주 하윤, 도윤", "- 하윤 7살, 도윤 4살\n- 주말마다 놀러 옴\n"),
+    (PT, "Rita e o Duarte", "- a Rita tem 9 anos, o Duarte 6\n- escola às 8h30\n"),
+    ("", "田中さんメモ", "- インフラ担当。金曜は早上がり\n"),
+])
+def test_kin_compounds_a_pair_with_an_article_and_notes_about_someone(preamble: str, heading: str, body: str) -> None:
+    """큰딸 (the eldest daughter) and 손주 (grandchildren) are kin words; `o Duarte` is a name after its
+    article; `田中さんメモ` holds notes about 田中さん."""
+    assert document(preamble, (heading, body))[heading] == "people"
+
+
+@pytest.mark.parametrize("heading", ["Misc", "misc", "Divers", "Sonstiges"])
+def test_a_vague_heading_is_no_name(heading: str) -> None:
+    """A vague heading over a body about a person is no one's name (it stays the body's or general)."""
+    body = "- she is 9, he is 12; her teacher is Mr Lee\n- his birthday in May\n"
+    (placed,) = plan_migration(f"{DE if heading == 'Sonstiges' else ''}## {heading}\n{body}", Config()).placed
+    assert placed.decided_by != "name"
