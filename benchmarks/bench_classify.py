@@ -52,7 +52,8 @@ Then the time to classify 1,000 sections (heading, body, group, document: target
 a 1,000-section file end to end (split, classify, name, render, verify: target <= 0.1 s), both warm:
 a generated file of short, alike sections, and real memories (the labelled memories of the tune sets
 and the corpus, concatenated and cut after 1,000 sections: longer bodies, `#` groups, tables, code,
-several languages; markdown-it splits them and every leaf's summary has more to read);
+several languages, and the concatenated memories' front matter: markdown-it parses the sections the
+line scanner cannot read, and every leaf's summary has more to read);
 and the cold time: the first classification of a multilingual file in a fresh process (the lexicon
 read and the keyword index compiled for its languages), what every `migrate`, `plan` or `explain`
 run pays once.

@@ -76,16 +76,12 @@ def split_sections(text: str) -> SplitDocument:
     """Split `text` (the decoded file, str) into preamble and top-level `##` sections.
 
     Heading text is the heading's inline source with HTML comments removed and lines joined
-    by spaces.  Never raises on any str; join(pieces()) == text always holds.  Plain text
-    (no HTML block, indented fence, setext underline, front matter...) is cut by a line
-    scanner (`scan_headings`) that gives markdown-it's answer (a hypothesis test proves it equal);
-    anything else is parsed by markdown-it.
+    by spaces.  Never raises on any str; join(pieces()) == text always holds.  The headings are
+    `find_headings`': markdown-it's answer, the parser reading only what the line scanner cannot.
     """
     bom = BOM if text.startswith(BOM) else ""
     body = text[len(bom) :]
-    events = scan_headings(body)
-    if events is None:
-        events = parse_headings(body)
+    events = find_headings(body)
     cuts = [(offset, line, heading) for offset, line, level, heading in events if level == 2]
     if not cuts:
         return SplitDocument(text, ())
@@ -106,16 +102,71 @@ def split_sections(text: str) -> SplitDocument:
     return SplitDocument(bom + body[: cuts[0][0]], tuple(sections))
 
 
-def parse_headings(body: str) -> list[tuple[int, int, int, str]]:
+_Event = tuple[int, int, int, str]  # (char offset, 0-based line, level, text) of a top-level h1 or h2
+
+
+def parse_headings(body: str) -> list[_Event]:
     """(char offset, 0-based line, level, text) of each top-level h1 and h2 of `body` (no BOM), by markdown-it."""
+    return _parse(body)[0]
+
+
+def _parse(body: str) -> tuple[list[_Event], bool]:
+    """(`parse_headings` of `body`, whether markdown-it read front matter at its start)."""
     tokens = _parser().parse(body)
     starts = line_starts(body)
-    events: list[tuple[int, int, int, str]] = []
+    events: list[_Event] = []
     for i, tok in enumerate(tokens):
         if tok.type == "heading_open" and tok.level == 0 and tok.map and tok.tag in ("h1", "h2"):
             line = tok.map[0]
             events.append((starts[line], line, int(tok.tag[1]), _heading_text(tokens[i + 1].content)))
-    return events
+    return events, any(tok.type == "front_matter" for tok in tokens)
+
+
+def find_headings(body: str) -> list[_Event]:
+    """`parse_headings` of `body` (no BOM), markdown-it parsing only the stretches the line scanner
+    (`scan_headings`) cannot read; tests/core/test_sections_fast.py checks it equals the parse.
+
+    A top-level ATX heading closes every block before it, so CommonMark reads the text after one as it
+    reads a document of its own.  The scanner's headings (`_mark_events`, read past what makes it give
+    up) cut `body` into pieces, each opening on one of them.  A piece the scanner reads is its answer.
+    A run of pieces it cannot read (an HTML block, an indented fence, a setext underline, front matter)
+    is parsed together with the heading line after it, and that parse must read that line as a
+    top-level heading (not swallowed by an unclosed comment or fence), and read any front matter the
+    text opens with as closed before it (the front matter rule looks ahead to its closing `---`);
+    else markdown-it parses everything from the run's start.  A memory in plain Markdown with a few
+    odd lines costs the parse of those sections only (issue 23: the whole parse was ~23% of the CPU
+    time of planning 1,000 sections of real memories, ~70 of ~310 ms).  NUL or a lone CR anywhere: markdown-it parses it all (they
+    change how it reads lines).
+    """
+    events = scan_headings(body)
+    if events is not None:
+        return events
+    if "\x00" in body or ("\r" in body and re.search("\r(?!\n)", body)):
+        return parse_headings(body)
+    starts = [(0, 0)] + [(offset, line) for offset, line, _level, _text in _mark_events(body) if offset > 0]
+    ends = [offset for offset, _line in starts[1:]] + [len(body)]
+    scanned = [scan_headings(body[start:end]) for (start, _line), end in zip(starts, ends)]
+    out: list[_Event] = []
+    k = 0
+    while k < len(starts):
+        start, line = starts[k]
+        found = scanned[k]
+        if found is not None:
+            out += [(offset + start, n + line, level, text) for offset, n, level, text in found]
+            k += 1
+            continue
+        j = next((j for j in range(k + 1, len(starts)) if scanned[j] is not None), len(starts))
+        if j < len(starts):
+            after = body.find("\n", starts[j][0])
+            parsed, front_matter = _parse(body[start : len(body) if after < 0 else after + 1])
+            read_as_heading = bool(parsed) and parsed[-1][0] == starts[j][0] - start
+            if read_as_heading and (front_matter or not (start == 0 and body.startswith("---"))):
+                out += [(offset + start, n + line, level, text) for offset, n, level, text in parsed[:-1]]
+                k = j
+                continue
+        out += [(offset + start, n + line, level, text) for offset, n, level, text in parse_headings(body[start:])]
+        break
+    return out
 
 
 # The line scanner's fast path: it answers only for text where a top-level h1/h2 is exactly a
@@ -144,7 +195,7 @@ def _lines_matching(name: str, text: str) -> Iterator[tuple[int, re.Match[str]]]
         yield m.start() + 1, m
 
 
-def scan_headings(body: str) -> list[tuple[int, int, int, str]] | None:
+def scan_headings(body: str) -> list[_Event] | None:
     """What `parse_headings` gives for `body`, found by a line scanner; None when the text needs markdown-it."""
     if body.startswith("-") or "\x00" in body or ("\r" in body and re.search("\r(?!\n)", body)):
         return None
@@ -153,7 +204,13 @@ def scan_headings(body: str) -> list[tuple[int, int, int, str]] | None:
     for start, _ in _lines_matching("underline", body):
         if start and body[body.rfind("\n", 0, start - 1) + 1 : start - 1].strip(" \t\r"):
             return None  # under a non-blank line: a setext underline, perhaps
-    events: list[tuple[int, int, int, str]] = []
+    return _mark_events(body)
+
+
+def _mark_events(body: str) -> list[_Event]:
+    """The column-0 `#`/`##` lines of `body` outside column-0 code fences, as `scan_headings` reads them
+    (what the text holds that makes the scanner give up is not looked at)."""
+    events: list[_Event] = []
     fence = ""
     line = 0
     counted = 0

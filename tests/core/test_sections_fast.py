@@ -3,6 +3,8 @@
 `scan_headings` is a fast path beside markdown-it (STYLE.md: allowed only with a hypothesis test
 proving it equal to the library): for every text it does not hand back (None), its cuts —
 offset, line, level and text of each top-level h1 and h2 — are exactly `parse_headings`'s.
+`find_headings` (the scanner on the pieces it reads, markdown-it on the rest) gives exactly
+`parse_headings`'s cuts for every text.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from bonsai_git.core.sections import parse_headings, scan_headings, split_sections
+from bonsai_git.core.sections import find_headings, parse_headings, scan_headings, split_sections
 from support import CORPUS_FILES, corpus_bytes
 
 # Line shapes around everything that moves a level-2 boundary in CommonMark: fences (open, close,
@@ -83,3 +85,35 @@ def test_scan_headings_takes_plain_memory_with_fences() -> None:
     text = "# M\n\n## A\n\n```sh\n## not a heading\n```\n\n## B ##\n- x\n"
     assert scan_headings(text) == [(0, 0, 1, "M"), (5, 2, 2, "A"), (39, 8, 2, "B")]
     assert scan_headings(text) == parse_headings(text)
+
+
+@st.composite
+def long_documents(draw: st.DrawFn) -> str:
+    """Like `documents`, longer: several headings, each piece between them plain or odd."""
+    lines = draw(st.lists(LINES, max_size=40))
+    ending = draw(ENDINGS)
+    return ending.join(lines) + draw(st.sampled_from(["", ending]))
+
+
+@given(st.one_of(documents(), long_documents()))
+@example("---\ntitle: x\n## in front matter\n---\n## B\n")
+@example("---\ntitle: x\n---\n## A\n<div>\n## B\n")
+@example("## A\n<!-- open\n## swallowed\n## still\n-->\n## C\n")
+@example("## A\n   ```\n## in code\n## B\n")
+@example("## A\n<pre>\n## in pre\n</pre>\n## B\ntext\n---\n## C\n")
+@example("# T\n\n## A\na\n---\n## B\n<div>\n\n## C\n")
+@example("--\n## A\n")
+@example("---\n## A\n")
+def test_find_headings_equals_markdown_it(text: str) -> None:
+    assert find_headings(text) == parse_headings(text)
+
+
+@given(st.text(alphabet=st.sampled_from(list("#`~-<>= \t\n\r\x00ab*:!")), max_size=80))
+def test_find_headings_equals_markdown_it_on_any_text(text: str) -> None:
+    assert find_headings(text) == parse_headings(text)
+
+
+@pytest.mark.parametrize("name", CORPUS_FILES)
+def test_find_headings_equals_markdown_it_on_the_corpus(name: str) -> None:
+    text = corpus_bytes(name).decode("utf-8").removeprefix("\ufeff")
+    assert find_headings(text) == parse_headings(text)
