@@ -111,9 +111,9 @@ def verify_staged(top: Path, prefix: str, tracked: Sequence[str], written: Seque
     if stale:
         from .core.secretscan import mask_name
 
-        raise Refused(f"{mask_name(prefix + stale[0])}: changed while this commit was being made (another process "
-                      f"wrote the memory), so the commit's indexes would not describe what it holds; nothing was "
-                      f"committed and nothing was lost: commit again")
+        raise Refused(f"{mask_name(prefix + stale[0])}: changed by another process while this commit was being made, "
+                      f"so the commit's indexes would not describe what it holds; nothing was committed and nothing "
+                      f"was lost: commit again")
 
 
 @contextlib.contextmanager

@@ -212,3 +212,19 @@ def test_plain_hook_commits_keep_the_tree_what_a_full_rebuild_gives(make_repo: M
     assert tree_files(clone) == rebuilt_from_scratch(clone, tmp_path / "scratch-clone")
     git(repo, "stash", "-q")  # the unstaged note set aside: the work tree is the commit's
     assert tree_files(repo) == rebuilt_from_scratch(repo, tmp_path / "scratch-repo")
+
+
+def test_a_stale_staged_index_is_refused_in_the_words_of_every_concurrent_write(make_repo: MakeRepo) -> None:
+    """verify_staged's refusal says "by another process", as every concurrent-write refusal does (the
+    concurrency tests read that phrase): a staged leaf whose staged index does not describe it is what
+    an agent's write in the middle of a commit leaves."""
+    from bonsai_git.commitstage import verify_staged
+    from bonsai_git.core.errors import Refused
+
+    repo = migrated(make_repo)
+    write(repo, PRICING, "## Pricing\n\nWholesale mugs $20 from April.\n")
+    git(repo, "add", "--", PRICING)  # the leaf staged, its index not regenerated: stale
+    with pytest.raises(Refused) as caught:
+        verify_staged(repo, "", git(repo, "ls-files").split(), [])
+    assert str(caught.value).startswith("memory/_index.md: changed by another process while this commit was being made")
+    assert "nothing was committed and nothing was lost" in str(caught.value)
