@@ -141,9 +141,11 @@ def domain_fits_one_index(stats: DomainStats, config: Config, facts: FactsOf | N
     """True when the domain's leaves, listed flat (sub-folders ignored), fit one index of
     `config.branch_tokens` tokens (branches.fits_one_index): such a domain needs no sub-folders."""
     title = mask_name(_title(stats.name))
-    # Entries without their summaries first: a listing that is too long without them is too long
-    # with them (estimates only grow as text is added), and summarising a large domain costs time.
-    if not fits_one_index(title, [BranchLeaf(leaf.name, "", tokens, "") for leaf, tokens in stats.leaves],
+    # Entries with the shortest line first ("x": every entry has a line, a summary or the file name's
+    # stem): a listing that is too long with them is too long with the real lines (estimates only grow
+    # as text is added), and summarising a large domain costs time.  (With no line, an entry would show
+    # its file name's stem, which can be longer than its summary: the check would refuse a domain that fits.)
+    if not fits_one_index(title, [BranchLeaf(leaf.name, "", tokens, "x") for leaf, tokens in stats.leaves],
                           config.branch_tokens):
         return False
     leaves = [

@@ -1,11 +1,13 @@
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from bonsai_git.core.config import DOMAIN_SCOPES, Config
 from bonsai_git.core.indexes import (
-    BLOCK_CAP_TOKENS, LOOKUP_LINE, WRITE_LINE, domain_stats, domain_topics, foreign_block_line, render_block,
-    render_branch_index, render_tree,
+    BLOCK_CAP_TOKENS, LOOKUP_LINE, WRITE_LINE, domain_fits_one_index, domain_stats, domain_topics, foreign_block_line,
+    render_block, render_branch_index, render_tree,
 )
 from bonsai_git.core.tokens import estimate_tokens
 from bonsai_git.core.layout import BEGIN, END, Leaf, parse_trunk
@@ -180,3 +182,14 @@ def test_foreign_block_line_catches_every_insertion_into_the_body(domains: list[
     # accepted (issue 22), so only an insertion that holds a visible character must be caught.
     typed = data.draw(st.text(min_size=1).filter(lambda t: "<<<<<<<" not in t and t.strip() != ""))
     assert foreign_block_line(block[:at] + typed + block[at:]) is not None
+
+
+def test_a_domain_whose_summaries_are_shorter_than_its_file_names_fits_one_index() -> None:
+    """The quick check before summarising must not refuse a domain whose real listing fits: an entry
+    without a summary shows its file name's stem, which can be longer than the summary (found by a
+    helper: 30 long-named leaves of "Held Q3." needed no sub-folders at 800 tokens)."""
+    leaves = [Leaf("business", f"quarterly-supplier-reconciliation-and-freight-notes-{i:02d}.md",
+                   f"## Held Q{i}\n\nHeld Q3.\n") for i in range(30)]
+    stats = domain_stats(leaves, "script-aware")[0]
+    flat = estimate_tokens(render_branch_index(stats, branch_tokens=100_000))
+    assert domain_fits_one_index(stats, dataclasses.replace(Config(), branch_tokens=flat + 20))
