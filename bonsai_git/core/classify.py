@@ -1582,7 +1582,12 @@ def classify_section(section: SectionInput, config: Config, document: str | None
     return _classify(section, _index(config.domains, config.configured, ctx.fiction, ctx.languages), ctx)
 
 
-_NAME_AGE = re.compile(r"[ \t]*[(（][ \t]*[1-9]\d?(?![\d/.:])")  # `Toby (9)`, `Léa (12 ans)`: not `(2025)`, `(9/12)`
+_NAME_AGE = re.compile(r"[ \t]*[(（][ \t]*([1-9]\d?)(?![\d/.:])")  # `Toby (9)`, `Léa (12 ans)`: not `(2025)`, `(9/12)`
+
+
+def _names_owner_or_agent(found: dict[str, list[str]]) -> bool:
+    """Whether the heading's words (`found`, `_heading_scores`) hold the owner's or the agent's name."""
+    return any(w.endswith(("(owner)", "(agent)")) for words in found.values() for w in words)
 
 
 def _organisation(heading: str, index: _Index, found: dict[str, list[str]]) -> Classification | None:
@@ -1591,10 +1596,9 @@ def _organisation(heading: str, index: _Index, found: dict[str, list[str]]) -> C
     `companies`: `Harbourfront Keys Realty`, `Canary Ventures`) or a group (`groups`: `Bayside Physio
     Network`), or whose first word does before a name (a `<` one: `Grupo Larrañaga`, `Maison Vautrin`;
     a group's also before a link word: `Colegio de Notarios`, `Grupo de WhatsApp …`; `Meetup Porto.js`).
-    LABELS.md: a client, supplier or company
-    is the business's; a community the owner runs or attends is community.  None otherwise, when the
-    domain is not in the table, and when the word is part of a keyword the heading matched (`found`:
-    `Professional Network` is the identity phrase, not a group's name)."""
+    LABELS.md: a client, supplier or company is the business's; a community the owner runs or attends
+    is community.  None otherwise, when the domain is not in the table, and when the word is part of a
+    phrase the heading matched (`found`: `Professional Network` is the identity phrase, no group's name)."""
     core = _heading_core(heading)
     words = core.split()
     if not 2 <= len(words) <= 5 or not all(w[:1].isupper() or w.casefold() in _NAME_LINKS for w in words):
@@ -1618,14 +1622,15 @@ def _described_person(section: SectionInput, scores: dict[str, float], found: di
                       prefixed: str | None, index: _Index, context: Context) -> Classification | None:
     """people when `section`'s heading is a name and then a description whose words scored (`A Sofia
     (assistente de atelier)`, `Ross — accountant`) and the body opens on that name with a surname
-    ("Sofia Rebelo, part-time"): the section describes that person, and the description is their role,
-    not the topic (issue 23: a heading that is another person's name whose body describes a person goes
-    to people).  The runner-up is the description's best domain.  None otherwise: no description, a
-    `Kind:` prefix, the owner's or the agent's name (they are scored as such), or a body that does not
-    open on the full name."""
+    ("Sofia Rebelo, part-time"), or an age follows the name (`Toby (9) - soccer`): the section describes
+    that person, and the description is their role, not the topic (issue 23: a heading that is another
+    person's name whose body describes a person goes to people).  The runner-up is the description's
+    best domain.  None otherwise: no description, a `Kind:` prefix, the owner's or the agent's name
+    (they are scored as such), a description of likes (identity: the owner's), the scoring word inside
+    the "name" (`Incidents (2025)`), or a body that does not open on the full name."""
     if prefixed is not None or PEOPLE_DOMAIN not in index.order or not _DESCRIPTION.search(section.heading):
         return None
-    if any(w.endswith(("(owner)", "(agent)")) for words in found.values() for w in words) or _ME_MARK.search(section.heading):
+    if _names_owner_or_agent(found) or _ME_MARK.search(section.heading):
         return None  # the owner's or the agent's own name, or "(me)": the name steps decide those
     person = _person_heading(section.heading, index, context.vocabulary)
     if person is None or has_cjk(person[0]):
@@ -1636,7 +1641,7 @@ def _described_person(section: SectionInput, scores: dict[str, float], found: di
     if (len(echo) != 2 and aged is None) or _whose_name(section.body, context, index) is not None:
         return None
     if aged is not None:
-        echo = [f"{person[0]} ({rest.strip(' ([（')[:2].strip(')） ')}: an age)"]
+        echo = [f"{person[0]} ({aged.group(1)}: an age)"]
     ranked = _rank(scores, index)
     if any(w.casefold() in person[0].casefold() for w in found.get(ranked[0][0], ())):
         return None  # `Incidents (2025)`: the words that scored are the "name"
@@ -1692,7 +1697,7 @@ def _own(section: SectionInput, index: _Index, context: Context,
     if opener is not None:  # `Never book me before 9 on Mondays`: the heading is a rule for the agent
         scores["agents"] = scores.get("agents", 0.0) + PREFIX_WEIGHT
         found.setdefault("agents", []).insert(0, opener)
-    if prefixed is None and not any(w.endswith(("(owner)", "(agent)")) for ws in found.values() for w in ws):
+    if prefixed is None and not _names_owner_or_agent(found):
         organisation = _organisation(section.heading, index, found)
         if organisation is not None:
             return organisation, {}, {}
