@@ -247,12 +247,15 @@ def reflect(workspace: Path, as_json: bool) -> None:
 @DRY_RUN
 @NO_COMMIT
 @NO_VERIFY
-def move(workspace: Path, leaves: tuple[str, ...], domain: str, dry_run: bool, no_commit: bool, no_verify: bool) -> None:
+@click.option("--new-domain", is_flag=True,
+              help="Create DOMAIN when it is neither in the domain table nor an existing folder (else refused as a typo).")
+def move(workspace: Path, leaves: tuple[str, ...], domain: str, dry_run: bool, no_commit: bool, no_verify: bool,
+         new_domain: bool) -> None:
     """Move LEAVES (paths or unique names) to DOMAIN, reindex, one commit (exit 3: refused, nothing written)."""
     from .commands import move as command
 
     _done(command.run(workspace, leaves, domain, dry_run=dry_run, no_commit=no_commit, no_verify=no_verify,
-                      echo=click.echo))
+                      new_domain=new_domain, echo=click.echo))
 
 
 @main.command()

@@ -114,6 +114,22 @@ def check_domain_name(domain: str) -> None:
                        f"(not {', '.join(SINGLE_FILE_DOMAINS)})")
 
 
+def check_known_domain(domain: str, known: Iterable[str]) -> None:
+    """Refuse (exit 3, one line) a `move` to a domain that is neither in the domain table (defaults and
+    `.bonsai.toml`) nor an existing folder under memory/domains/: most such names are typos (`famiy`),
+    and a move would otherwise create and commit a new domain.  The message names the closest known
+    domain (difflib) and `--new-domain`, the flag that creates one on purpose.  `known`: domain names."""
+    import difflib
+
+    names = sorted(set(known) - set(SINGLE_FILE_DOMAINS))
+    if domain in names:
+        return
+    close = difflib.get_close_matches(domain, names, n=1, cutoff=0.8)
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    raise Refused(f"{domain!r}: unknown domain; {hint}known: {', '.join(names)}; "
+                  f"pass --new-domain to create it")
+
+
 def resolve_leaf(ref: str, leaf_paths: Sequence[str]) -> str:
     """The leaf path (workspace-relative) that `ref` names: a path, `<domain>/<name>`, or a unique name.
 
@@ -223,19 +239,13 @@ def moves_message(moves: Sequence[tuple[str, str]], domain: str) -> str:
     return "\n".join([f"bonsai: move {len(moves)} leaves to {domain}", "", *body, "", f"{TRAILER}: move"]) + "\n"
 
 
-def regroup_moves(leaves: Sequence[Leaf], config: Config, *, all_leaves: bool = False,
-                  keep: Iterable[str] = (), preamble: str = "") -> dict[str, tuple[str, Classification]]:
-    """{old leaf path: (new path, why)} for the leaves the current rules place in another domain.
+def classify_leaves(leaves: Sequence[Leaf], config: Config, preamble: str = "") -> list[tuple[Leaf, Classification]]:
+    """Each leaf (single-file domains aside, in path order) with where the current rules place it.
 
-    Every leaf (single-file domains aside) is classified by its first `##` section's heading and
-    body (and its sub-folder's name as the `#` group), with the whole tree as the document (its
-    dominant domain counts, as in a migration) and `preamble` (the trunk's pinned text) naming the
-    owner and the agent.
-    Candidates: leaves in `general` (or every leaf with `all_leaves`), minus the paths in `keep`
-    (placed by a `move`).  A leaf stays when the rules give its own domain, `general` or a
-    single-file domain, or only the tree's dominant domain (no word of its own points there).
-    A target name taken (case-insensitively) gets `-2`, `-3`, ... (its bytes are untouched either way);
-    a leaf keeps its group sub-folder as `_group_folders_kept` says.  Pure; deterministic (leaf path order).
+    A leaf is classified by its first `##` section's heading and body (and its sub-folder's name as
+    the `#` group), with the whole tree as the document (its dominant domain counts, as in a
+    migration) and `preamble` (the trunk's pinned text, str) naming the owner and the agent.
+    Used by regroup and by `explain HEADING` in a migrated workspace, so the two agree.  Pure.
     """
     from .core.classify import SectionInput, body_of, classify_document
     from .core.sections import split_sections
@@ -249,10 +259,23 @@ def regroup_moves(leaves: Sequence[Leaf], config: Config, *, all_leaves: bool = 
         group = _folder_of(leaf.name).replace("/", " ").replace("-", " ")
         inputs.append(SectionInput(first.heading, body_of(first.text), group) if first else
                       SectionInput("", leaf.text, group))
-    decisions = classify_document(inputs, config, preamble)  # the trunk's preamble names the owner and the agent
+    return list(zip(movable, classify_document(inputs, config, preamble)))
+
+
+def regroup_moves(leaves: Sequence[Leaf], config: Config, *, all_leaves: bool = False,
+                  keep: Iterable[str] = (), preamble: str = "") -> dict[str, tuple[str, Classification]]:
+    """{old leaf path: (new path, why)} for the leaves the current rules place in another domain.
+
+    Every leaf (single-file domains aside) is classified as classify_leaves says.
+    Candidates: leaves in `general` (or every leaf with `all_leaves`), minus the paths in `keep`
+    (placed by a `move`).  A leaf stays when the rules give its own domain, `general` or a
+    single-file domain, or only the tree's dominant domain (no word of its own points there).
+    A target name taken (case-insensitively) gets `-2`, `-3`, ... (its bytes are untouched either way);
+    a leaf keeps its group sub-folder as `_group_folders_kept` says.  Pure; deterministic (leaf path order).
+    """
     kept = set(keep)
     chosen: list[tuple[Leaf, Classification]] = []
-    for leaf, decision in zip(movable, decisions):
+    for leaf, decision in classify_leaves(leaves, config, preamble):
         new = decision.domain
         if leaf.path in kept or (not all_leaves and leaf.domain != FALLBACK_DOMAIN):
             continue
@@ -347,17 +370,25 @@ def move_leaf(workspace: Path, ref: str, domain: str, *, dry_run: bool = False, 
 
 
 def move_leaves(workspace: Path, refs: Sequence[str], domain: str, *, dry_run: bool = False, no_commit: bool = False,
-                no_verify: bool = False) -> LifecycleResult:
+                no_verify: bool = False, new_domain: bool = False) -> LifecycleResult:
     """`bonsai-git move`: relocate leaves to `domain` and reindex, as one commit.
 
     Each ref is a leaf path or unique name (see resolve_leaf); a leaf named twice moves once.
-    Raises Refused/BadInput (exit 3, nothing written) for the first bad ref, a name taken in the
-    target domain (or by two of the moved leaves), a leaf already there; Failed or Interrupted
-    after a restore.
+    `domain` must be in the domain table or already have a folder, unless `new_domain` (check_known_domain).
+    Raises Refused/BadInput (exit 3, nothing written) for an unknown domain, the first bad ref, a name
+    taken in the target domain (or by two of the moved leaves), a leaf already there; Failed or
+    Interrupted after a restore.
     """
     check_domain_name(domain)  # first: a bad name never reaches the file system (ENAMETOOLONG)
+
+    def known(ctx: RepoContext) -> None:
+        if not new_domain:
+            root = ctx.workspace / DOMAINS_DIR
+            folders = [d.name for d in root.iterdir() if d.is_dir()] if root.is_dir() else []
+            check_known_domain(domain, [d for d, _ in load_config(ctx.workspace).domains] + folders)
+
     return _relocate_leaves(
-        workspace, refs, "move",
+        workspace, refs, "move", check=known,
         taken=lambda ctx, paths: [*paths, *_files_under(ctx, f"{DOMAINS_DIR}/{domain}")],
         target=lambda old, taken: move_target(old, domain, [p for p in taken if p != old]),
         message=lambda moves: moves_message(sorted(moves.items()), domain),
@@ -367,10 +398,13 @@ def move_leaves(workspace: Path, refs: Sequence[str], domain: str, *, dry_run: b
 def _relocate_leaves(workspace: Path, refs: Sequence[str], op: str, *,
                      taken: Callable[[RepoContext, Sequence[str]], list[str]], target: Callable[[str, list[str]], str],
                      message: Callable[[dict[str, str]], str], dry_run: bool, no_commit: bool,
-                     no_verify: bool) -> LifecycleResult:
+                     no_verify: bool, check: Callable[[RepoContext], None] | None = None) -> LifecycleResult:
     """Move and archive: resolve `refs` to leaves, give each its `target(old, taken paths)` (a path
-    it takes is taken for the next), and commit the relocation with `message(moves)`."""
+    it takes is taken for the next), and commit the relocation with `message(moves)`.  `check(ctx)`,
+    when given, runs first (it raises Refused to stop before anything is read or written)."""
     ctx = open_workspace(workspace)
+    if check is not None:
+        check(ctx)
     with workspace_lock(ctx):
         check_clean_for_commit(ctx, MEMORY_AREAS)
         reads = Reads(ctx.workspace)  # the one read the plan is made from and the swap checks against

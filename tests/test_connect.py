@@ -439,7 +439,7 @@ def test_move_into_a_new_domain_updates_the_projection_in_the_same_commit(make_r
     repo = _connected(make_repo, b"# Rules\n")
     bonsai("connect", "codex", "-C", str(repo))
     commit_all(repo, "connect")
-    result = bonsai("move", PRICING, "sales", "-C", str(repo))
+    result = bonsai("move", PRICING, "sales", "--new-domain", "-C", str(repo))
     assert result.exit_code == 0, result.stderr
     assert "AGENTS.md" in git(repo, "show", "--name-only", "--format=", "HEAD").split()
     assert b"- sales" in (repo / "AGENTS.md").read_bytes() and (repo / "AGENTS.md").read_bytes().endswith(b"# Rules\n")

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from .common import Echo, read_utf8
+
+if TYPE_CHECKING:
+    from ..core.config import Config
 
 
 def run(workspace: Path, headings: tuple[str, ...], *, body: str, memory_file: Path | None, as_json: bool,
@@ -13,13 +17,16 @@ def run(workspace: Path, headings: tuple[str, ...], *, body: str, memory_file: P
     """Explain `headings` (with `body` read when a heading decides nothing), or every section of
     `memory_file` in context, under the workspace's .bonsai.toml; text or JSON (with the scope table)."""
     from ..workspace import load_config
-    from ..core.explain import explain_file, explain_headings, render_explain, scope_table
+    from ..core.explain import explain_file, explain_headings, heading_key, render_explain, scope_table
 
     config = load_config(workspace)
     if memory_file is not None:
         entries = explain_file(_read_memory_file(workspace, memory_file), config)
     else:
-        entries = explain_headings(headings, body, config)
+        found = {} if body else _sections_in_workspace(workspace, config)
+        entries = []
+        for heading in headings:  # a heading of the workspace's memory is explained in context, as migrate saw it
+            entries += found.get(heading_key(heading)) or explain_headings([heading], body, config)
     if as_json:
         echo(json.dumps({"sections": entries, "domains": scope_table(config)}, indent=2, ensure_ascii=False))
     else:
@@ -31,6 +38,45 @@ def run(workspace: Path, headings: tuple[str, ...], *, body: str, memory_file: P
 
 NO_SECTIONS = ("explain: the file has no ## section to explain; a migrated MEMORY.md keeps its sections as leaves "
                "under memory/domains/: explain a heading, or the file as it was (git show HEAD~1:MEMORY.md > before.md)")
+
+
+def _sections_in_workspace(workspace: Path, config: Config) -> dict[str, list[dict[str, Any]]]:
+    """{heading_key: records} for the workspace's own sections, so `explain HEADING` judges the real
+    section (its body, group and document) rather than the bare words.
+
+    Before a migration: every `##` section of MEMORY.md, as `explain --file MEMORY.md` (and so migrate)
+    places it.  After one: every leaf, as regroup judges it (lifecycle.classify_leaves), its `path`
+    saying where it is now.  A workspace whose memory cannot be read gives {} (the bare heading is
+    explained, as before); the commands that write say why.
+    """
+    from ..core.errors import BonsaiError
+    from ..core.explain import explain_file, heading_key, leaf_record
+    from ..core.layout import is_migrated
+    from ..core.sections import split_sections
+    from ..lifecycle import classify_leaves
+    from ..reindex import read_trunk
+    from ..tree import read_leaves, walk_leaf_paths
+
+    out: dict[str, list[dict[str, Any]]] = {}
+    try:
+        if not (workspace / "MEMORY.md").is_file():
+            return out
+        text = read_utf8(workspace / "MEMORY.md", "no such file", shown=Path("MEMORY.md"))
+        if not is_migrated(text):
+            records = explain_file(text, config)
+        else:
+            trunk = read_trunk(workspace)[1]
+            leaves = read_leaves(workspace, walk_leaf_paths(workspace))
+            records = []
+            for leaf, c in classify_leaves(leaves, config, trunk.pinned):
+                sections = split_sections(leaf.text).sections
+                if sections:
+                    records.append(leaf_record(leaf.path, leaf.domain, sections[0].heading, c))
+    except BonsaiError:
+        return out
+    for record in records:
+        out.setdefault(heading_key(record["heading"]), []).append(record)
+    return out
 
 
 def _read_memory_file(workspace: Path, path: Path) -> str:

@@ -36,6 +36,18 @@ def explain_headings(headings: Sequence[str], body: str, config: Config) -> list
     return out
 
 
+def heading_key(heading: str) -> str:
+    """How `explain HEADING` matches a heading to a section's: stripped, case-folded, inner spaces collapsed."""
+    return " ".join(heading.split()).casefold()
+
+
+def leaf_record(leaf_path: str, now: str, heading: str, c: Classification) -> dict[str, Any]:
+    """The record for a leaf of a migrated tree (`leaf_path` workspace-relative, in domain `now`,
+    `heading` its `##` heading) that the current rules place by `c` (lifecycle.classify_leaves):
+    `path` and `now` say where it is (a move, a plan choice or older rules may have put it elsewhere)."""
+    return _record(heading, None, c.domain, c.decided_by, c, leaf_path) | {"now": now}
+
+
 def explain_file(text: str, config: Config) -> list[dict[str, Any]]:
     """One record per `##` section of `text` (a whole Markdown file), classified as migrate would.
 
@@ -91,7 +103,9 @@ def _record(heading: str, line: int | None, domain: str, decided_by: str, c: Cla
 def _line(e: dict[str, Any]) -> str:
     where = f"line {e['line']}: " if e["line"] is not None else ""
     head = f"{where}{e['heading']!r} -> {e['domain']}"
-    if "path" in e:
+    if "path" in e and e.get("now", e["domain"]) != e["domain"]:
+        head += f" (the rules today; it is in {e['now']}: {e['path']})"
+    elif "path" in e:
         head += f" ({e['path']})"
     if e["decided_by"] == "pin":
         return f"{head}: pinned by a pin rule, stays verbatim in the trunk"

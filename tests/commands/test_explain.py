@@ -148,3 +148,31 @@ def test_an_organisations_name_is_explained_as_one_not_as_a_persons(tmp_path: Pa
     assert code == 0
     assert lines[0].endswith("decided by name: the heading is an organisation's name ('Grupo Arrieta': 'Grupo' names a company)")
     assert lines[1].endswith("decided by name: the heading is an organisation's name ('Bayside Runners Club': 'Club' names a group)")
+
+
+HOUSEHOLD = ("# Memory\n\n## Thursday\n\nDentist at 9:40, then the pharmacy for the prescription refill.\n\n"
+             "## Clients\n\nAcme pays net 30.\n\n## Invoices\n\nSend invoices on the 1st.\n")
+
+
+def test_explain_a_heading_of_the_workspace_reads_its_section_as_migrate_does(tmp_path: Path) -> None:
+    (tmp_path / "MEMORY.md").write_text(HOUSEHOLD)
+    code, out, _ = explain("-C", str(tmp_path), "THURSDAY", "--json")
+    in_context = json.loads(explain("-C", str(tmp_path), "--file", "MEMORY.md", "--json")[1])["sections"][0]
+    assert code == 0 and json.loads(out)["sections"] == [in_context]
+    assert in_context["line"] == 3 and in_context["domain"] == "personal"  # the body decided, not the bare word
+    code, out, _ = explain("-C", str(tmp_path), "Thursday", "--body", "")  # no body given: still in context
+    assert out.startswith("line 3: 'Thursday' -> personal (memory/domains/personal/thursday.md)")
+    code, out, _ = explain("-C", str(tmp_path), "Odds and ends")  # not a heading of this memory: the words alone
+    assert out.startswith("'Odds and ends' -> general: decided by fallback")
+
+
+def test_explain_a_heading_after_migration_judges_the_leaf_and_says_where_it_is(make_repo: Callable[..., Path]) -> None:
+    repo = make_repo(HOUSEHOLD)
+    assert bonsai("migrate", "-C", str(repo), "--force").exit_code == 0
+    assert bonsai("move", "-C", str(repo), "thursday", "business").exit_code == 0
+    code, out, _ = explain("-C", str(repo), "thursday")
+    assert code == 0
+    assert out.splitlines()[0].startswith("'Thursday' -> personal (the rules today; it is in business: "
+                                          "memory/domains/business/thursday.md): decided by body")
+    code, out, _ = explain("-C", str(repo), "Clients")
+    assert out.splitlines()[0].startswith("'Clients' -> business (memory/domains/business/clients.md): decided by")

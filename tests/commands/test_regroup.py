@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from bonsai_git.core.config import Config
 from bonsai_git.lifecycle import regroup_moves
 from bonsai_git.core.layout import Leaf
@@ -37,7 +39,7 @@ def memory_files(repo: Path) -> dict[str, bytes]:
 def test_move_takes_several_leaves_in_one_commit(make_repo: MakeRepo) -> None:
     repo = migrated(make_repo)
     glaze, kiln = (repo / GLAZE).read_bytes(), (repo / KILN).read_bytes()
-    result = bonsai("move", "-C", str(repo), "glaze-tests", KILN, "glaze-tests.md", "studio")
+    result = bonsai("move", "-C", str(repo), "glaze-tests", KILN, "glaze-tests.md", "studio", "--new-domain")
     assert result.exit_code == 0, result.output
     assert (repo / "memory/domains/studio/glaze-tests.md").read_bytes() == glaze
     assert (repo / "memory/domains/studio/firing-schedule.md").read_bytes() == kiln
@@ -51,9 +53,36 @@ def test_move_takes_several_leaves_in_one_commit(make_repo: MakeRepo) -> None:
 def test_move_of_several_leaves_refuses_a_bad_one_and_writes_nothing(make_repo: MakeRepo) -> None:
     repo = migrated(make_repo)
     before = snapshot(repo)
-    result = bonsai("move", "-C", str(repo), "glaze-tests", "no-such-leaf", "studio")
+    result = bonsai("move", "-C", str(repo), "glaze-tests", "no-such-leaf", "studio", "--new-domain")
     assert result.exit_code == 3 and "no-such-leaf: no such leaf" in result.stderr
     assert snapshot(repo) == before
+
+
+@pytest.mark.parametrize(("domain", "hint"), [("peple", "did you mean 'people'? "), ("famiy", ""),
+                                             ("sales", "")])
+def test_move_to_an_unknown_domain_is_refused_as_a_typo_and_writes_nothing(make_repo: MakeRepo, domain: str,
+                                                                           hint: str) -> None:
+    repo = migrated(make_repo)
+    before = snapshot(repo)
+    result = bonsai("move", "-C", str(repo), "glaze-tests", domain)
+    assert result.exit_code == 3
+    assert result.stderr == (f"bonsai-git: {domain!r}: unknown domain; {hint}known: agents, business, community, "
+                             "general, identity, infrastructure, legal, log, people, personal, projects; "
+                             "pass --new-domain to create it\n")
+    assert snapshot(repo) == before
+
+
+def test_a_domain_made_with_new_domain_or_declared_in_bonsai_toml_is_known_after(make_repo: MakeRepo) -> None:
+    repo = migrated(make_repo)
+    assert bonsai("move", "-C", str(repo), "glaze-tests", "studio", "--new-domain").exit_code == 0
+    result = bonsai("move", "-C", str(repo), "firing-schedule", "studio")  # the folder exists now
+    assert result.exit_code == 0, result.stderr
+    assert (repo / "memory/domains/studio/firing-schedule.md").is_file()
+    (repo / ".bonsai.toml").write_text('[domains.shop]\nkeywords = ["mugs"]\nscope = "the shop"\n')
+    commit(repo, "declare shop")
+    result = bonsai("move", "-C", str(repo), "client-pricing", "shop")  # declared, no folder yet
+    assert result.exit_code == 0, result.stderr
+    assert git(repo, "status", "--porcelain") == ""
 
 
 def test_regroup_dry_run_then_nothing_to_do_on_a_fresh_tree(make_repo: MakeRepo) -> None:
