@@ -938,6 +938,17 @@ _AGENT_PATTERNS = (
     re.compile(r"(?:너는|당신은|나는|저는)[ \t]*[\"“']?([\uac00-\ud7af]{2,5}?)[\"”']?(?:[ \t]*(?:\([^)]{0,30}\)|（[^）]{0,30}）))?"
                r"(?:이다|입니다|야|예요|이에요|,|\.)"),  # `너는 모모(Momo)야`
     re.compile(rf"(?:너는|당신은|나는|저는)[ \t]*[\"“']?({_CAP})[\"”']?(?=[ \t]*(?:[,.(—–-]|이다|입니다|야|예요|이에요))"),  # `나는 **Dori** — …`
+    # The writer in apposition: "Notes kept by me, Wren, for Sam", "I, Wren, keep this file"
+    re.compile(rf"(?:(?i:\b(?:by|from|of)[ \t]+me)|\bI),[ \t]+{_NAME_RE}[ \t]*(?=[,(—–])"),
+    # A name and its role in brackets: "a memória do Rabelo (assistente IA)", "Wren (the AI assistant)"
+    re.compile(rf"{_NAME_RE}[ \t]*[(（][ \t]*(?i:(?:the|an?|o|a|el|la|le|l'|der|die|das|ein|eine|um|uma|un|une)[ \t]+)?"
+               rf"(?:(?:AI|IA|KI)[ \t-]+)?(?i:assistant|assistante|assistente|asistente|assistent(?:in)?|agent|agente|bot|helper)"
+               rf"(?:[ \t]+(?:IA|AI|KI|(?i:virtual|virtuel|virtuelle)))?[ \t]*[,;)）]"),
+    # the same in CJK: `我（小燈，AI 助理）`, `小燈（AI助理）`, `私（ハル、アシスタント）`
+    re.compile(r"(?:我|私|나|저)[（(]([\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]{2,6}?)[，,、][^）)\n]{0,12}"
+               r"(?:助理|助手|秘书|秘書|アシスタント|エージェント|비서|어시스턴트|에이전트|AI|agent)"),
+    re.compile(r"([\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]{2,6}?)[（(][ \t]*(?:AI|ＡＩ)?[ \t]*"
+               r"(?:助理|助手|秘书|秘書|アシスタント|エージェント|비서|어시스턴트|에이전트)[ \t]*[）)]"),
 )
 # A name joined by a hyphen to the word for an agent names a product, not the agent: `der Claude-Code-Agent`
 _PRODUCT_AGENT = re.compile(r"-?-(?i:agent|agente|assistent|assistant|assistente|bot|ki|ia|ai)\b")

@@ -1250,3 +1250,27 @@ def test_a_vague_heading_is_no_name(heading: str) -> None:
     body = "- she is 9, he is 12; her teacher is Mr Lee\n- his birthday in May\n"
     (placed,) = plan_migration(f"{DE if heading == 'Sonstiges' else ''}## {heading}\n{body}", Config()).placed
     assert placed.decided_by != "name"
+
+
+@pytest.mark.parametrize(("preamble", "owner", "agent"), [
+    ("Notes kept by me, Wren, for Sam Okonkwo: freelance data engineer in Leeds.\n", set(), {"wren"}),
+    ("Memória de longo prazo do Rabelo (assistente IA) para a Maria Teixeira, dona da quinta.\n", set(), {"rabelo"}),
+    ("這份檔案是我（小燈，AI 助理）替林雨萱整理的長期記憶。\n", set(), {"小燈"}),
+    ("ハル（アシスタント）が森さんのために書くメモ。\n", set(), {"ハル"}),
+    ("Priya (assistant professor) shares the lab with Tom.\n", set(), set()),  # a job title, not the agent
+])
+def test_the_agent_named_in_apposition_or_with_its_role_in_brackets(preamble: str, owner: set[str],
+                                                                     agent: set[str]) -> None:
+    """"kept by me, Wren, for …", "do Rabelo (assistente IA)", `我（小燈，AI 助理）`, `ハル（アシスタント）`
+    name the agent; a bracketed job title that only starts with "assistant" does not."""
+    context = document_context(preamble, [], Config())
+    assert set(context.agent) == agent
+    assert owner <= set(context.owner)
+
+
+@pytest.mark.parametrize(("heading", "domain"), [("Website", "infrastructure"), ("Site web", "infrastructure"),
+                                                 ("Website + Buchungstool", "infrastructure"), ("官網", "infrastructure"),
+                                                 ("산악회", "community"), ("A dona", "identity"), ("抱石", "personal")])
+def test_everyday_words_of_the_held_out_memories(heading: str, domain: str) -> None:
+    preamble = {"Site web": FR, "A dona": PT}.get(heading, "")
+    assert document(preamble, (heading, "- see below\n"))[heading] == domain
