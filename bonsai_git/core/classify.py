@@ -805,7 +805,7 @@ def _rank(scores: dict[str, float], index: _Index) -> list[tuple[str, float]]:
 
 # A Romance preposition or elision between words: the heading's first noun is its head
 # (`Association des parents d'élèves`, `Contrato de arrendamento`, `Reserva del microscopio`).
-_HEAD_LINK = re.compile(r"(?<!\w)(?:de|des|du|da|do|das|dos|del|pour|para|avec|com|con|sur|à|au|aux)(?!\w)|(?<!\w)[dl]['’]\w")
+_HEAD_LINK = re.compile(r"(?<!\w)(?:de|des|du|da|do|das|dos|del|pour|para|avec|com|con|sur|à|au|aux|with|mit)(?!\w)|(?<!\w)[dl]['’]\w")
 # (lowercase, as a preposition is written: `DO NOT BREAK` is English)
 
 
@@ -814,7 +814,8 @@ _TOPIC_SEPARATOR = re.compile(r"\s[—–-]\s|\S:\s")  # `RGPD — données clie
 
 def _head_first(ranked: list[tuple[str, float]], found: dict[str, list[str]], heading: str) -> list[tuple[str, float]]:
     """`ranked` with a tie for first place settled by the heading's head noun when the heading is built
-    with a Romance preposition that follows the head (_HEAD_LINK: `de`, `pour`) or a topic separator
+    with a Romance preposition that follows the head (_HEAD_LINK: `de`, `pour`), `with` or `mit` (`Skifahren
+    mit den Kids` is skiing; not `for`: `money stuff for the business` is the business's) or a topic separator
     (`RGPD — données clients`): the domain whose word comes first wins.  Otherwise (English and German
     compounds put the head last, and a tie keeps table order) `ranked` unchanged."""
     if len(ranked) < 2 or ranked[0][1] != ranked[1][1] or (
@@ -988,7 +989,8 @@ _OWNER_AGED = re.compile(rf"(?m)^[ \t>*_-]*{_HONORIFIC_WORDS}({_CAP}[ \t]+{_CAP}
                          r"(?:1[89]|[2-9]\d|1[01]\d)(?!\d)")
 # A body that opens on someone's full name and age ("Georg Feldmeier, 61. Seit 1988 im Betrieb"): a person's card.
 _CARD_OPENING = re.compile(rf"[ \t\n>*_-]*{_HONORIFIC_WORDS}({_CAP}[ \t]+{_CAP}(?:[ \t]+{_CAP})?)[*_]*[ \t]*[,(][ \t]*"
-                           r"[1-9]\d?(?!\d|[/.:]\d)")
+                           r"[1-9]\d?(?!\d|[/.:]\d)"  # not a date: "São Miguel, 12 a 19 de maio", "Porto, 3 de junho"
+                           r"(?![ \t]*(?:[-–—]|a|à|al|to|until|bis|au|até)[ \t]*\d|[ \t]+(?:de|of|d')[ \t]*[^\W\d_])")
 _OWNER_PATTERNS = (
     re.compile(rf"(?:\bowners?|\bhumans?|\busers?|\bdon[oa]|\bpropietari[oa]|\bpropriétaire|\bbesitzer(?:in)?|"
                rf"\binhaber(?:in)?|\bdueñ[oa]|\butilizador[a]?|\busuario|\bpour|\bpara|\bfür)[ \t]*[:=][ \t]*\[?"

@@ -1274,3 +1274,12 @@ def test_the_agent_named_in_apposition_or_with_its_role_in_brackets(preamble: st
 def test_everyday_words_of_the_held_out_memories(heading: str, domain: str) -> None:
     preamble = {"Site web": FR, "A dona": PT}.get(heading, "")
     assert document(preamble, (heading, "- see below\n"))[heading] == domain
+
+
+def test_a_place_and_a_date_range_is_no_persons_card_and_with_keeps_the_head() -> None:
+    """"São Miguel, 12 a 19 de maio" opens a trip, not a card of someone aged 12; in `Skifahren mit den
+    Kids` the head (skiing) wins the tie with the kids."""
+    placed = document(PT, ("Açores", "- São Miguel, 12 a 19 de maio, com a irmã. Voo já pago.\n"))
+    assert placed["Açores"] != "people"
+    assert document(DE, ("Skifahren mit den Kids", "- Samstags am Patscherkofel.\n"))["Skifahren mit den Kids"] == "personal"
+    assert document("", ("Margit", "Margit Huber, 61, Sekretärin im Büro.\n"))["Margit"] == "people"
