@@ -109,9 +109,14 @@ def check_domain_name(domain: str) -> None:
     shown = repr(domain if len(domain) <= 40 else domain[:40] + "...")
     if len(domain) > MAX_DOMAIN_NAME:
         raise BadInput(f"{shown}: domain name too long ({len(domain)} chars); use at most {MAX_DOMAIN_NAME}")
-    if not is_domain_name(domain) or domain in SINGLE_FILE_DOMAINS:
-        raise BadInput(f"{shown}: not a domain name; use lowercase letters, digits and '-', not starting with '-' "
-                       f"(not {', '.join(SINGLE_FILE_DOMAINS)})")
+    if domain in SINGLE_FILE_DOMAINS:
+        raise BadInput(f"{shown}: not a domain name for a leaf: {domain} is the one file "
+                       f"{SINGLE_FILE_DOMAINS[domain]}, not a folder")
+    if not is_domain_name(domain):
+        lowered = domain.lower()
+        hint = f"; did you mean {lowered!r}?" if lowered != domain and is_domain_name(lowered) else ""
+        raise BadInput(f"{shown}: not a domain name; use lowercase letters, digits and '-', not starting with '-'"
+                       + hint)
 
 
 def check_known_domain(domain: str, known: Iterable[str]) -> None:
@@ -124,7 +129,8 @@ def check_known_domain(domain: str, known: Iterable[str]) -> None:
     names = sorted(set(known) - set(SINGLE_FILE_DOMAINS))
     if domain in names:
         return
-    close = difflib.get_close_matches(domain, names, n=1, cutoff=0.8)
+    same = [n for n in names if n.casefold() == domain.casefold()]  # `Work` for `work`
+    close = same or difflib.get_close_matches(domain, names, n=1, cutoff=0.8)
     hint = f"did you mean {close[0]!r}? " if close else ""
     raise Refused(f"{domain!r}: unknown domain; {hint}known: {', '.join(names)}; "
                   f"pass --new-domain to create it")
@@ -382,9 +388,13 @@ def move_leaves(workspace: Path, refs: Sequence[str], domain: str, *, dry_run: b
     check_domain_name(domain)  # first: a bad name never reaches the file system (ENAMETOOLONG)
 
     def known(ctx: RepoContext) -> None:
+        root = ctx.workspace / DOMAINS_DIR
+        target = root / domain
+        if (target.exists() or target.is_symlink()) and (target.is_symlink() or not target.is_dir()):
+            raise Refused(f"{DOMAINS_DIR}/{domain}: not a folder (a file or a link is in the domain's place); "
+                          f"move or rename it first")
         if not new_domain:
-            root = ctx.workspace / DOMAINS_DIR
-            folders = [d.name for d in root.iterdir() if d.is_dir()] if root.is_dir() else []
+            folders = [d.name for d in root.iterdir() if d.is_dir() and is_domain_name(d.name)] if root.is_dir() else []
             check_known_domain(domain, [d for d, _ in load_config(ctx.workspace).domains] + folders)
 
     return _relocate_leaves(

@@ -16,17 +16,25 @@ def run(workspace: Path, headings: tuple[str, ...], *, body: str, memory_file: P
         echo: Echo) -> int:
     """Explain `headings` (with `body` read when a heading decides nothing), or every section of
     `memory_file` in context, under the workspace's .bonsai.toml; text or JSON (with the scope table)."""
+    from ..core.errors import Refused
     from ..workspace import load_config
     from ..core.explain import explain_file, explain_headings, heading_key, render_explain, scope_table
 
+    if not workspace.is_dir():
+        raise Refused(f"{workspace}: no such directory")
     config = load_config(workspace)
     if memory_file is not None:
         entries = explain_file(_read_memory_file(workspace, memory_file), config)
     else:
-        found = {} if body else _sections_in_workspace(workspace, config)
+        found, unread = ({}, None) if body else _sections_in_workspace(workspace, config)
+        if unread is not None:
+            echo(f"note: {unread}; explaining the words alone", err=True)
         entries = []
         for heading in headings:  # a heading of the workspace's memory is explained in context, as migrate saw it
-            entries += found.get(heading_key(heading)) or explain_headings([heading], body, config)
+            here = found.get(heading_key(heading))
+            if here is None and found:
+                echo(f"note: no section of this memory is headed {heading!r}; explaining the words alone", err=True)
+            entries += here or explain_headings([heading], body, config)
     if as_json:
         echo(json.dumps({"sections": entries, "domains": scope_table(config)}, indent=2, ensure_ascii=False))
     else:
@@ -40,16 +48,17 @@ NO_SECTIONS = ("explain: the file has no ## section to explain; a migrated MEMOR
                "under memory/domains/: explain a heading, or the file as it was (git show HEAD~1:MEMORY.md > before.md)")
 
 
-def _sections_in_workspace(workspace: Path, config: Config) -> dict[str, list[dict[str, Any]]]:
-    """{heading_key: records} for the workspace's own sections, so `explain HEADING` judges the real
-    section (its body, group and document) rather than the bare words.
+def _sections_in_workspace(workspace: Path, config: Config) -> tuple[dict[str, list[dict[str, Any]]], str | None]:
+    """({heading_key: records} for the workspace's own sections, why they could not be read or None),
+    so `explain HEADING` judges the real section (its body, group and document) rather than the bare words.
 
     Before a migration: every `##` section of MEMORY.md, as `explain --file MEMORY.md` (and so migrate)
     places it.  After one: every leaf, as regroup judges it (lifecycle.classify_leaves), its `path`
-    saying where it is now.  A workspace whose memory cannot be read gives {} (the bare heading is
-    explained, as before); the commands that write say why.
+    saying where it is now.  No MEMORY.md: ({}, None), explain used outside a workspace.  A memory
+    that cannot be read (not UTF-8, a folder, a FIFO, a leaf with conflict markers): ({}, the
+    one-line reason), and the bare heading is explained.
     """
-    from ..core.errors import BonsaiError
+    from ..core.errors import BadInput, BonsaiError
     from ..core.explain import explain_file, heading_key, leaf_record
     from ..core.layout import is_migrated
     from ..core.sections import split_sections
@@ -58,10 +67,13 @@ def _sections_in_workspace(workspace: Path, config: Config) -> dict[str, list[di
     from ..tree import read_leaves, walk_leaf_paths
 
     out: dict[str, list[dict[str, Any]]] = {}
+    trunk_path = workspace / "MEMORY.md"
+    if not trunk_path.exists() and not trunk_path.is_symlink():
+        return out, None
     try:
-        if not (workspace / "MEMORY.md").is_file():
-            return out
-        text = read_utf8(workspace / "MEMORY.md", "no such file", shown=Path("MEMORY.md"))
+        if trunk_path.is_symlink() or not trunk_path.is_file():
+            raise BadInput("MEMORY.md: not a regular file")
+        text = read_utf8(trunk_path, "no such file", shown=Path("MEMORY.md"))
         if not is_migrated(text):
             records = explain_file(text, config)
         else:
@@ -72,14 +84,15 @@ def _sections_in_workspace(workspace: Path, config: Config) -> dict[str, list[di
                 sections = split_sections(leaf.text).sections
                 if sections:
                     records.append(leaf_record(leaf.path, leaf.domain, sections[0].heading, c))
-    except BonsaiError:
-        return out
+    except BonsaiError as exc:
+        return out, exc.message
     for record in records:
         out.setdefault(heading_key(record["heading"]), []).append(record)
-    return out
+    return out, None
 
 
 def _read_memory_file(workspace: Path, path: Path) -> str:
     """Read `path` (relative to the workspace when it exists there), strict UTF-8; BadInput when not."""
-    target = path if path.is_absolute() or not (workspace / path).is_file() else workspace / path
+    inside = workspace / path  # a folder or a FIFO there is named as such, not looked for elsewhere
+    target = path if path.is_absolute() or not (inside.exists() or inside.is_symlink()) else inside
     return read_utf8(target, "no such file", shown=path)

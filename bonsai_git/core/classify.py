@@ -70,7 +70,9 @@ Signals, strongest first; the first that decides wins:
 After every section is placed, a heading of only tax, insurance or booking words (the lexicons'
 `working`: `Taxes`, `Impuestos`, `bookings`) that went to personal goes to business in a working memory
 (more business sections than personal: `_the_business_in_a_working_memory`), unless it calls them
-private (`déclaration perso`); a to-do list's heading (the lexicons' `todo`) that went to agents takes
+private (`déclaration perso`); so does a section its body put in personal when the body's business
+words score at least half as much (a dental practice's `Key Facts` about its dentists and
+appointments: the trade's health words are the work); a to-do list's heading (the lexicons' `todo`) that went to agents takes
 the document's main domain (`_todo_of_the_document`).
 
 In a novelist's memory (the lexicon's `fiction` words in the preamble or headings) the keywords
@@ -2084,9 +2086,16 @@ def _leaning(topics: Counter[str], index: _Index) -> str | None:
 def _the_business_in_a_working_memory(decision: Classification, heading: str, index: _Index) -> Classification:
     """In a working memory (more sections of business than of personal: a freelancer's, a shop's, a
     driver's), a heading of only the lexicons' `working` words (taxes, insurance, bookings: `Taxes`,
-    `Impuestos`, `確定申告`, `bookings`) is the business's, with personal the alternate; in a
-    household's memory, or when the heading calls them private (the lexicons' `private`: `Impôts — déclaration
-    perso`), it stays personal.  Any other decision is returned as it is."""
+    `Impuestos`, `確定申告`, `bookings`) is the business's, with personal the alternate; so is a
+    section its body put in personal when business is the runner-up with at least half the score
+    (and at least 1): where the trade is health, fuel or farming (a dentist's `Turnos`, a trucker's
+    `IFTA`), the body's personal words are the work's.  In a household's memory, or when the heading
+    calls them private (the lexicons' `private`: `Impôts — déclaration perso`), it stays personal.
+    Any other decision is returned as it is."""
+    if decision.domain == "personal" and decision.decided_by == "body" and decision.runner_up == "business" \
+            and decision.runner_up_score >= max(1.0, decision.score / 2) and not index.lists.private.search(heading):
+        return Classification("business", "body", decision.runner_up_score, (*decision.words, WORKING_MEMORY),
+                              "personal", decision.score)
     if decision.domain != "personal" or decision.decided_by != "heading" or not decision.words:
         return decision
     if not all(w.casefold() in index.lists.working for w in decision.words) or index.lists.private.search(heading):

@@ -263,10 +263,13 @@ def is_one_line(text: str) -> bool:
 
 def is_domain_name(name: str) -> bool:
     """True for a usable domain folder name: lowercase letters (any script), digits and `-`, not
-    starting with `-` (so never `_`/`.`-prefixed), at most MAX_DOMAIN_NAME chars."""
+    starting with `-` (so never `_`/`.`-prefixed), at most MAX_DOMAIN_NAME chars, and written in its
+    NFKC form: a fullwidth `ｐeople` or a ligature would be a folder that only looks like `people`."""
+    import unicodedata
+
     return 0 < len(name) <= MAX_DOMAIN_NAME and name == name.lower() and all(
         ch.isalnum() or ch == "-" for ch in name
-    ) and not name.startswith("-")
+    ) and not name.startswith("-") and unicodedata.normalize("NFKC", name) == name
 
 
 def _check_subject(subject: str, source: str) -> None:

@@ -176,3 +176,25 @@ def test_explain_a_heading_after_migration_judges_the_leaf_and_says_where_it_is(
                                           "memory/domains/business/thursday.md): decided by body")
     code, out, _ = explain("-C", str(repo), "Clients")
     assert out.splitlines()[0].startswith("'Clients' -> business (memory/domains/business/clients.md): decided by")
+
+
+@pytest.mark.parametrize("damage", ["latin-1", "folder"])
+def test_explain_says_when_it_cannot_read_the_memory_and_judges_the_words(tmp_path: Path, damage: str) -> None:
+    if damage == "latin-1":
+        (tmp_path / "MEMORY.md").write_bytes(HOUSEHOLD.replace("Dentist", "Dentïst").encode("latin-1"))
+    else:
+        (tmp_path / "MEMORY.md").mkdir()
+    result = CliRunner().invoke(main, ["explain", "-C", str(tmp_path), "Thursday"])
+    reason = "MEMORY.md: not UTF-8 (byte 27)" if damage == "latin-1" else "MEMORY.md: not a regular file"
+    assert result.exit_code == 0 and result.stderr == f"note: {reason}; explaining the words alone\n"
+    assert result.stdout.startswith("'Thursday' -> general: decided by fallback")
+    result = CliRunner().invoke(main, ["explain", "-C", str(tmp_path), "--file", "MEMORY.md"])
+    assert result.exit_code == 3 and result.stderr.startswith("bonsai-git: MEMORY.md: ")
+
+
+def test_explain_notes_a_heading_the_memory_lacks_and_refuses_a_missing_workspace(tmp_path: Path) -> None:
+    (tmp_path / "MEMORY.md").write_text(HOUSEHOLD)
+    result = CliRunner().invoke(main, ["explain", "-C", str(tmp_path), "Nope"])
+    assert result.stderr == "note: no section of this memory is headed 'Nope'; explaining the words alone\n"
+    result = CliRunner().invoke(main, ["explain", "-C", str(tmp_path / "missing"), "Nope"])
+    assert result.exit_code == 3 and result.stderr == f"bonsai-git: {tmp_path / 'missing'}: no such directory\n"

@@ -85,6 +85,36 @@ def test_a_domain_made_with_new_domain_or_declared_in_bonsai_toml_is_known_after
     assert git(repo, "status", "--porcelain") == ""
 
 
+@pytest.mark.parametrize(("domain", "message"), [
+    ("ｐeople", "'ｐeople': not a domain name"),  # fullwidth: a folder that only looks like people
+    ("Infrastructure", "'Infrastructure': not a domain name; use lowercase letters, digits and '-', not starting "
+                       "with '-'; did you mean 'infrastructure'?"),
+    ("dates", "'dates': not a domain name for a leaf: dates is the one file memory/dates.md, not a folder"),
+    ("infrästructure", "'infrästructure': unknown domain; did you mean 'infrastructure'?"),
+])
+def test_move_refuses_lookalike_and_reserved_names_with_new_domain_too(make_repo: MakeRepo, domain: str,
+                                                                         message: str) -> None:
+    repo = migrated(make_repo)
+    before = snapshot(repo)
+    extra = () if domain == "infrästructure" else ("--new-domain",)
+    result = bonsai("move", "-C", str(repo), "glaze-tests", domain, *extra)
+    assert result.exit_code == 3 and message in result.stderr and len(result.stderr.splitlines()) == 1
+    assert snapshot(repo) == before
+
+
+@pytest.mark.parametrize("dry_run", [(), ("--dry-run",)])
+def test_move_refuses_a_file_in_the_new_domains_place_before_writing(make_repo: MakeRepo, dry_run: tuple[str, ...]) -> None:
+    repo = migrated(make_repo)
+    (repo / "memory/domains/studio").write_text("not a folder\n")
+    commit(repo, "a file where the domain would go")
+    before = snapshot(repo)
+    result = bonsai("move", "-C", str(repo), "glaze-tests", "studio", "--new-domain", *dry_run)
+    assert result.exit_code == 3
+    assert result.stderr == ("bonsai-git: memory/domains/studio: not a folder (a file or a link is in the domain's "
+                             "place); move or rename it first\n")
+    assert snapshot(repo) == before
+
+
 def test_regroup_dry_run_then_nothing_to_do_on_a_fresh_tree(make_repo: MakeRepo) -> None:
     repo = migrated(make_repo)
     before = snapshot(repo)
