@@ -70,8 +70,10 @@ Signals, strongest first; the first that decides wins:
 After every section is placed, a heading of only tax, insurance or booking words (the lexicons'
 `working`: `Taxes`, `Impuestos`, `bookings`) that went to personal goes to business in a working memory
 (more business sections than personal: `_the_business_in_a_working_memory`), unless it calls them
-private (`déclaration perso`); so does a section its body put in personal when the body's business
-words score at least half as much (a dental practice's `Key Facts` about its dentists and
+private (`déclaration perso`); so does, there and in a memory whose opening names a workplace (the
+lexicons' `workplaces`: a clinic, a `Praxis`, a `酒造`: `_runs_a_workplace`; such a memory also leans
+to business, never to a household's life), a section its body put in personal when the body's
+business words score at least half as much (a dental practice's `Key Facts` about its dentists and
 appointments: the trade's health words are the work); a to-do list's heading (the lexicons' `todo`) that went to agents takes
 the document's main domain (`_todo_of_the_document`).
 
@@ -182,7 +184,8 @@ _QUESTION = re.compile(r"(?i)^\W*(?:who|what|how|where|which)(?:(?:'s|’s)|(?:\
 _NAME_PAIR = re.compile(r"[ \t]+(?:&|\+|and|e|y|et|und)[ \t]+|[ \t]*[・·][ \t]*")  # `正男さん・和子さん` too
 _ACRONYM = re.compile(r"\W*[A-Z]{2,3}\b")  # `NIE y residencia`: an acronym, not German "nie" (never)
 _INITIALS = re.compile(r"[A-Z](?:\.?[A-Z]){0,2}\.?")  # `JR`, `M.`, `J.R.`: a person's initials
-_CALENDAR_WORD = re.compile(rf"(?:{_WEEKDAYS}|{_MONTHS})", re.IGNORECASE)
+_CJK_WEEKDAYS = r"(?:周|週|星期|礼拜|禮拜)[一二三四五六日天末]|[月火水木金土日]曜日?|[월화수목금토일]요일"  # 周五 is no Mr Zhou
+_CALENDAR_WORD = re.compile(rf"(?:{_WEEKDAYS}|{_MONTHS}|{_CJK_WEEKDAYS})", re.IGNORECASE)
 _QUOTED = re.compile(r'"[^"]*"|“[^”]*”')  # a quoted phrase in a heading
 _WIKILINK = re.compile(r"\[\[([^\]|]*)(?:\|([^\]]*))?\]\]")
 # A numbered heading (`1. Suppliers`, `10) Money`): the number says nothing about the topic.
@@ -941,10 +944,14 @@ _AGENT_PATTERNS = (
     re.compile(r"(?:너는|당신은|나는|저는)[ \t]*[\"“']?([\uac00-\ud7af]{2,5}?)[\"”']?(?:[ \t]*(?:\([^)]{0,30}\)|（[^）]{0,30}）))?"
                r"(?:이다|입니다|야|예요|이에요|,|\.)"),  # `너는 모모(Momo)야`
     re.compile(rf"(?:너는|당신은|나는|저는)[ \t]*[\"“']?({_CAP})[\"”']?(?=[ \t]*(?:[,.(—–-]|이다|입니다|야|예요|이에요))"),  # `나는 **Dori** — …`
-    # The writer in apposition: "Notes kept by me, Wren, for Sam", "I, Wren, keep this file"
-    re.compile(rf"(?:(?i:\b(?:by|from|of)[ \t]+me)|\bI),[ \t]+{_NAME_RE}[ \t]*(?=[,(—–])"),
+    # The writer in apposition: "Notes kept by me, Wren, for Sam", "I, Wren, keep this file", "La escribo yo, Nora,"
+    re.compile(rf"(?:(?i:\b(?:by|from|of)[ \t]+me|\byo|\bmoi|\bich|\beu)|\bI),[ \t]+{_NAME_RE}[ \t]*(?=[,(—–.])"),
+    # whose memory, then the role: "Memoria de Nora, la asistente de Begoña", "notes by Wren, the family's assistant"
+    re.compile(rf"(?i:\b(?:de|of|do|da|du|von|by|from)[ \t]+){_NAME_RE},[ \t]+(?i:(?:the|la|el|o|a|le|der|die|das|sein|seine|ihr|ihre|su|sua|seu|son|sa)[ \t]+)?"
+               rf"(?:[^\W\d_][\w'’-]*[ \t]+){{0,2}}?(?i:assistant|assistante|assistente|asistente|assistent(?:in)?|agent|agente|bot)"
+               rf"(?=[ \t]+(?i:of|for|de|da|do|der|des|von|für|pour|para|to)\b|[ \t]*[,.;:(])"),
     # A name and its role in brackets: "a memória do Rabelo (assistente IA)", "Wren (the AI assistant)"
-    re.compile(rf"{_NAME_RE}[ \t]*[(（][ \t]*(?i:(?:the|an?|o|a|el|la|le|l'|der|die|das|ein|eine|um|uma|un|une)[ \t]+)?"
+    re.compile(rf"{_NAME_RE}[ \t]*[(（][ \t]*(?i:l['’]|(?:the|an?|o|a|el|la|le|der|die|das|ein|eine|um|uma|un|une)[ \t]+)?"
                rf"(?:(?:AI|IA|KI)[ \t-]+)?(?i:assistant|assistante|assistente|asistente|assistent(?:in)?|agent|agente|bot|helper)"
                rf"(?:[ \t]+(?:IA|AI|KI|(?i:virtual|virtuel|virtuelle)))?[ \t]*[,;)）]"),
     # the same in CJK: `我（小燈，AI 助理）`, `小燈（AI助理）`, `私（ハル、アシスタント）`
@@ -1018,6 +1025,9 @@ _OWNER_PATTERNS = (
     # `周雨桐的写作助手`, `王淑芬老师的手机助手`: the name, maybe with a title
     re.compile(r"(?:(?<![\u3400-\u9fff])|(?<=[是为為给給帮幫替]))([\u3400-\u9fff]{2,4}?)(?:老师|老師|先生|女士)?"
                r"(?:（[^）]{0,20}）|\([^)]{0,20}\))?的[\u3400-\u9fff]{0,4}(?:助手|助理|秘书|秘書)"),
+    # the owner after the agent's bracketed role: "Loupiote (l'agent IA, c'est moi) pour Théo Marchand"
+    re.compile(rf"[(（][^)）\n]{{0,40}}(?i:assistant|assistante|assistente|asistente|assistent|agent|agente|bot)[^)）\n]{{0,30}}[)）]"
+               rf"[ \t]+(?i:pour|for|para|für)[ \t]+(?i:(?:the|la|el|o|a|le)[ \t]+)?{_HONORIFIC_WORDS}{_NAME_RE}"),
     _BOSS_PATTERN,
     re.compile(r"(?:服务于?|服務於?|为|為|服务对象是|服務對象是)(?:老板|老闆)?([\u3400-\u9fff]{2,3})(?=[，,。、（(]|$|服务|服務)"),  # `服务老板陈志远`
     re.compile(r"([\u3040-\u30ff\u3400-\u9fff]{2,6})(?:さん|様)?の(?:アシスタント|秘書|助手)"),
@@ -1758,8 +1768,9 @@ def _own(section: SectionInput, index: _Index, context: Context,
         person = _person_heading(section.heading, index, vocabulary)
         if person is not None and any(w.casefold() in person[0].casefold() for w in found.get(FALLBACK_DOMAIN, ())):
             person = None  # `Misc`, `Divers`: the vague word is the "name"
-        if person is not None and _CALENDAR_WORD.fullmatch(person[0]) and not _name_echo(person[0], body):
-            person = None  # `Thursday`, `Juni`: a day or a month, unless the body opens on it as a name ("April Jones")
+        if person is not None and _CALENDAR_WORD.fullmatch(person[0]) and len(_name_echo(person[0], body)) < 2:
+            person = None  # `Thursday`, `Juni`: a day or a month, unless the body opens on it as a full name
+            # ("April Jones"; not "Tuesday is shipping day")
         if person is None and has_cjk(section.heading) and section.heading.strip() in context.given_names | context.aged_names:
             person = (section.heading.strip(), False)
         opened_on = None
@@ -2029,13 +2040,28 @@ def classify_document(sections: Sequence[SectionInput], config: Config, preamble
     first = [_own(s, index, context) for s in sections]
     document = dominant_domain([c if c is not None else Classification(FALLBACK_DOMAIN) for c, _s, _f in first])
     topics = Counter(c.domain for c, _s, _f in first if c is not None)
-    working = topics["business"] > topics["personal"] and "business" in index.order
+    counted = topics["business"] > topics["personal"]  # more of the work than of private life
+    working = "business" in index.order and (counted or _runs_a_workplace(preamble, index))
     leaning = None if document is not None else _leaning(topics, index)
+    if working and leaning == "personal":  # a workplace's memory whose trade is the personal domain's (a brewery):
+        leaning = "business"  # what says nothing of itself is the work's
     main = document or _most_common(topics, skip=frozenset({"agents"}))  # the agent's sections are in every memory
     return tuple(_todo_of_the_document(c, main, index) if c is not None and c.domain == "agents" and main else
-                 _the_business_in_a_working_memory(c, section.heading, index) if working and c is not None else
+                 _the_business_in_a_working_memory(c, section.heading, index, counted) if working and c is not None else
                  c if c is not None else _from_document(s, f, index, document or leaning, leaning is not None)
                  for section, (c, s, f) in zip(sections, first))
+
+
+def _runs_a_workplace(preamble: str, index: _Index) -> bool:
+    """Whether the opening (`preamble`'s first OPENING_WORKPLACE chars) names a workplace of the
+    lexicons' `workplaces` (`clinic`, `Praxis`, `诊所`, `酒造`): the memory is a working one, even when its
+    trade's words are the personal domain's (a doctor's patients, a brewery's sake, a guide's mountains)."""
+    opening = preamble[:OPENING_WORKPLACE].casefold()
+    words = set(_WORD.findall(opening))
+    return any(w in words if not has_cjk(w) else w in opening for w in index.lists.workplaces)
+
+
+OPENING_WORKPLACE = 600  # chars of the preamble read for a workplace: the owner's description, not the whole file
 
 
 def _most_common(topics: Counter[str], skip: frozenset[str] = frozenset()) -> str | None:
@@ -2083,21 +2109,24 @@ def _leaning(topics: Counter[str], index: _Index) -> str | None:
 
 
 
-def _the_business_in_a_working_memory(decision: Classification, heading: str, index: _Index) -> Classification:
+def _the_business_in_a_working_memory(decision: Classification, heading: str, index: _Index,
+                                      counted: bool = True) -> Classification:
     """In a working memory (more sections of business than of personal: a freelancer's, a shop's, a
     driver's), a heading of only the lexicons' `working` words (taxes, insurance, bookings: `Taxes`,
     `Impuestos`, `確定申告`, `bookings`) is the business's, with personal the alternate; so is a
     section its body put in personal when business is the runner-up with at least half the score
     (and at least 1): where the trade is health, fuel or farming (a dentist's `Turnos`, a trucker's
-    `IFTA`), the body's personal words are the work's.  In a household's memory, or when the heading
-    calls them private (the lexicons' `private`: `Impôts — déclaration perso`), it stays personal.
+    `IFTA`), the body's personal words are the work's.  `counted`: the memory has more business
+    sections than personal ones; without it (only the opening names a workplace) the heading rule
+    does not apply, the body rule does.  In a household's memory, or when the heading calls them
+    private (the lexicons' `private`: `Impôts — déclaration perso`), it stays personal.
     Any other decision is returned as it is."""
     if decision.domain == "personal" and decision.decided_by == "body" and decision.runner_up == "business" \
             and decision.runner_up_score >= max(1.0, decision.score / 2) and not index.lists.private.search(heading):
         return Classification("business", "body", decision.runner_up_score, (*decision.words, WORKING_MEMORY),
                               "personal", decision.score)
-    if decision.domain != "personal" or decision.decided_by != "heading" or not decision.words:
-        return decision
+    if decision.domain != "personal" or decision.decided_by != "heading" or not decision.words or not counted:
+        return decision  # (a workplace named in the opening alone does not make a shop's `Impôts` the shop's)
     if not all(w.casefold() in index.lists.working for w in decision.words) or index.lists.private.search(heading):
         return decision
     return Classification("business", "heading", decision.score, (*decision.words, WORKING_MEMORY),

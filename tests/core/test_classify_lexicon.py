@@ -1258,6 +1258,10 @@ def test_a_vague_heading_is_no_name(heading: str) -> None:
     ("這份檔案是我（小燈，AI 助理）替林雨萱整理的長期記憶。\n", set(), {"小燈"}),
     ("ハル（アシスタント）が森さんのために書くメモ。\n", set(), {"ハル"}),
     ("Priya (assistant professor) shares the lab with Tom.\n", set(), set()),  # a job title, not the agent
+    ("Memoria a largo plazo de Nora, la asistente de Begoña Fernández. La escribo yo, Nora.\n",
+     {"begoña", "fernández"}, {"nora"}),
+    ("Mémoire longue de Loupiote (l'agent IA, c'est moi) pour Théo Marchand, dev solo.\n", {"théo", "marchand"},
+     {"loupiote"}),
 ])
 def test_the_agent_named_in_apposition_or_with_its_role_in_brackets(preamble: str, owner: set[str],
                                                                      agent: set[str]) -> None:
@@ -1283,3 +1287,25 @@ def test_a_place_and_a_date_range_is_no_persons_card_and_with_keeps_the_head() -
     assert placed["Açores"] != "people"
     assert document(DE, ("Skifahren mit den Kids", "- Samstags am Patscherkofel.\n"))["Skifahren mit den Kids"] == "personal"
     assert document("", ("Margit", "Margit Huber, 61, Sekretärin im Büro.\n"))["Margit"] == "people"
+
+
+def test_a_memory_whose_opening_names_a_workplace_is_a_working_one() -> None:
+    """A clinic's memory: the trade's health words are the work's when the body names the work too (in a
+    household's memory the same body is private life); the owner's own health stays personal."""
+    sections = (("Front desk", "- Physio and massage sessions, 45 min; the dentist next door refers patients; "
+                               "invoices weekly.\n"),
+                ("Her back", "- Ana's own physio on Fridays; ibuprofen only after meals.\n"))
+    clinic = "# Memory\n\nYou are Mica, the assistant of Dr. Ana Ruiz, who runs a small physiotherapy clinic in Leeds.\n\n"
+    household = "# Memory\n\nYou are Mica, the assistant of Ana Ruiz and her family in Leeds.\n\n"
+    assert document(clinic, *sections) == {"Front desk": "business", "Her back": "personal"}
+    assert document(household, *sections) == {"Front desk": "personal", "Her back": "personal"}
+
+
+@pytest.mark.parametrize(("heading", "body"), [
+    ("Tuesday", "- Tuesday is shipping day: print the labels by 6:30am.\n"),
+    ("周五", "- 周五下午不坐诊，整理病历。\n"), ("金曜", "- 金曜は午後に請求書を出す。\n"), ("금요일", "- 금요일 오후 회고.\n"),
+])
+def test_a_weekday_heading_is_no_name_unless_the_body_opens_on_a_full_name(heading: str, body: str) -> None:
+    """`周五` is no Mr Zhou and "Tuesday is shipping day" no Tuesday Smith: a calendar word in any
+    language needs a surname after it in the body to be a person."""
+    assert document("", (heading, body))[heading] != "people"
