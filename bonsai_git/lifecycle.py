@@ -411,11 +411,11 @@ def _relocate_leaves(workspace: Path, refs: Sequence[str], op: str, *,
                      no_verify: bool, check: Callable[[RepoContext], None] | None = None) -> LifecycleResult:
     """Move and archive: resolve `refs` to leaves, give each its `target(old, taken paths)` (a path
     it takes is taken for the next), and commit the relocation with `message(moves)`.  `check(ctx)`,
-    when given, runs first (it raises Refused to stop before anything is read or written)."""
+    when given, runs first under the lock (it raises Refused to stop before anything is read or written)."""
     ctx = open_workspace(workspace)
-    if check is not None:
-        check(ctx)
     with workspace_lock(ctx):
+        if check is not None:
+            check(ctx)
         check_clean_for_commit(ctx, MEMORY_AREAS)
         reads = Reads(ctx.workspace)  # the one read the plan is made from and the swap checks against
         _trunk_bytes, trunk = read_trunk(ctx.workspace, reads)  # the checks reindex makes (text typed in the block, ...)

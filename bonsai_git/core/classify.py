@@ -74,8 +74,8 @@ private (`déclaration perso`); so does, there and in a memory whose opening nam
 lexicons' `workplaces`: a clinic, a `Praxis`, a `酒造`: `_runs_a_workplace`; such a memory also leans
 to business, never to a household's life), a section its body put in personal when the body's
 business words score at least half as much (a dental practice's `Key Facts` about its dentists and
-appointments: the trade's health words are the work); a to-do list's heading (the lexicons' `todo`) that went to agents takes
-the document's main domain (`_todo_of_the_document`).
+appointments: the trade's health words are the work); a to-do list's heading (the lexicons' `todo`)
+that went to agents takes the document's main domain (`_todo_of_the_document`).
 
 In a novelist's memory (the lexicon's `fiction` words in the preamble or headings) the keywords
 that name a character (`characters`: `人物`, `Character`) score for projects, not people: a
