@@ -883,6 +883,9 @@ def _heading_scores(
         # week`: the owner speaks to the agent, so the section is the agent's
         scores["agents"] = scores.get("agents", 0.0) + scores.pop("identity")
         found.setdefault("agents", []).extend(f"{w} (agent)" for w in found.pop("identity"))
+    if "identity" in index.order and len(heading) <= 24 and _WE.match(heading):
+        scores["identity"] = scores.get("identity", 0.0) + PREFIX_WEIGHT
+        found.setdefault("identity", []).append(f"{heading.strip()} (the owners)")
     me = _ME_MARK.search(heading) if "(" in heading or "（" in heading else None
     self_heading = context.agent_voice and _SELF.match(heading) is not None
     if me is not None or self_heading:
@@ -944,12 +947,15 @@ _AGENT_PATTERNS = (
     re.compile(r"(?:너는|당신은|나는|저는)[ \t]*[\"“']?([\uac00-\ud7af]{2,5}?)[\"”']?(?:[ \t]*(?:\([^)]{0,30}\)|（[^）]{0,30}）))?"
                r"(?:이다|입니다|야|예요|이에요|,|\.)"),  # `너는 모모(Momo)야`
     re.compile(rf"(?:너는|당신은|나는|저는)[ \t]*[\"“']?({_CAP})[\"”']?(?=[ \t]*(?:[,.(—–-]|이다|입니다|야|예요|이에요))"),  # `나는 **Dori** — …`
+    # a naming verb, then "and": "Ich heiße Hummel und führe hier die Notizen", "me llamo Brisa y", "call me Ada and"
+    re.compile(rf"(?i:\bich heiße|\bmy name is|\bcall me|\bme llamo|\bje m'appelle|\bme chamo|\bchamo-me)[ \t]+"
+               rf"[\"“„«']?{_NAME_RE}[\"”“»']?(?=[ \t]+(?i:und|and|y|e|et)\b)"),
     # The writer in apposition: "Notes kept by me, Wren, for Sam", "I, Wren, keep this file", "La escribo yo, Nora,"
     re.compile(rf"(?:(?i:\b(?:by|from|of)[ \t]+me|\byo|\bmoi|\bich|\beu)|\bI),[ \t]+{_NAME_RE}[ \t]*(?=[,(—–.])"),
     # whose memory, then the role: "Memoria de Nora, la asistente de Begoña", "notes by Wren, the family's assistant"
     re.compile(rf"(?i:\b(?:de|of|do|da|du|von|by|from)[ \t]+){_NAME_RE},[ \t]+(?i:(?:the|la|el|o|a|le|der|die|das|sein|seine|ihr|ihre|su|sua|seu|son|sa)[ \t]+)?"
                rf"(?:[^\W\d_][\w'’-]*[ \t]+){{0,2}}?(?i:assistant|assistante|assistente|asistente|assistent(?:in)?|agent|agente|bot)"
-               rf"(?=[ \t]+(?i:of|for|de|da|do|der|des|von|für|pour|para|to)\b|[ \t]*[,.;:(])"),
+               rf"(?=[ \t]+(?i:of|for|de|da|do|der|des|von|für|pour|para|to|que|qui|that|who|die|der)\b|[ \t]*[,.;:(])"),
     # A name and its role in brackets: "a memória do Rabelo (assistente IA)", "Wren (the AI assistant)"
     re.compile(rf"{_NAME_RE}[ \t]*[(（][ \t]*(?i:l['’]|(?:the|an?|o|a|el|la|le|der|die|das|ein|eine|um|uma|un|une)[ \t]+)?"
                rf"(?:(?:AI|IA|KI)[ \t-]+)?(?i:assistant|assistante|assistente|asistente|assistent(?:in)?|agent|agente|bot|helper)"
@@ -957,14 +963,16 @@ _AGENT_PATTERNS = (
     # the same in CJK: `我（小燈，AI 助理）`, `小燈（AI助理）`, `私（ハル、アシスタント）`
     re.compile(r"(?:我|私|나|저)[（(]([\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]{2,6}?)[，,、][^）)\n]{0,12}"
                r"(?:助理|助手|秘书|秘書|アシスタント|エージェント|비서|어시스턴트|에이전트|AI|agent)"),
+    # "I (the name)" doing it for someone: `这是我（小瓷）替周蔓记的长期笔记`
+    re.compile(r"(?:我|私)[（(]([\u3040-\u30ff\u3400-\u9fff]{2,6}?)[）)][^。\n]{0,4}?(?:替|为|為|给|給|帮|幫|のために)"),
     re.compile(r"([\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]{2,6}?)[（(][ \t]*(?:AI|ＡＩ)?[ \t]*"
                r"(?:助理|助手|秘书|秘書|アシスタント|エージェント|비서|어시스턴트|에이전트)[ \t]*[）)]"),
 )
 # A name joined by a hyphen to the word for an agent names a product, not the agent: `der Claude-Code-Agent`
 _PRODUCT_AGENT = re.compile(r"-?-(?i:agent|agente|assistent|assistant|assistente|bot|ki|ia|ai)\b")
 # A quoted name right after the word for the agent: `補助エージェント「ヨル」`, `手机助手"小竹"`, `비서 "다람"`.
-_AGENT_QUOTED = re.compile(r"(?:エージェント|アシスタント|秘書|助手|助理|秘书|비서|어시스턴트|에이전트)[ \t]*[「『“\"]"
-                           r"([\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]{1,6})[」』”\"]")
+_AGENT_QUOTED = re.compile(r"(?:エージェント|アシスタント|秘書|助手|助理|秘书|비서|어시스턴트|에이전트)[ \t]*[「『“\"'‘]"
+                           r"([\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]{1,6})[」』”\"'’]")  # `보조 에이전트 '잉크'(나)`
 # A field line of front matter or a blockquote names the agent, maybe in lowercase: `agent: hachi`, `> Agent: 토리`.
 _AGENT_FIELD = re.compile(r"(?i)(?<!\w)(?:agent|assistant|assistente|asistente|assistent|agente|bot)[ \t]*[:=][ \t]*[\"“']?"
                           r"([^\W\d_][\w'’-]*|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]{1,6})")
@@ -1012,6 +1020,12 @@ _OWNER_PATTERNS = (
     re.compile(rf"(?:^|(?<=[,;:—–\n])[ \t]*|(?i:\bi'm|\bi am|\bas)[ \t]+){_NAME_RE}['’]s[ \t]+"
                rf"(?:[^\W\d_][\w-]*[ \t]+)?(?i:assistant|agent|helper|secretary|openclaw|claude|bot)\b", re.MULTILINE),  # not `Unlike Apple's assistant`
     _LOWER_POSSESSIVE,
+    # the one who set the agent up: "the assistant Aniket Joshi set up", "la asistente que Luz Adriana Gómez armó"
+    re.compile(rf"(?i:assistant|assistante|assistente|asistente|assistent(?:in)?|agent|agente|helper|bot)[ \t]+"
+               rf"(?:(?i:that|who|que|qui)[ \t]+)?(?:(?i:o|a|el|la)[ \t]+)?{_HONORIFIC_WORDS}{_NAME_RE}{_AND_NAME}[ \t]+"
+               rf"(?i:set[ \t]+up|sets[ \t]+up|made|built|created|configured|installed|trained|hired|"
+               rf"armó|creó|configuró|montó|instaló|contrató|criou|configurou|montou|instalou|contratou|"
+               rf"a[ \t]+(?:créé|configuré|installé|monté))(?!\w)"),
     # "I serve …": `Sirvo a Joana Ferreira e o Miguel Antunes`, `I work for Dana`, `Ich arbeite für Thomas`.
     re.compile(rf"(?i:\bi serve|\bi work for|\bsirvo(?:[ \t]+(?:sobre[ \t]+todo|sobretudo|principalmente))?(?:[ \t]+(?:a|al|à|o))?|\btrabajo para|\btrabalho pa?ra|\bje travaille pour|"
                rf"\bich arbeite für)[ \t]+(?i:the[ \t]+|la[ \t]+|el[ \t]+|o[ \t]+|a[ \t]+)?{_HONORIFIC_WORDS}{_NAME_RE}{_AND_NAME}"),
@@ -1030,6 +1044,7 @@ _OWNER_PATTERNS = (
                rf"[ \t]+(?i:pour|for|para|für)[ \t]+(?i:(?:the|la|el|o|a|le)[ \t]+)?{_HONORIFIC_WORDS}{_NAME_RE}"),
     _BOSS_PATTERN,
     re.compile(r"(?:服务于?|服務於?|为|為|服务对象是|服務對象是)(?:老板|老闆)?([\u3400-\u9fff]{2,3})(?=[，,。、（(]|$|服务|服務)"),  # `服务老板陈志远`
+    re.compile(r"(?:替|帮|幫)([\u3400-\u9fff]{2,3}?)(?=记|記|整理|写|寫|打理|处理|處理|管理)"),  # `我（小瓷）替周蔓记的长期笔记`
     re.compile(r"([\u3040-\u30ff\u3400-\u9fff]{2,6})(?:さん|様)?の(?:アシスタント|秘書|助手)"),
     # `森下ハルカ（個人サークル「つきみ堂」、札幌）のゲーム開発を手伝っている`: whose work the agent helps with
     re.compile(r"(?<![\u3040-\u30ff\u3400-\u9fff])([\u30a0-\u30ff\u3400-\u9fff]{2,8}?)(?:さん|様)?(?:（[^）]{0,40}）|\([^)]{0,40}\))?"
@@ -1051,7 +1066,7 @@ _OWNER_PATTERNS = (
                r"([\u3400-\u9fff]{2,4}?)(?:（[^）]{0,20}）|\([^)]{0,20}\))?夫[妇婦妻]"),  # `정하윤 님의`, `한서윤(Seoyun Han)님의`
     # `서하린 작가(필명 하린)의 작업 비서`: the owner by name and title; the title with 님 names the owner too
     re.compile(r"([\uac00-\ud7af]{2,4})[ \t]+((?:작가|대표|교수|선생|원장|사장|팀장))[ \t]*(?:님)?(?:\([^)]{0,40}\))?의[ \t]*"
-               r"(?:\S+[ \t]+){0,2}?(?:비서|어시스턴트|보조|에이전트)"),
+               r"(?:\S+[ \t]+){0,2}?(?:비서|어시스턴트|보조|에이전트|기억|메모)"),  # `한도윤 작가의 기억 파일`: whose memory
     re.compile(r"(?i)(?<!\w)(?:owner|user|human)[ \t]*[:=][ \t]*([\u3400-\u9fff\uac00-\ud7af]{1,4}(?:[ \t][\u3400-\u9fff\uac00-\ud7af]{1,3})?)"
                rf"(?:[ \t]*[(（]{_NAME_RE}[)）])?"),  # `owner: 森下 遥 (Haruka Morishita)`
 )
@@ -1061,6 +1076,11 @@ _SELF = re.compile(r"^\W*(?:(?:who i am|about me|about myself|how i work|wer ich
                    r"qui je suis|à propos de moi|comment je travaille|quién soy|sobre mí|cómo trabajo|quem sou|"
                    r"sobre mim|como trabalho)(?![^\W\d_])|关于我|我是谁|自我介绍|私について|私のこと|自己紹介|나에 대해|"
                    r"나에 대하여|나는 누구|자기소개)", re.IGNORECASE)
+# A heading that is only "we" or "about us": the household or the couple the agent serves (LABELS.md: the owners
+# -> identity): `Wir`, `Nós`, `Nosotros`, `Über uns`, `Quem somos`, `我们`, `私たち`, `우리`.
+_WE = re.compile(r"^\W*(?:(?:we|us|about us|who we are|wir|über uns|wer wir sind|nous|à propos de nous|qui sommes-nous|"
+                 r"nosotros|nosotras|sobre nosotros|quiénes somos|nós|sobre nós|quem somos)(?![^\W\d_])|我们|我們|关于我们|"
+                 r"關於我們|私たち|私たちについて|우리|우리에 대해)\W*$", re.IGNORECASE)
 _EMPHASIS = re.compile(r"\*\*|__|[*`]")  # `**Rafael Nogueira**`: the name without its Markdown
 _ABOUT = re.compile(r"^\W*(?:about|sobre|über|à propos de|a propos de|关于|關於)[ \t]+(?:(?:a|o|la|el)[ \t]+)?"
                     r"(\S+(?:[ \t]+\S+)?)\W*$", re.IGNORECASE)
@@ -1367,6 +1387,9 @@ def _person_heading(heading: str, index: _Index, vocabulary: frozenset[str] = fr
     if titled is not None and len(whole.split()) <= 5:
         return titled.group(), True
     if has_cjk(core):
+        titled_ko = _KO_TITLED_NAME.match(core)  # `최지현 PD님`, `박 과장님`: a family name, a title, 님
+        if titled_ko is not None and titled_ko.group(1)[0] in index.lists.surnames:
+            return core, True
         compact = core.replace(" ", "").replace("\u3000", "")
         for about in _CJK_ABOUT:  # `佐々木さんメモ`, `王老师的笔记`: notes about the person
             if compact.endswith(about) and len(compact) > len(about) + 1:
@@ -1397,6 +1420,9 @@ def _person_heading(heading: str, index: _Index, vocabulary: frozenset[str] = fr
     if len(words) > 1 and words[0].rstrip(".").casefold() in index.lists.honorifics:
         honorific = True
         words = words[1:]
+    elif len(words) > 1 and words[-1].islower() and words[-1] in index.lists.honorifics:
+        honorific = True  # `Meenakshi aunty`, `Sharma ji`: an honorific written after the name, in lowercase
+        words = words[:-1]
     if not 1 <= len(words) <= 3 or words[0].casefold() in _PARTICLES or words[-1].casefold() in _PARTICLES:
         return None
     if any(w.rstrip(".,").casefold() in index.lists.organisation for w in words):
@@ -1424,6 +1450,7 @@ def _person_heading(heading: str, index: _Index, vocabulary: frozenset[str] = fr
     return core, honorific
 
 
+_KO_TITLED_NAME = re.compile(r"([\uac00-\ud7af]{1,4})[ \t]*(?:[A-Z]{1,4}|[\uac00-\ud7af]{1,3})[ \t]*님$")
 _POSSESSIVE = frozenset({"my", "our", "mi", "mis", "nuestra", "nuestro", "mon", "ma", "notre", "mein", "meine",
                          "unser", "unsere", "meu", "minha", "nosso", "nossa", "o", "a", "la", "el", "le", "die", "der",
                          "the", "her", "his", "their", "os", "as", "los", "las", "les"})
@@ -1940,12 +1967,16 @@ def _work_trip(section: SectionInput, index: _Index) -> Classification | None:
     "work trips (trade shows, conference talks, client visits) -> business").  None otherwise."""
     if "business" not in index.order or not index.lists.travel.search(section.heading.casefold()):
         return None
-    cues = [m.group().strip() for m in index.lists.work_trip.finditer(f"{section.heading}\n{section.body[:BODY_CHARS]}".casefold())]
+    text = f"{section.heading}\n{section.body[:BODY_CHARS]}".casefold()
+    cues = [m.group().strip() for m in index.lists.work_trip.finditer(text)
+            if not _NEGATED.search(text, max(0, m.start() - 16), m.start())]  # "no client calls that week": a holiday
     if not cues:
         return None
     return Classification("business", "body", float(len(cues)), tuple(cues[:3]), "personal", 1.0)
 
 
+_NEGATED = re.compile(r"(?<![^\W\d_])(?:no|not|without|never|sin|sem|nada de|pas de|aucun|aucune|kein|keine|keinen|ohne|"
+                      r"不|没|沒|無|无|없)[ \t]+(?:[^\W\d_]+[ \t]+)?$")  # a cue two words after a negation
 _GERMAN_NOUN = re.compile(r"(?<![^\W\d_])[A-Z][a-z]{3,}(?:ung|ungen|heit|keit|schaft|schaften)(?![^\W\d_])")
 
 

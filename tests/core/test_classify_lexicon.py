@@ -1309,3 +1309,66 @@ def test_a_weekday_heading_is_no_name_unless_the_body_opens_on_a_full_name(headi
     """`周五` is no Mr Zhou and "Tuesday is shipping day" no Tuesday Smith: a calendar word in any
     language needs a surname after it in the body to be a person."""
     assert document("", (heading, body))[heading] != "people"
+
+
+@pytest.mark.parametrize(("preamble", "owner", "agent"), [
+    ("I'm Chhaya, the assistant Aniket Joshi set up to help him run his wedding studio in Pune.\n",
+     {"aniket", "joshi"}, {"chhaya"}),
+    ("Soy Canela, la asistente que Luz Adriana Gómez armó para su peluquería canina.\n",
+     {"luz", "adriana", "gómez"}, {"canela"}),
+    ("Familie Lüdemann hat mich eingerichtet. Ich heiße Hummel und führe hier die Notizen.\n", set(), {"hummel"}),
+    ("Anotações da Gaivota, a assistente que cuida da agenda do casal.\n", set(), {"gaivota"}),
+    ("한도윤 작가의 기억 파일. 정리 담당은 보조 에이전트 '잉크'(나).\n", {"한도윤"}, {"잉크"}),
+    ("这是我（小瓷）替周蔓记的长期笔记。\n", {"周蔓"}, {"小瓷"}),
+    ("I'm Wren, the assistant Monday mornings are hard for.\n", set(), {"wren"}),  # no verb of setting up: no owner
+])
+def test_the_owner_who_set_the_agent_up_and_the_agent_named_before_and(preamble: str, owner: set[str],
+                                                                        agent: set[str]) -> None:
+    """"the assistant X set up", "la asistente que X armó" name the owner; "Ich heiße Hummel und …",
+    "da Gaivota, a assistente que …", `에이전트 '잉크'` and `我（小瓷）替周蔓` name the agent."""
+    context = document_context(preamble, [], Config())
+    assert set(context.agent) == agent
+    assert owner <= set(context.owner)
+    assert not set(context.owner) & {"monday", "mornings"}
+
+
+@pytest.mark.parametrize(("preamble", "heading"), [
+    (DE, "Wir"), (PT, "Nós"), (ES, "Nosotros"), (FR, "Nous"), ("", "Us"), ("", "About us"), (DE, "Über uns"),
+    ("", "我们"), ("", "私たち"), ("", "우리"),
+])
+def test_a_heading_that_is_only_we_is_the_owners(preamble: str, heading: str) -> None:
+    """LABELS.md: the household or couple the agent serves is the owner (identity)."""
+    body = "- Jana (38), Architektin; Tobias (41), Entwickler; two kids, Mats (6) and Frieda (1).\n"
+    assert document(preamble, (heading, body))[heading] == "identity"
+    # only a heading that is nothing but "we": `Wir Eltern und die Kita` is about the nursery
+    assert document(DE, ("Wir Eltern und die Kita", "- Abholung um 16 Uhr, Kita-Gebühren im Januar.\n")) == {
+        "Wir Eltern und die Kita": "personal"}
+
+
+@pytest.mark.parametrize(("preamble", "heading", "body"), [
+    ("", "Meenakshi aunty", "- Our editor. Retired colour technician, works from home; call her after 11 am.\n"),
+    ("", "최지현 PD님", "- 플랫폼 담당 PD. 연락은 업무용 카톡, 급한 건 전화.\n"),
+    ("", "여친 서연", "- 출판사 다니는 회사원. 주말에 만남. 생일 5월.\n"),
+])
+def test_an_honorific_after_the_name_and_a_korean_title_name_a_person(preamble: str, heading: str, body: str) -> None:
+    """`Meenakshi aunty` (an honorific written after the name), `최지현 PD님` (a family name, a title and
+    님), `여친 서연` (girlfriend, then her name): another person."""
+    assert document(preamble, (heading, body))[heading] == "people"
+
+
+def test_a_trip_whose_work_words_are_negated_stays_private() -> None:
+    """"No client calls that week" says the trip is a holiday; a client visit makes it a work trip."""
+    holiday = "- Break with college friends; flights booked.\n- No client calls that week.\n"
+    work = "- Client visit in Panaji, then the venue recce.\n"
+    assert document("", ("Goa trip", holiday))["Goa trip"] == "personal"
+    assert document("", ("Goa trip", work))["Goa trip"] == "business"
+
+
+@pytest.mark.parametrize(("preamble", "heading", "domain"), [
+    ("", "Sunday cricket", "personal"), ("", "Badminton", "personal"), ("", "Insta", "business"),
+    (ES, "Insumos", "business"), ("", "Cardboard boxes", "general"),
+])
+def test_sports_and_everyday_business_words(preamble: str, heading: str, domain: str) -> None:
+    """Sports are hobbies; `Insta` is Instagram; `insumos` are a business's supplies; "boxing" is written
+    as this form only, so `boxes` is no sport."""
+    assert document(preamble, (heading, "- see the sheet\n"))[heading] == domain
