@@ -817,15 +817,28 @@ _HEAD_LINK = re.compile(r"(?<!\w)(?:de|des|du|da|do|das|dos|del|pour|para|avec|c
 _TOPIC_SEPARATOR = re.compile(r"\s[—–-]\s|\S:\s")  # `RGPD — données clients`, `Bank: Kontoauszüge`: the topic comes first
 
 
+# In a CJK heading a compound's head comes last (`사용자 모임`: a users' meetup, `客户微信群`: the clients' WeChat
+# group, `出版社 계약`: the publisher's contract): a tie goes to the domain of the last word (`_head_first`).
+HEAD_LAST_TEST = has_cjk
+_CJK_ABOUT_HEAD = re.compile(r"\W*(?:关于|關於)")
+_CJK_AND = re.compile(r"[与與和及및、・/／&+]|(?<=[\uac00-\ud7af])[와과](?=[ \t])")
+
+
 def _head_first(ranked: list[tuple[str, float]], found: dict[str, list[str]], heading: str) -> list[tuple[str, float]]:
     """`ranked` with a tie for first place settled by the heading's head noun when the heading is built
     with a Romance preposition that follows the head (_HEAD_LINK: `de`, `pour`), `with` or `mit` (`Skifahren
     mit den Kids` is skiing; not `for`: `money stuff for the business` is the business's) or a topic separator
-    (`RGPD — données clients`): the domain whose word comes first wins.  Otherwise (English and German
-    compounds put the head last, and a tie keeps table order) `ranked` unchanged."""
-    if len(ranked) < 2 or ranked[0][1] != ranked[1][1] or (
-            _HEAD_LINK.search(heading) is None and _TOPIC_SEPARATOR.search(heading) is None):
+    (`RGPD — données clients`): the domain whose word comes first wins.  In a CJK heading the domain
+    whose word comes last wins (HEAD_LAST_TEST: the compound's head), unless that is agents (`报价规则`),
+    the heading is `关于 …`, or it joins two topics (`身份与角色`).  Otherwise (English and German
+    compounds put the head last too, but a tie there keeps table order) `ranked` unchanged."""
+    if len(ranked) < 2 or ranked[0][1] != ranked[1][1]:
         return ranked
+    last = False
+    if _HEAD_LINK.search(heading) is None and _TOPIC_SEPARATOR.search(heading) is None:
+        if not HEAD_LAST_TEST(heading):
+            return ranked
+        last = True
     lowered = heading.casefold()
 
     def at(domain: str) -> int:
@@ -834,7 +847,14 @@ def _head_first(ranked: list[tuple[str, float]], found: dict[str, list[str]], he
         return place if place >= 0 else len(lowered)
 
     tied = [d for d, score in ranked if score == ranked[0][1]]
-    head = min(tied, key=lambda d: (at(d), tied.index(d)))
+    if last:
+        head = max(tied, key=lambda d: (at(d) if at(d) < len(lowered) else -1, -tied.index(d)))
+        if head == "agents" or _CJK_ABOUT_HEAD.match(heading) or _CJK_AND.search(heading):
+            return ranked  # `报价规则` (pricing rules) is the business's; `关于林医生` is about someone; `身份与角色`
+            # and `在做的项目 / deadlines` join two topics: no compound's head
+        return [r for r in ranked if r[0] == head] + [r for r in ranked if r[0] != head]
+    else:
+        head = min(tied, key=lambda d: (at(d), tied.index(d)))
     return [r for r in ranked if r[0] == head] + [r for r in ranked if r[0] != head]
 
 

@@ -1384,3 +1384,14 @@ def test_in_a_working_memory_a_private_heading_over_a_body_about_the_work_is_the
     assert document(shop, ("Surf lessons", body)) == {"Surf lessons": "business"}
     assert document(home, ("Surf lessons", body)) == {"Surf lessons": "personal"}
     assert document(shop, ("Surf lessons (private)", body)) == {"Surf lessons (private)": "personal"}
+
+
+@pytest.mark.parametrize(("heading", "domain"), [
+    ("Python 한국 사용자 모임", "community"), ("客户微信群", "community"), ("출판사 계약", "legal"),
+    ("报价规则", "business"),  # the rules' words do not take a tie: pricing rules are the business's
+])
+def test_a_tie_in_a_cjk_heading_goes_to_its_last_word_the_compounds_head(heading: str, domain: str) -> None:
+    """CJK noun compounds put the head last (a users' meetup, the clients' WeChat group, the publisher's
+    contract); two topics joined by 与, 和, ・ or / are no compound and keep the table's order."""
+    assert document("", (heading, "- see below\n"))[heading] == domain
+    assert classify_heading("身份与角色", Config()).domain == "identity"
