@@ -983,15 +983,23 @@ _AGENT_PATTERNS = (
     # the same in CJK: `我（小燈，AI 助理）`, `小燈（AI助理）`, `私（ハル、アシスタント）`
     re.compile(r"(?:我|私|나|저)[（(]([\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]{2,6}?)[，,、][^）)\n]{0,12}"
                r"(?:助理|助手|秘书|秘書|アシスタント|エージェント|비서|어시스턴트|에이전트|AI|agent)"),
+    # the Korean assistant, then its name and a particle: `윤하은(Ha-eun Yoon)의 AI 비서 다온(Daon)이 …`
+    re.compile(r"(?:비서|어시스턴트|에이전트)[ \t]+(?!이름)([\uac00-\ud7af]{2,4}?)(?:[ \t]*\([^)\n]{0,30}\))?(?:이|가|는|은)(?=[ \t])"),
     # "I (the name)" doing it for someone: `这是我（小瓷）替周蔓记的长期笔记`
     re.compile(r"(?:我|私)[（(]([\u3040-\u30ff\u3400-\u9fff]{2,6}?)[）)][^。\n]{0,4}?(?:替|为|為|给|給|帮|幫|のために)"),
     re.compile(r"([\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]{2,6}?)[（(][ \t]*(?:AI|ＡＩ)?[ \t]*"
                r"(?:助理|助手|秘书|秘書|アシスタント|エージェント|비서|어시스턴트|에이전트)[ \t]*[）)]"),
 )
 # A name joined by a hyphen to the word for an agent names a product, not the agent: `der Claude-Code-Agent`
+# A CJK title line names the owner: `# 메모리 — 박정호 선생`, `# 长期记忆 · 林素秋`, `# MEMORY — 한도윤`
+# (kept when its first character is a family name of the lexicons' `surnames`: not `# MEMORY — 新项目`).
+_TITLE_OWNER_CJK = re.compile(r"^#[ \t]+(?:(?i:memory(?:\.md)?)|장기[ \t]*메모리|메모리|기억|长期记忆|長期記憶|记忆|記憶|"
+                              r"長期メモ|メモリ)[ \t]*[—–\-·・:|][ \t]*([\u3400-\u9fff]{2,4}|[\uac00-\ud7af]{2,4})"
+                              r"(?=[ \t]*(?:$|\n|[(（]|선생|작가|님|老师|老師|先生|さん))")
 _PRODUCT_AGENT = re.compile(r"-?-(?i:agent|agente|assistent|assistant|assistente|bot|ki|ia|ai)\b")
 # A quoted name right after the word for the agent: `補助エージェント「ヨル」`, `手机助手"小竹"`, `비서 "다람"`.
-_AGENT_QUOTED = re.compile(r"(?:エージェント|アシスタント|秘書|助手|助理|秘书|비서|어시스턴트|에이전트)[ \t]*[「『“\"'‘]"
+_AGENT_QUOTED = re.compile(r"(?:エージェント|アシスタント|秘書|助手|助理|秘书|비서|어시스턴트|에이전트|(?i:agent|AI|bot)|AIの|"
+                           r"이름은)[ \t]*[「『“\"'‘]"
                            r"([\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]{1,6})[」』”\"'’]")  # `보조 에이전트 '잉크'(나)`
 # A field line of front matter or a blockquote names the agent, maybe in lowercase: `agent: hachi`, `> Agent: 토리`.
 _AGENT_FIELD = re.compile(r"(?i)(?<!\w)(?:agent|assistant|assistente|asistente|assistent|agente|bot)[ \t]*[:=][ \t]*[\"“']?"
@@ -1046,6 +1054,9 @@ _OWNER_PATTERNS = (
                rf"(?i:set[ \t]+up|sets[ \t]+up|made|built|created|configured|installed|trained|hired|"
                rf"armó|creó|configuró|montó|instaló|contrató|criou|configurou|montou|instalou|contratou|"
                rf"a[ \t]+(?:créé|configuré|installé|monté))(?!\w)"),
+    # whose notes the agent keeps: "Notes Claude keeps for Theo Brandt", "a memory maintained for Dana Levy"
+    re.compile(rf"(?i:\bkeeps|\bkeep|\bkept|\bmaintains|\bmaintained|\bwrites|\bwritten)[ \t]+(?i:for)[ \t]+"
+               rf"{_HONORIFIC_WORDS}{_NAME_RE}{_AND_NAME}"),
     # "I serve …": `Sirvo a Joana Ferreira e o Miguel Antunes`, `I work for Dana`, `Ich arbeite für Thomas`.
     re.compile(rf"(?i:\bi serve|\bi work for|\bsirvo(?:[ \t]+(?:sobre[ \t]+todo|sobretudo|principalmente))?(?:[ \t]+(?:a|al|à|o))?|\btrabajo para|\btrabalho pa?ra|\bje travaille pour|"
                rf"\bich arbeite für)[ \t]+(?i:the[ \t]+|la[ \t]+|el[ \t]+|o[ \t]+|a[ \t]+)?{_HONORIFIC_WORDS}{_NAME_RE}{_AND_NAME}"),
@@ -1079,6 +1090,11 @@ _OWNER_PATTERNS = (
     re.compile(r"([\u3400-\u9fff]{1,4}(?:さん|様))(?:（[^）]{0,60}）|\([^)]{0,60}\))?の(?:専属の?)?"
                r"(?:アシスタント|秘書|助手)"),
     re.compile(r"([\uac00-\ud7af]{2,4})(?:\([^)]{0,40}\))?[ \t]*(?:님|씨)의"),
+    re.compile(r"(?<![\uac00-\ud7af])([\uac00-\ud7af]{2,4})(?:\([^)]{0,40}\))?의[ \t]*(?:AI[ \t]*)?(?:비서|어시스턴트|에이전트)"),
+    re.compile(r"(?<![\uac00-\ud7af])([\uac00-\ud7af]{2,4})[ \t]*(?:님|씨)(?:을|를)[ \t]*(?:돕|도와|위해)"),  # `한지원 님을 돕는`
+    # `佐伯 美咲（Misaki Saeki）さんのために`, `森下ゆかり（ペンネーム「もりゆ」）の長期メモリ`
+    re.compile(r"(?<![\u3040-\u30ff\u3400-\u9fff])([\u3400-\u9fff]{1,3}[ \t\u3000]?[\u3040-\u309f\u3400-\u9fff]{1,4}?)(?:（[^）]{0,30}）|\([^)]{0,30}\))?"
+               r"(?:さん|様)?(?:のために|の長期メモ|の長期記憶|のメモリ)"),
     # a couple: `박정훈(아빠, 44)·김소연(엄마, 41) 부부의 가족 비서`, `王磊和刘芳夫妇的助手`
     re.compile(r"(?<![\uac00-\ud7af])([\uac00-\ud7af]{2,4}?)(?:[ \t]*\([^)]{0,40}\))?[ \t]*(?:님|씨)?(?:·|,|、|와|과|및)[ \t]*"
                r"([\uac00-\ud7af]{2,4}?)(?:[ \t]*\([^)]{0,40}\))?[ \t]*(?:님|씨)?[ \t]*(?:부부|내외)"),  # `고영수 님과 부순자 님 내외분`
@@ -1163,6 +1179,9 @@ def document_context(preamble: str, sections: Sequence[SectionInput], config: Co
                             owner |= _name_words(name, field=True)
                         continue
                     owner |= named(name)
+    title_owner = _TITLE_OWNER_CJK.match(opening)
+    if title_owner is not None and title_owner.group(1)[0] in lists.surnames:
+        owner.add(title_owner.group(1))
     stated = frozenset(owner)  # the owner as the opening states it
     headings: list[str] = []
     samples: list[str] = [preamble[:2000]]

@@ -1395,3 +1395,23 @@ def test_a_tie_in_a_cjk_heading_goes_to_its_last_word_the_compounds_head(heading
     contract); two topics joined by 与, 和, ・ or / are no compound and keep the table's order."""
     assert document("", (heading, "- see below\n"))[heading] == domain
     assert classify_heading("身份与角色", Config()).domain == "identity"
+
+
+@pytest.mark.parametrize(("preamble", "owner", "agent"), [
+    ("# MEMORY.md\n\nこのファイルは Claude Code が佐伯 美咲（Misaki Saeki）さんのために保持している長期メモ。\n", {"美咲"}, set()),
+    ("# MEMORY.md\n\n森下ゆかり（ペンネーム「もりゆ」）の長期メモリ。私はアシスタントAIの「ハル」。\n", {"森下ゆかり"}, {"ハル"}),
+    ("# 메모리 — 박정호 선생\n\n부산 동래구에 사는 박정호. 비서 에이전트 이름은 \"누리\".\n", {"박정호"}, {"누리"}),
+    ("# 长期记忆 · 林素秋\n\n这份记忆由她的助理 agent「阿蒲」维护。\n", {"林素秋"}, {"阿蒲"}),
+    ("# 장기 메모리\n\n이 파일은 윤하은(Ha-eun Yoon)의 AI 비서 다온(Daon)이 기억해야 할 내용이다.\n", {"윤하은"}, {"다온"}),
+    ("나는 핏루프의 마케팅 리드 한지원 님을 돕는 어시스턴트다.\n", {"한지원"}, set()),
+    ("# CLAUDE.md — memory\n\nNotes Claude keeps for Theo Brandt (freelance full-stack dev, Leipzig).\n", {"theo", "brandt"}, set()),
+    ("# MEMORY — 新项目\n\n项目笔记。\n", set(), set()),  # no family name: a title, not the owner
+])
+def test_owners_and_agents_named_the_cjk_way_and_by_whose_notes(preamble: str, owner: set[str], agent: set[str]) -> None:
+    """`…さんのために`, `…の長期メモリ`, `アシスタントAIの「ハル」`, a CJK title's name, `agent「阿蒲」`,
+    `…의 AI 비서 다온이`, `…님을 돕는`, "Notes Claude keeps for …"."""
+    context = document_context(preamble, [], Config())
+    assert set(context.agent) == agent
+    assert owner <= set(context.owner)
+    if not owner:
+        assert not context.owner
