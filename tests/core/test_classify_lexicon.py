@@ -1415,3 +1415,12 @@ def test_owners_and_agents_named_the_cjk_way_and_by_whose_notes(preamble: str, o
     assert owner <= set(context.owner)
     if not owner:
         assert not context.owner
+
+
+def test_inventario_is_weak_in_portuguese_and_ape_is_home() -> None:
+    """Brazilian `inventário` is as often the probate of an estate as a shop's stock: weak, so the body
+    or a legal word beside it decides; `apê` is the flat."""
+    estate = "- Herança do pai: inventário no cartório, advogada Dra. Sílvia; testamento registrado.\n"
+    assert document(PT, ("Inventário — dúvidas", estate))["Inventário — dúvidas"] == "legal"
+    assert document(PT, ("Inventário e testamento", "- ver pasta\n"))["Inventário e testamento"] == "legal"
+    assert document(PT, ("Apê", "- condomínio R$ 900, portaria 24h.\n"))["Apê"] == "personal"
