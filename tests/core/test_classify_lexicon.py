@@ -1244,7 +1244,7 @@ def test_kin_compounds_a_pair_with_an_article_and_notes_about_someone(preamble: 
     assert document(preamble, (heading, body))[heading] == "people"
 
 
-@pytest.mark.parametrize("heading", ["Misc", "misc", "Divers", "Sonstiges"])
+@pytest.mark.parametrize("heading", ["Misc", "misc", "Divers", "Sonstiges", "Imp", "IMPORTANT"])
 def test_a_vague_heading_is_no_name(heading: str) -> None:
     """A vague heading over a body about a person is no one's name (it stays the body's or general)."""
     body = "- she is 9, he is 12; her teacher is Mr Lee\n- his birthday in May\n"
