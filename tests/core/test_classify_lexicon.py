@@ -1432,3 +1432,18 @@ def test_a_latin_word_inside_a_cjk_run_is_a_word_of_its_own(heading: str) -> Non
     decision = classify_heading(heading, Config())
     assert decision.domain == "infrastructure"
     assert any(w.isascii() for w in decision.words)
+
+
+def test_a_hosts_airbnb_crash_headings_and_game_jams() -> None:
+    """A guesthouse's `Booking y Airbnb` is its business (Airbnb is a working word: a traveller's stay in a
+    household's memory); `crashs` heads a section about crashes, though "crash" in a body (a style guide's
+    "use 'crash'") says nothing; a game jam is a community event."""
+    host = ("# Memoria\n\nSoy Nube, la asistente de Marta Gil, que lleva una casa rural en Teruel.\n\n"
+            "## Clientes\n- reservas, facturas y precios\n\n## Facturas\n- clientes y ventas del trimestre\n\n")
+    text = host + "## Booking y Airbnb\n- ver panel\n\n"
+    placed = {p.heading: p.domain for p in plan_migration(text, Config()).placed}
+    assert placed["Booking y Airbnb"] == "business"
+    assert document("", ("crashs", "- voir Sentry\n"))["crashs"] == "infrastructure"
+    assert document("", ("game jam", "- 48 h, en février\n"))["game jam"] == "community"
+    style = "- Words to avoid: \"accident\" (use \"crash\"), \"cyclist vs driver\".\n"
+    assert document("", ("Word choices", style))["Word choices"] != "infrastructure"
