@@ -1365,7 +1365,7 @@ def test_a_trip_whose_work_words_are_negated_stays_private() -> None:
 
 
 @pytest.mark.parametrize(("preamble", "heading", "domain"), [
-    ("", "Sunday cricket", "personal"), ("", "Badminton", "personal"), ("", "Insta", "business"),
+    ("", "Sunday cricket", "personal"), ("", "Badminton", "personal"), ("", "Insta", "business"), ("", "인스타 / 유튜브", "business"),
     (ES, "Insumos", "business"), ("", "Cardboard boxes", "general"),
 ])
 def test_sports_and_everyday_business_words(preamble: str, heading: str, domain: str) -> None:
