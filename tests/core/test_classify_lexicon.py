@@ -1447,3 +1447,8 @@ def test_a_hosts_airbnb_crash_headings_and_game_jams() -> None:
     assert document("", ("game jam", "- 48 h, en février\n"))["game jam"] == "community"
     style = "- Words to avoid: \"accident\" (use \"crash\"), \"cyclist vs driver\".\n"
     assert document("", ("Word choices", style))["Word choices"] != "infrastructure"
+
+
+def test_a_french_ag_is_an_associations_general_meeting() -> None:
+    """`AG du 8 mars` in a French memory: the assemblée générale of a club or association."""
+    assert document(FR, ("AG du 8 mars", "- salle des fêtes, 18h\n"))["AG du 8 mars"] == "community"
