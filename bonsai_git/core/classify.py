@@ -2121,7 +2121,7 @@ def classify_document(sections: Sequence[SectionInput], config: Config, preamble
         leaning = "business"  # what says nothing of itself is the work's
     main = document or _most_common(topics, skip=frozenset({"agents"}))  # the agent's sections are in every memory
     return tuple(_todo_of_the_document(c, main, index) if c is not None and c.domain == "agents" and main else
-                 _the_business_in_a_working_memory(c, section, index, counted) if working and c is not None else
+                 _the_business_in_a_working_memory(c, section.heading, index, counted) if working and c is not None else
                  c if c is not None else _from_document(s, f, index, document or leaning, leaning is not None)
                  for section, (c, s, f) in zip(sections, first))
 
@@ -2183,7 +2183,7 @@ def _leaning(topics: Counter[str], index: _Index) -> str | None:
 
 
 
-def _the_business_in_a_working_memory(decision: Classification, section: SectionInput, index: _Index,
+def _the_business_in_a_working_memory(decision: Classification, heading: str, index: _Index,
                                       counted: bool = True) -> Classification:
     """In a working memory (more sections of business than of personal: a freelancer's, a shop's, a
     driver's), a heading of only the lexicons' `working` words (taxes, insurance, bookings: `Taxes`,
@@ -2194,19 +2194,7 @@ def _the_business_in_a_working_memory(decision: Classification, section: Section
     sections than personal ones; without it (only the opening names a workplace) the heading rule
     does not apply, the body rule does.  In a household's memory, or when the heading calls them
     private (the lexicons' `private`: `Impôts — déclaration perso`), it stays personal.
-    A section its heading put in personal whose body's business words outscore its personal ones (at
-    least BODY_MIN) is the business's too: a surf school's `Lessons & bookings`, a clinic's `医保`, a
-    guesthouse's `Booking y Airbnb`, a watchmaker's `Réparations en cours`.
     Any other decision is returned as it is."""
-    heading = section.heading
-    if decision.domain == "personal" and decision.decided_by == "heading" and not index.lists.private.search(heading):
-        scores: dict[str, float] = {}
-        found: dict[str, list[str]] = {}
-        _score_text(section.body[:BODY_CHARS], index, scores, found, body=True)
-        business = scores.get("business", 0.0)
-        if business >= BODY_MIN and business > scores.get("personal", 0.0):
-            return Classification("business", "body", business, (*found["business"][:5], WORKING_MEMORY),
-                                  "personal", decision.score)
     if decision.domain == "personal" and decision.decided_by == "body" and decision.runner_up == "business" \
             and decision.runner_up_score >= max(1.0, decision.score / 2) and not index.lists.private.search(heading):
         return Classification("business", "body", decision.runner_up_score, (*decision.words, WORKING_MEMORY),

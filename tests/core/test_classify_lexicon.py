@@ -1374,16 +1374,12 @@ def test_sports_and_everyday_business_words(preamble: str, heading: str, domain:
     assert document(preamble, (heading, "- see the sheet\n"))[heading] == domain
 
 
-def test_in_a_working_memory_a_private_heading_over_a_body_about_the_work_is_the_work() -> None:
-    """A watchmaker's `Réparations en cours` or a surf school's `Surf lessons`: the heading's word is a
-    private one (repairs, surfing), the body is the trade's (clients, quotes, invoices); in a household's
-    memory the same section stays personal, and so does a heading that calls itself private."""
-    body = "- Clients: 12 open jobs, quotes sent to 4 customers; invoices every Friday; prices on the sheet.\n"
-    shop = "# Memory\n\nYou are Maré, the assistant of Rita Sousa, who runs a surf shop and its lessons in Ericeira.\n\n"
-    home = "# Memory\n\nYou are Maré, the assistant of Rita Sousa and her family in Ericeira.\n\n"
-    assert document(shop, ("Surf lessons", body)) == {"Surf lessons": "business"}
-    assert document(home, ("Surf lessons", body)) == {"Surf lessons": "personal"}
-    assert document(shop, ("Surf lessons (private)", body)) == {"Surf lessons (private)": "personal"}
+def test_in_a_working_memory_a_hobby_heading_stays_private_whatever_its_body_names() -> None:
+    """A potter's `Reading List` of books about pricing and shops is still her reading (the demo memory):
+    a heading's private word is not outvoted by the trade's words in its body."""
+    body = '- Queue: "Pricing for People Who Hate Pricing", "Small Shop, Long Game"; saved: wholesale terms.\n'
+    shop = "# Memory\n\nYou are Maré, the assistant of Rita Sousa, who runs a pottery shop in Ericeira.\n\n"
+    assert document(shop, ("Reading List", body)) == {"Reading List": "personal"}
 
 
 @pytest.mark.parametrize(("heading", "domain"), [
