@@ -643,8 +643,6 @@ def _score_text(text: str, index: _Index, scores: dict[str, float], found: dict[
     lowered = text.casefold()
     if words is None:
         words = _WORD.findall(lowered)
-    if words and _MIXED_SCRIPT.search(lowered):  # `店铺后台和ERP`, `Discord服务器`: the Latin word inside a CJK run
-        words = _LATIN_WORD.findall(lowered)  # is a word of its own (CJK is matched as substrings below)
     if words:
         shown_from = 0 if len(lowered) == len(text) else -1  # ß -> ss: show the lowered words instead
         stopwords, memo = index.lists.stopword_set, index.memo
@@ -692,8 +690,6 @@ def _score_text(text: str, index: _Index, scores: dict[str, float], found: dict[
             _add(scores, found, index.cjk_keywords[keyword], keyword, body, start <= lead)
 
 
-_MIXED_SCRIPT = re.compile(r"[a-zß-öø-ÿā-ž][\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af][a-zß-öø-ÿā-ž]")
-_LATIN_WORD = re.compile(r"[^\W\d_\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]+(?:'[^\W\d_\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]+)?")
 _WordEntry = tuple[tuple[_Hit, ...], tuple[tuple[str, _Phrases], ...]]
 
 

@@ -1422,13 +1422,6 @@ def test_inventario_is_weak_in_portuguese_and_ape_is_home() -> None:
     assert document(PT, ("Apê", "- condomínio R$ 900, portaria 24h.\n"))["Apê"] == "personal"
 
 
-@pytest.mark.parametrize("heading", ["店铺后台和ERP", "ERP系统", "Kubernetes集群"])
-def test_a_latin_word_inside_a_cjk_run_is_a_word_of_its_own(heading: str) -> None:
-    """`店铺后台和ERP` is one run of letters to a word pattern; its Latin word counts as an English one."""
-    decision = classify_heading(heading, Config())
-    assert decision.domain == "infrastructure"
-    assert any(w.isascii() for w in decision.words)
-
 
 def test_a_hosts_airbnb_crash_headings_and_game_jams() -> None:
     """A guesthouse's `Booking y Airbnb` is its business (Airbnb is a working word: a traveller's stay in a
