@@ -61,8 +61,8 @@ The sets, reported separately (issue 23):
   family), measured at that session's start rules and after its last change (79.6% / 87.6% / 3.2% both
   times; 79.6% / 87.1% / 3.2% after the next session's); its misses are never listed (skipped when absent);
 - `measure18`: tests/classify_data/measure18, eight memories (191 sections) written and labelled blind while
-  tune17 was read, measured at that session's start rules (76.4% / 88.5% / 3.1%) and after its last rule
-  change (77.5% / 89.5% / 3.1%); its misses are never listed (skipped when absent);
+  tune17 was read, measured at that session's start rules and after its last rule change (76.4% / 88.5% /
+  3.1% both times); its misses are never listed (skipped when absent);
 - `measure19`: tests/classify_data/measure19, two memories (51 sections) written and labelled blind to two of
   measure18's briefs, measured at that session's start rules and after its last change (74.5% / 94.1% /
   2.0% both times); its misses are never listed (skipped when absent).
