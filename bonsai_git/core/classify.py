@@ -819,7 +819,6 @@ _TOPIC_SEPARATOR = re.compile(r"\s[—–-]\s|\S:\s")  # `RGPD — données clie
 
 # In a CJK heading a compound's head comes last (`사용자 모임`: a users' meetup, `客户微信群`: the clients' WeChat
 # group, `出版社 계약`: the publisher's contract): a tie goes to the domain of the last word (`_head_first`).
-HEAD_LAST_TEST = has_cjk
 _CJK_ABOUT_HEAD = re.compile(r"\W*(?:关于|關於)")
 _CJK_AND = re.compile(r"[与與和及및、・/／&+]|(?<=[\uac00-\ud7af])[와과](?=[ \t])")
 
@@ -829,16 +828,14 @@ def _head_first(ranked: list[tuple[str, float]], found: dict[str, list[str]], he
     with a Romance preposition that follows the head (_HEAD_LINK: `de`, `pour`), `with` or `mit` (`Skifahren
     mit den Kids` is skiing; not `for`: `money stuff for the business` is the business's) or a topic separator
     (`RGPD — données clients`): the domain whose word comes first wins.  In a CJK heading the domain
-    whose word comes last wins (HEAD_LAST_TEST: the compound's head), unless that is agents (`报价规则`),
+    whose word comes last wins (the compound's head), unless that is agents (`报价规则`),
     the heading is `关于 …`, or it joins two topics (`身份与角色`).  Otherwise (English and German
     compounds put the head last too, but a tie there keeps table order) `ranked` unchanged."""
     if len(ranked) < 2 or ranked[0][1] != ranked[1][1]:
         return ranked
-    last = False
-    if _HEAD_LINK.search(heading) is None and _TOPIC_SEPARATOR.search(heading) is None:
-        if not HEAD_LAST_TEST(heading):
-            return ranked
-        last = True
+    last = _HEAD_LINK.search(heading) is None and _TOPIC_SEPARATOR.search(heading) is None
+    if last and (not has_cjk(heading) or _CJK_ABOUT_HEAD.match(heading) or _CJK_AND.search(heading)):
+        return ranked  # `关于林医生` is about someone; `身份与角色` and `在做的项目 / deadlines` join two topics
     lowered = heading.casefold()
 
     def at(domain: str) -> int:
@@ -849,10 +846,8 @@ def _head_first(ranked: list[tuple[str, float]], found: dict[str, list[str]], he
     tied = [d for d, score in ranked if score == ranked[0][1]]
     if last:
         head = max(tied, key=lambda d: (at(d) if at(d) < len(lowered) else -1, -tied.index(d)))
-        if head == "agents" or _CJK_ABOUT_HEAD.match(heading) or _CJK_AND.search(heading):
-            return ranked  # `报价规则` (pricing rules) is the business's; `关于林医生` is about someone; `身份与角色`
-            # and `在做的项目 / deadlines` join two topics: no compound's head
-        return [r for r in ranked if r[0] == head] + [r for r in ranked if r[0] != head]
+        if head == "agents":
+            return ranked  # `报价规则` (pricing rules) is the business's: a rules word heads no compound
     else:
         head = min(tied, key=lambda d: (at(d), tied.index(d)))
     return [r for r in ranked if r[0] == head] + [r for r in ranked if r[0] != head]
@@ -990,12 +985,12 @@ _AGENT_PATTERNS = (
     re.compile(r"([\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]{2,6}?)[（(][ \t]*(?:AI|ＡＩ)?[ \t]*"
                r"(?:助理|助手|秘书|秘書|アシスタント|エージェント|비서|어시스턴트|에이전트)[ \t]*[）)]"),
 )
-# A name joined by a hyphen to the word for an agent names a product, not the agent: `der Claude-Code-Agent`
 # A CJK title line names the owner: `# 메모리 — 박정호 선생`, `# 长期记忆 · 林素秋`, `# MEMORY — 한도윤`
 # (kept when its first character is a family name of the lexicons' `surnames`: not `# MEMORY — 新项目`).
 _TITLE_OWNER_CJK = re.compile(r"^#[ \t]+(?:(?i:memory(?:\.md)?)|장기[ \t]*메모리|메모리|기억|长期记忆|長期記憶|记忆|記憶|"
                               r"長期メモ|メモリ)[ \t]*[—–\-·・:|][ \t]*([\u3400-\u9fff]{2,4}|[\uac00-\ud7af]{2,4})"
                               r"(?=[ \t]*(?:$|\n|[(（]|선생|작가|님|老师|老師|先生|さん))")
+# A name joined by a hyphen to the word for an agent names a product, not the agent: `der Claude-Code-Agent`
 _PRODUCT_AGENT = re.compile(r"-?-(?i:agent|agente|assistent|assistant|assistente|bot|ki|ia|ai)\b")
 # A quoted name right after the word for the agent: `補助エージェント「ヨル」`, `手机助手"小竹"`, `비서 "다람"`.
 _AGENT_QUOTED = re.compile(r"(?:エージェント|アシスタント|秘書|助手|助理|秘书|비서|어시스턴트|에이전트|(?i:agent|AI|bot)|AIの|"
@@ -2014,8 +2009,8 @@ def _work_trip(section: SectionInput, index: _Index) -> Classification | None:
     return Classification("business", "body", float(len(cues)), tuple(cues[:3]), "personal", 1.0)
 
 
-_NEGATED = re.compile(r"(?<![^\W\d_])(?:no|not|without|never|sin|sem|nada de|pas de|aucun|aucune|kein|keine|keinen|ohne|"
-                      r"不|没|沒|無|无|없)[ \t]+(?:[^\W\d_]+[ \t]+)?$")  # a cue two words after a negation
+_NEGATED = re.compile(r"(?<![^\W\d_])(?:no|not|without|never|sin|sem|nada de|pas de|aucun|aucune|kein|keine|keinen|ohne)"
+                      r"[ \t]+(?:[^\W\d_]+[ \t]+)?$")  # a cue one or two words after a negation (Western word order)
 _GERMAN_NOUN = re.compile(r"(?<![^\W\d_])[A-Z][a-z]{3,}(?:ung|ungen|heit|keit|schaft|schaften)(?![^\W\d_])")
 
 
