@@ -1441,3 +1441,47 @@ def test_a_hosts_airbnb_crash_headings_and_game_jams() -> None:
 def test_a_french_ag_is_an_associations_general_meeting() -> None:
     """`AG du 8 mars` in a French memory: the assemblée générale of a club or association."""
     assert document(FR, ("AG du 8 mars", "- salle des fêtes, 18h\n"))["AG du 8 mars"] == "community"
+
+
+# --- the kinds of miss read in measure18 (now tune18): invented examples of the same shapes ------------
+
+
+def test_word_senses_a_trades_roster_a_realtors_brokerage_and_a_quebec_depannage() -> None:
+    """`roster`, `brokerage` and French `dépannage` are weak: a nurse's roster of shifts is the work (its
+    body says so), a team roster its people; a brokerage is a realtor's firm or an investment account; a
+    Québec `dépannage` is food aid (or a corner shop), in France a repair."""
+    shifts = "- 3 early shifts, 2 lates; swaps need the ward manager's approval; annual leave in May\n"
+    assert document("", ("Roster", shifts))["Roster"] == "business"
+    firm = "- managing broker: Ana Ruiz; commission split 70/30; desk fee $200; clients and listings\n"
+    assert document("", ("brokerage", firm))["brokerage"] == "business"
+    assert document(FR, ("Horaire du dépannage", "- distribution aux bénévoles et aux clients, mardi\n")
+                    )["Horaire du dépannage"] != "infrastructure"
+
+
+@pytest.mark.parametrize(("preamble", "heading", "body", "domain"), [
+    ("", "How I like things", "- short answers, metric units, 24h time\n", "identity"),
+    ("", "Footy", "- Saturday games, training Thursday at the oval\n", "personal"),
+    ("", "Google Workspace", "- admin: me; shared drives for the board\n", "infrastructure"),
+    (DE, "🏠 WG", "- drei Mitbewohner, Putzplan am Kühlschrank\n", "personal"),
+    (FR, "Finances perso", "- hypothèque, REER et budget familial\n", "personal"),
+    (FR, "RGPD / renseignements personnels", "- registre des incidents\n", "legal"),
+    ("", "父の三回忌", "- お寺で、家族だけで\n", "personal"),
+    ("", "周末小聚", "- 每月一次，咖啡店\n", "community"),
+])
+def test_words_a_careful_reader_files_by(preamble: str, heading: str, body: str, domain: str) -> None:
+    """Everyday words the table lacked: a way the owner likes things (identity), Australian football, an
+    office suite, a German flat-share (`WG`), personal finances in French, personal information in a
+    privacy law, a Buddhist memorial (`回忌`), a small get-together (`小聚`)."""
+    assert document(preamble, (heading, body))[heading] == domain
+
+
+def test_a_monthly_heading_over_the_agents_reminders_is_the_agents() -> None:
+    """`毎月の…` over what the agent does each month ("声をかけて", "知らせて"): the agent's recurring work."""
+    body = "- 1日：家計簿のまとめ\n- 10日：薬のことを声をかけて\n- 25日：お便りの下書きを知らせて\n"
+    assert document("", ("毎月の段取り", body))["毎月の段取り"] == "agents"
+
+
+def test_a_name_over_a_loan_officers_card_is_a_person() -> None:
+    """"loan officer", "broker", "cell" describe a contact: `Maria Delgado` over one is a person."""
+    card = "- loan officer at Pacific Crest Lending. cell 555-0100\n- fast with pre-approvals\n"
+    assert document("", ("Maria Delgado", card))["Maria Delgado"] == "people"
