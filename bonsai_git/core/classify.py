@@ -509,6 +509,7 @@ class _Lists:
     honorifics: frozenset[str]  # a title before a name (casefolded, not CJK): `dr`, `sra`, `tía`
     cjk_honorifics: tuple[str, ...]  # ... and the CJK honorifics after a name: `さん`, `老师`, `님`
     workplaces: frozenset[str]  # a name opening with one is a business's (casefolded)
+    working_opening: re.Pattern[str]  # a workplace (whole words) or self-employment (`freiberuflich…`, at a word's start): an opening naming one is a working memory's
     households: frozenset[str]  # a title naming one is a household's (casefolded)
     private: re.Pattern[str]  # a heading calling its matter the owner's own
     company_last: frozenset[str]  # a company's name ends in one (casefolded) ...
@@ -563,6 +564,8 @@ def _lists() -> _Lists:
         honorifics=frozenset(w.casefold() for lang in lexicons for w in lang.honorifics if not has_cjk(w)),
         cjk_honorifics=tuple(sorted({w for lang in lexicons for w in lang.honorifics if has_cjk(w)})),
         workplaces=workplaces,
+        working_opening=re.compile(f"{_cues(workplaces, whole=True).pattern}|"
+                                   f"{_cues(w for lang in lexicons for w in lang.self_employed).pattern}", re.IGNORECASE),
         households=frozenset(w.casefold() for lang in lexicons for w in lang.households),
         private=_cues((w for lang in lexicons for w in lang.private), whole=True),
         company_last=marked(companies, ""),
@@ -2110,6 +2113,10 @@ def classify_document(sections: Sequence[SectionInput], config: Config, preamble
     leaning = None if document is not None else _leaning(topics, index)
     if working and leaning == "personal":  # a workplace's memory whose trade is the personal domain's (a brewery):
         leaning = "business"  # what says nothing of itself is the work's
+    elif working and document is None and leaning is None and topics["business"] >= DOCUMENT_MIN and topics["business"] == \
+            topics["personal"] == max(n for d, n in topics.items() if d not in _FORM_DOMAINS):
+        leaning = "business"  # and so when the work and private life tie (a realtor's office, her family): the opening
+        # named the workplace; a tie of two other domains still leans nowhere
     main = document or _most_common(topics, skip=frozenset({"agents"}))  # the agent's sections are in every memory
     return tuple(_todo_of_the_document(c, main, index) if c is not None and c.domain == "agents" and main else
                  _the_business_in_a_working_memory(c, section.heading, index, counted) if working and c is not None else
@@ -2119,11 +2126,11 @@ def classify_document(sections: Sequence[SectionInput], config: Config, preamble
 
 def _runs_a_workplace(preamble: str, index: _Index) -> bool:
     """Whether the opening (`preamble`'s first OPENING_WORKPLACE chars) names a workplace of the
-    lexicons' `workplaces` (`clinic`, `Praxis`, `诊所`, `酒造`): the memory is a working one, even when its
-    trade's words are the personal domain's (a doctor's patients, a brewery's sake, a guide's mountains)."""
-    opening = preamble[:OPENING_WORKPLACE].casefold()
-    words = set(_WORD.findall(opening))
-    return any(w in words if not has_cjk(w) else w in opening for w in index.lists.workplaces)
+    lexicons' `workplaces` (`clinic`, `Praxis`, `诊所`, `酒造`) or says the owner works for themselves
+    (their `self_employed`: `freelance`, `autónomo`, `フリーランス`): the memory is a working one, even when
+    its trade's words are the personal domain's (a doctor's patients, a brewery's sake, a guide's
+    mountains) or its private life has as many sections as the work (a freelancer's taxes and flat)."""
+    return index.lists.working_opening.search(preamble[:OPENING_WORKPLACE]) is not None
 
 
 OPENING_WORKPLACE = 600  # chars of the preamble read for a workplace: the owner's description, not the whole file

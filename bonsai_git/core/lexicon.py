@@ -35,7 +35,7 @@ LANGUAGES = ("en", "de", "es", "fr", "pt", "zh", "ja", "ko")
 # The Western languages and their snowball stemmer; the others match as substrings.
 STEMMERS = {"en": "english", "de": "german", "es": "spanish", "fr": "french", "pt": "portuguese"}
 SPECIAL_KEYS = ("person", "stopwords", "fiction", "characters", "surnames", "schedule", "agent_jobs", "system_jobs", "kin", "rules", "travel", "work_trip", "pets", "working", "todo",
-                "honorifics", "workplaces", "households", "private", "companies", "groups")
+                "honorifics", "workplaces", "self_employed", "households", "private", "companies", "groups")
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +61,7 @@ class Language:
     todo: tuple[str, ...] = ()  # a heading of only these is a to-do list: the document's main domain's
     honorifics: tuple[str, ...] = ()  # a title before a name (`Dr.`, `Tía`); in CJK, after it (`さん`, `老师`)
     workplaces: tuple[str, ...] = ()  # a name opening with one names a business, not the owner or the agent
+    self_employed: tuple[str, ...] = ()  # the owner works for themselves: an opening naming it is a working memory
     households: tuple[str, ...] = ()  # a memory's title naming one names no agent (`# Memória — Casa Ferreira`)
     private: tuple[str, ...] = ()  # a heading that calls its matter the owner's own (`perso`, `私人`)
     companies: tuple[str, ...] = ()  # a company's name ends in one (`<`: opens with one; `~`: only no person's)

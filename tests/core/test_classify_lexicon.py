@@ -1485,3 +1485,29 @@ def test_a_name_over_a_loan_officers_card_is_a_person() -> None:
     """"loan officer", "broker", "cell" describe a contact: `Maria Delgado` over one is a person."""
     card = "- loan officer at Pacific Crest Lending. cell 555-0100\n- fast with pre-approvals\n"
     assert document("", ("Maria Delgado", card))["Maria Delgado"] == "people"
+
+
+@pytest.mark.parametrize("opening", [
+    "Nora Lind, freelance illustrator in Malmö.\n\n", "Nora Lind ist freiberufliche Illustratorin in Malmö.\n\n",
+    "Nora Lind, autónoma, ilustradora en Málaga.\n\n", "ノラ・リンド、フリーランスのイラストレーター。\n\n",
+])
+def test_a_freelancers_opening_makes_a_working_memory(opening: str) -> None:
+    """The owner works for themselves (the lexicons' `self_employed`): what says nothing of itself goes to
+    the work even when private life has as many sections (a freelancer's flat, health, climbing)."""
+    sections = (("Clients", "- publishers and agencies\n"), ("Invoices", "- send on the 1st\n"),
+                ("Flat", "- rent and the landlord\n"), ("Health", "- GP on Tuesdays\n"), ("Climbing", "- bouldering gym\n"),
+                ("Linework", "- inking brushes, 600 dpi scans\n"))
+    assert document(opening, *sections)["Linework"] == "business"
+    assert document("Nora Lind lives in Malmö.\n\n", *sections)["Linework"] == "personal"
+
+
+def test_a_workplaces_memory_whose_work_ties_for_the_most_sections_leans_to_the_work() -> None:
+    """A realtor's office memory with as many business sections as personal ones: a section with no signal
+    of its own goes to business, not to `general`."""
+    opening = "Dana Cho — realtor, Harbor Realty (downtown office).\n\n"
+    sections = (("Clients", "- buyers and sellers\n"), ("Listings", "- three active\n"), ("Commission", "- 2.5%\n"),
+                ("Mortgage", "- refinance in May\n"), ("Groceries", "- Saturday\n"), ("Gym", "- 6am\n"),
+                ("Wi-Fi", "- router in the hall\n"), ("Backups", "- nightly to the NAS\n"), ("Lease", "- the contract, 2 years\n"),
+                ("Lockbox", "- code in the blue box by the side door\n"))
+    assert document(opening, *sections)["Lockbox"] == "business"
+    assert document("Dana Cho lives downtown.\n\n", *sections)["Lockbox"] == "general"
