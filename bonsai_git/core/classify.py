@@ -1030,6 +1030,9 @@ _LOWER_POSSESSIVE = re.compile(r"(?:(?<=[,;:—–])|(?<=[,;:—–][ \t]))([a-z
 # A line of the opening that starts on a full name and an adult's age: `Margaret Oduya, 71, retired …`
 _OWNER_AGED = re.compile(rf"(?m)^[ \t>*_-]*{_HONORIFIC_WORDS}({_CAP}[ \t]+{_CAP}(?:[ \t]+{_CAP})?)[*_]*[ \t]*[,(][ \t]*"
                          r"(?:1[89]|[2-9]\d|1[01]\d)(?!\d)")
+# The opening's first line (after a `#` title) is a full name, a dash, then a description: `Tess Aldridge — freelance …`
+_OWNER_LINE = re.compile(rf"(?:[ \t]*#[^\n]*\n)?\s*{_HONORIFIC_WORDS}({_CAP}[ \t]+{_CAP}(?:[ \t]+{_CAP})?)[*_]*"
+                         r"[ \t]*(?:[—–]|[ \t]-)[ \t]+[^\W\d_]")
 # A body that opens on someone's full name and age ("Georg Feldmeier, 61. Seit 1988 im Betrieb"): a person's card.
 _CARD_OPENING = re.compile(rf"[ \t\n>*_-]*{_HONORIFIC_WORDS}({_CAP}[ \t]+{_CAP}(?:[ \t]+{_CAP})?)[*_]*[ \t]*[,(][ \t]*"
                            r"[1-9]\d?(?!\d|[/.:]\d)"  # not a date: "São Miguel, 12 a 19 de maio", "Porto, 3 de junho"
@@ -1090,6 +1093,9 @@ _OWNER_PATTERNS = (
     re.compile(r"([\uac00-\ud7af]{2,4})(?:\([^)]{0,40}\))?[ \t]*(?:님|씨)의"),
     re.compile(r"(?<![\uac00-\ud7af])([\uac00-\ud7af]{2,4})(?:\([^)]{0,40}\))?의[ \t]*(?:AI[ \t]*)?(?:비서|어시스턴트|에이전트)"),
     re.compile(r"(?<![\uac00-\ud7af])([\uac00-\ud7af]{2,4})[ \t]*(?:님|씨)(?:을|를)[ \t]*(?:돕|도와|위해)"),  # `한지원 님을 돕는`
+    # the agent's name, a comma, then whose assistant: `나는 Bori, Sue 비서`, `저는 다람, 수진 님의 AI 비서입니다`
+    re.compile(rf"(?:나는|저는)[ \t]*[^,\s]+[ \t]*,[ \t]*({_CAP}|[\uac00-\ud7af]{{2,4}}?)[ \t]*(?:님|씨)?(?:의)?[ \t]*"
+               r"(?:AI[ \t]*|개인[ \t]*)?(?:비서|어시스턴트|에이전트)"),
     # `佐伯 美咲（Misaki Saeki）さんのために`, `森下ゆかり（ペンネーム「もりゆ」）の長期メモリ`
     re.compile(r"(?<![\u3040-\u30ff\u3400-\u9fff])([\u3400-\u9fff]{1,3}[ \t\u3000]?[\u3040-\u309f\u3400-\u9fff]{1,4}?)(?:（[^）]{0,30}）|\([^)]{0,30}\))?"
                r"(?:さん|様)?(?:のために|の長期メモ|の長期記憶|のメモリ)"),
@@ -1200,6 +1206,11 @@ def document_context(preamble: str, sections: Sequence[SectionInput], config: Co
         adult = _OWNER_AGED.search(opening)  # ("Margaret Oduya, 71, retired teacher") is about the owner
         if adult is not None:
             owner |= named(adult.group(1))
+    if not owner:  # nor that: the opening's first line is a full name, a dash, then who they are
+        line = _OWNER_LINE.match(opening)  # ("tess aldridge — freelance translator, berlin")
+        if line is not None and not any(w.casefold() in lists.written or w.casefold() in lists.organisation
+                                        for w in line.group(1).split()):
+            owner |= named(line.group(1))
     if not agent:  # `# Mémoire — Julien` names the agent only when no field or sentence names it,
         agent = titled - stated  # and never the owner (`Owner: Julien Marchetti` ... `Agent: "Hugo"`)
     owner -= agent
@@ -1626,7 +1637,9 @@ def _family_name(name: str, body: str) -> str | None:
 def _cjk_full_name(given: str, body: str, lists: _Lists) -> str | None:
     """The full name `body` opens on when it is a family name of the lexicons' `surnames` and then
     `given`, a heading of one to three Han or Hangul characters (`## 재훈` over "한재훈, 베이스",
-    `## 子轩` over "王子轩，8岁"), then a break; else None."""
+    `## 子轩` over "王子轩，8岁"), then a break; or, for a Chinese nickname of 小 or 阿 and one character of
+    the given name (`## 小安` over "陳安琪，女朋友"), a full name of two or three characters whose given
+    name holds it; else None."""
     if not 1 <= len(given) <= 3 or not all(_CJK_CHAR.match(ch) for ch in given):
         return None
     opening = body.lstrip(" \t\n*_-#>")[:12]
@@ -1634,6 +1647,11 @@ def _cjk_full_name(given: str, body: str, lists: _Lists) -> str | None:
         family, rest = opening[:size], opening[size:]
         if family in lists.surnames and rest.startswith(given) and not _CJK_CHAR.match(rest[len(given):len(given) + 1]):
             return opening[: size + len(given)]
+    if len(given) == 2 and given[0] in "小阿" and opening[:1] in lists.surnames:
+        for size in (2, 3):  # 陳安, 陳安琪: the surname, a given name of one or two characters, then a break
+            name = opening[:size]
+            if given[1] in name[1:] and not _CJK_CHAR.match(opening[size:size + 1]) and all(_CJK_CHAR.match(ch) for ch in name):
+                return name
     return None
 
 
@@ -1745,6 +1763,13 @@ def _classify(section: SectionInput, index: _Index, context: Context) -> Classif
     return own if own is not None else _from_document(body_scores, body_found, index, context.document)
 
 
+def _opens_on_owner(body: str, context: Context) -> str | None:
+    """The owner's name (`context.owner`) when `body`'s first word is it (`- tess aldridge, 38`: not
+    "- I draft, Roz sends"), else None."""
+    first = _WORD.search(body, 0, OPENING_CHARS)
+    return first.group() if first is not None and first.group().casefold() in context.owner else None
+
+
 def _heading_decision(section: SectionInput, scores: dict[str, float], found: dict[str, list[str]],
                       prefixed: str | None, index: _Index,
                       ranked: list[tuple[str, float]] | None = None) -> Classification:
@@ -1778,6 +1803,11 @@ def _own(section: SectionInput, index: _Index, context: Context,
         if jobs is not None:
             return jobs, {}, {}
     scores, found, prefixed = _heading_scores(section.heading, index, context)
+    owner = _opens_on_owner(section.body, context) if context.agent_voice and "agents" in found else None
+    if owner is not None and all(w.endswith(" (agent)") and w[:-8].casefold() in _FIRST_PERSON_WORDS for w in found["agents"]):
+        # `## me` over "- tess aldridge, 38": the agent wrote the opening, the owner this section
+        scores["identity"] = scores.get("identity", 0.0) + scores.pop("agents")
+        found.setdefault("identity", []).extend(f"{w[:-8]} (the owner: {owner})" for w in found.pop("agents"))
     # LONG_HEADING + 1 words need that many chars and one between each: a shorter heading skips the count
     long = len(section.heading) > LONG_HEADING_CHARS or (
         len(section.heading) > 2 * LONG_HEADING and len(_WORD.findall(section.heading)) > LONG_HEADING)

@@ -1511,3 +1511,34 @@ def test_a_workplaces_memory_whose_work_ties_for_the_most_sections_leans_to_the_
                 ("Lockbox", "- code in the blue box by the side door\n"))
     assert document(opening, *sections)["Lockbox"] == "business"
     assert document("Dana Cho lives downtown.\n\n", *sections)["Lockbox"] == "general"
+
+
+@pytest.mark.parametrize(("preamble", "owner", "agent"), [
+    ("# memory\n\nmara voss — freelance sound editor, leipzig.\ni'm kit, her assistant.\n", {"mara", "voss"}, {"kit"}),
+    ("# MEMORY\n\nOwen Pryce — charge nurse, Cardiff. Pip keeps these notes.\n", {"owen", "pryce"}, set()),
+    ("# MEMORY\n\nWeekly Review — every Friday.\n", set(), set()),  # lexicon words: a title, not a name
+    ("나는 Dori, Mina 비서. 카톡으로 대화함.\n", {"mina"}, {"dori"}),
+    ("저는 다람, 수진 님의 AI 비서입니다.\n", {"수진"}, {"다람"}),
+])
+def test_the_owner_on_the_openings_first_line_and_a_korean_whose_assistant(preamble: str, owner: set[str],
+                                                                           agent: set[str]) -> None:
+    """The opening's first line is a full name, a dash and who they are (when nothing else names the
+    owner); Korean "나는 X, NAME 비서": the agent, a comma, then whose assistant it is."""
+    context = document_context(preamble, [], Config())
+    assert owner <= set(context.owner) and (owner or not context.owner)
+    assert set(context.agent) == agent
+
+
+def test_a_me_heading_over_the_owners_card_is_the_owner_though_the_agent_wrote_the_opening() -> None:
+    """In a memory whose opening the agent speaks ("i'm kit, her assistant"), `## me` over a body that
+    opens on the owner's name is the owner's (identity); over the agent's own words it stays the agent's."""
+    pre = "# memory\n\nmara voss — freelance sound editor, leipzig.\ni'm kit, her assistant.\n\n"
+    assert document(pre, ("me", "- mara voss, 41, she/her\n- hates calls\n"))["me"] == "identity"
+    assert document(pre, ("me", "- I draft, mara sends\n- I never call anyone\n"))["me"] == "agents"
+
+
+def test_a_chinese_nickname_over_the_full_name_is_a_person() -> None:
+    """`小安`, `阿哲`: 小 or 阿 and one character of the given name, over a body that opens on the full name."""
+    body = "- 陳安琪，阿哲女朋友\n- 護理師，不吃香菜\n"
+    assert document("", ("小安", body))["小安"] == "people"
+    assert document("", ("小安", "- 每天早上九点\n"))["小安"] != "people"
