@@ -2200,12 +2200,13 @@ HOUSEHOLD_MEMORY = "(a household's memory)"
 
 def _leaning(topics: Counter[str], index: _Index) -> str | None:
     """What a document with no dominant domain leans to: its most common domain (`topics`: {domain:
-    sections placed}, log and dates not counted: a form, not a topic) when that is business (a
-    working memory: a freelancer's, a shop's, a clinic's) or personal (a household's), with at least
+    sections placed}, log and dates not counted: a form, not a topic; nor agents: the agent's sections
+    are in every memory) when that is business (a working memory: a freelancer's, a shop's, a
+    clinic's) or personal (a household's), with at least
     DOCUMENT_MIN sections, and no other domain has as many (`_most_common`); else None.  A careful
     human files what says nothing of itself in a working memory under the work, and in a household's
     under its life (the labelled sets: most sections we left in `general` were so)."""
-    top = _most_common(topics)
+    top = _most_common(topics, skip=frozenset({"agents"}))  # the agent's sections are in every memory
     return top if top in ("business", "personal") and top in index.order else None
 
 

@@ -1542,3 +1542,14 @@ def test_a_chinese_nickname_over_the_full_name_is_a_person() -> None:
     body = "- 陳安琪，阿哲女朋友\n- 護理師，不吃香菜\n"
     assert document("", ("小安", body))["小安"] == "people"
     assert document("", ("小安", "- 每天早上九点\n"))["小安"] != "people"
+
+
+def test_the_agents_own_sections_do_not_take_the_documents_leaning() -> None:
+    """Every memory has sections for the agent (rules, tone, reminders): as many of them as of the work
+    leave the document leaning to the work, as they do its main domain."""
+    sections = [("Clients", "- 12 regulars\n"), ("Pricing", "- £40 an hour\n"), ("Invoices", "- net 30\n"),
+                ("Health", "- physio on mon\n"), ("Servers", "- the NAS\n"), ("Contracts", "- the lease\n"),
+                ("Agent rules", "- ask first\n"), ("Your rules", "- never call\n"), ("Agent: drafts", "- emails\n")]
+    placed = document("", *sections, ("Thursday", "- call back before 5\n"))
+    assert [placed[h] for h, _ in sections].count("agents") == 3 == [placed[h] for h, _ in sections].count("business")
+    assert placed["Thursday"] == "business"
