@@ -896,9 +896,10 @@ def _heading_scores(
                 scores[domain] = scores.get(domain, 0.0) + weight
                 found.setdefault(domain, []).append(f"{name} ({role})")
     if "identity" in scores and "agents" in index.order and all(w.casefold() in _FIRST_PERSON_WORDS for w in found["identity"]) and (
-            context.agent_voice or not _SECOND_PERSON_WORDS.isdisjoint(_WORD.findall(heading.casefold()))):
+            context.agent_voice or scores.get("agents", 0.0) >= scores["identity"]
+            or not _SECOND_PERSON_WORDS.isdisjoint(_WORD.findall(heading.casefold()))):
         # `Lembretes que eu mando` where the agent speaks as I: "eu" is the agent; `what you do for me every
-        # week`: the owner speaks to the agent, so the section is the agent's
+        # week`, `When to ask me first`: the owner speaks to the agent, so the section is the agent's
         scores["agents"] = scores.get("agents", 0.0) + scores.pop("identity")
         found.setdefault("agents", []).extend(f"{w} (agent)" for w in found.pop("identity"))
     if "identity" in index.order and len(heading) <= 24 and _WE.match(heading):

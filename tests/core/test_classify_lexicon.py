@@ -1553,3 +1553,14 @@ def test_the_agents_own_sections_do_not_take_the_documents_leaning() -> None:
     placed = document("", *sections, ("Thursday", "- call back before 5\n"))
     assert [placed[h] for h, _ in sections].count("agents") == 3 == [placed[h] for h, _ in sections].count("business")
     assert placed["Thursday"] == "business"
+
+
+@pytest.mark.parametrize(("preamble", "heading"), [
+    ("", "When to ask me first"), ("", "Don't touch"), (ES, "Cuándo preguntarme"), (PT, "Quando me perguntar"),
+    (FR, "Quand me demander"), (FR, "Limites à ne pas franchir"), (DE, "Wann du fragen musst"),
+    ("", "你可以直接做的事"), ("", "できること・できないこと"), ("", "허락 없이 해도 되는 것"),
+])
+def test_what_the_agent_may_do_and_when_it_asks_first_are_the_agents(preamble: str, heading: str) -> None:
+    """LABELS.md files the agent's operating rules under agents: when to ask the owner first, what it may
+    do unasked, its limits; "me" in such a heading is the owner speaking to the agent."""
+    assert document(preamble, (heading, "- see below\n"))[heading] == "agents"
