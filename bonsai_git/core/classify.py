@@ -509,7 +509,8 @@ class _Lists:
     honorifics: frozenset[str]  # a title before a name (casefolded, not CJK): `dr`, `sra`, `tía`
     cjk_honorifics: tuple[str, ...]  # ... and the CJK honorifics after a name: `さん`, `老师`, `님`
     workplaces: frozenset[str]  # a name opening with one is a business's (casefolded)
-    working_opening: re.Pattern[str]  # a workplace (whole words) or self-employment (`freiberuflich…`, at a word's start): an opening naming one is a working memory's
+    working_opening: re.Pattern[str]  # an opening naming a workplace (whole word) or self-employment
+    # (`freiberuflich…`, at a word's start) is a working memory's
     households: frozenset[str]  # a title naming one is a household's (casefolded)
     private: re.Pattern[str]  # a heading calling its matter the owner's own
     company_last: frozenset[str]  # a company's name ends in one (casefolded) ...
@@ -2145,7 +2146,7 @@ def classify_document(sections: Sequence[SectionInput], config: Config, preamble
     if working and leaning == "personal":  # a workplace's memory whose trade is the personal domain's (a brewery):
         leaning = "business"  # what says nothing of itself is the work's
     elif working and document is None and leaning is None and topics["business"] >= DOCUMENT_MIN and topics["business"] == \
-            topics["personal"] == max(n for d, n in topics.items() if d not in _FORM_DOMAINS):
+            topics["personal"] == max(n for d, n in topics.items() if d not in _FORM_DOMAINS and d != "agents"):
         leaning = "business"  # and so when the work and private life tie (a realtor's office, her family): the opening
         # named the workplace; a tie of two other domains still leans nowhere
     main = document or _most_common(topics, skip=frozenset({"agents"}))  # the agent's sections are in every memory
