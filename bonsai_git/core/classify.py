@@ -45,7 +45,9 @@ Signals, strongest first; the first that decides wins:
    given name whose body opens on the full name (`재훈` over "한재훈, 베이스").  Before the heading decides,
    an organisation's proper name (`_organisation`: `Harbourfront Keys Realty`, `Grupo Larrañaga`,
    `Colegio de Notarios`, `Bayside Physio Network`) is business (a company) or community (a group), and
-   no company's name is a person's.  When the body opens on the
+   no company's name is a person's; a role, a separator and a full name (`Éditrice : Hélène Vasseur`:
+   `_role_and_name`) is that person, and so is a handle (`@zmrk`) over a body that opens on a full
+   name.  When the body opens on the
    owner's (the agent's) own name instead (`## Vale` over "Valeria "Vale" Sosa, 44"), it goes to
    identity (agents).  Before the name step, a lessons heading (`Lessons`, `Coisas que aprendi`, `教训`)
    over items more than half of which name the owner or an agent's job is the agent's
@@ -506,6 +508,7 @@ class _Lists:
     pet_substrings: tuple[str, ...]  # the CJK ones among them (matched as substrings), longest first, then by code point
     working: frozenset[str]  # the words of a heading a working memory keeps as its business's (casefolded)
     todo: frozenset[str]  # the words of a to-do list's heading (casefolded)
+    notes: frozenset[str]  # the words of a heading that only says it holds notes (casefolded): no name
     honorifics: frozenset[str]  # a title before a name (casefolded, not CJK): `dr`, `sra`, `tía`
     cjk_honorifics: tuple[str, ...]  # ... and the CJK honorifics after a name: `さん`, `老师`, `님`
     workplaces: frozenset[str]  # a name opening with one is a business's (casefolded)
@@ -562,6 +565,7 @@ def _lists() -> _Lists:
         pet_substrings=tuple(sorted((w for w in pets if has_cjk(w)), key=lambda w: (-len(w), w))),
         working=frozenset(w.casefold() for lang in lexicons for w in lang.working),
         todo=frozenset(w.casefold() for lang in lexicons for w in lang.todo),
+        notes=frozenset(w.casefold() for lang in lexicons for w in lang.notes),
         honorifics=frozenset(w.casefold() for lang in lexicons for w in lang.honorifics if not has_cjk(w)),
         cjk_honorifics=tuple(sorted({w for lang in lexicons for w in lang.honorifics if has_cjk(w)})),
         workplaces=workplaces,
@@ -824,6 +828,7 @@ _TOPIC_SEPARATOR = re.compile(r"\s[—–-]\s|\S:\s")  # `RGPD — données clie
 # In a CJK heading a compound's head comes last (`사용자 모임`: a users' meetup, `客户微信群`: the clients' WeChat
 # group, `出版社 계약`: the publisher's contract): a tie goes to the domain of the last word (`_head_first`).
 _CJK_ABOUT_HEAD = re.compile(r"\W*(?:关于|關於)")
+_BRACKETED = re.compile(r"[(（][^)）]*[)）]")
 _CJK_AND = re.compile(r"[与與和及및、・/／&+]|(?<=[\uac00-\ud7af])[와과](?=[ \t])")
 
 
@@ -840,7 +845,8 @@ def _head_first(ranked: list[tuple[str, float]], found: dict[str, list[str]], he
     last = _HEAD_LINK.search(heading) is None and _TOPIC_SEPARATOR.search(heading) is None
     if last and (not has_cjk(heading) or _CJK_ABOUT_HEAD.match(heading) or _CJK_AND.search(heading)):
         return ranked  # `关于林医生` is about someone; `身份与角色` and `在做的项目 / deadlines` join two topics
-    lowered = heading.casefold()
+    lowered = (_BRACKETED.sub(lambda m: " " * len(m.group()), heading) if last else heading).casefold()
+    # (a bracket qualifies the compound, it is not its head: `台湾旅行（2026年5月）` is a trip)
 
     def at(domain: str) -> int:
         words = found.get(domain)
@@ -976,6 +982,10 @@ _AGENT_PATTERNS = (
     re.compile(rf"(?i:\b(?:de|of|do|da|du|von|by|from)[ \t]+){_NAME_RE},[ \t]+(?i:(?:the|la|el|o|a|le|der|die|das|sein|seine|ihr|ihre|su|sua|seu|son|sa)[ \t]+)?"
                rf"(?:[^\W\d_][\w'’-]*[ \t]+){{0,2}}?(?i:assistant|assistante|assistente|asistente|assistent(?:in)?|agent|agente|bot)"
                rf"(?=[ \t]+(?i:of|for|de|da|do|der|des|von|für|pour|para|to|que|qui|that|who|die|der)\b|[ \t]*[,.;:(])"),
+    # The name, "is", then the role: "Rivet is the agent that helps …", "Brisa es la asistente de …"
+    re.compile(rf"(?:^|(?<=[.!?:;]\s)|(?<=\n)){_NAME_RE}[ \t]+(?i:is|es|é|est|ist)[ \t]+(?i:the|an?|el|la|o|a|le|der|die|das|ein|eine|une?)[ \t]+"
+               rf"(?:(?:AI|IA|KI)[ \t-]+)?(?i:assistant|assistante|assistente|asistente|assistent(?:in)?|agent|agente|bot|helper)"
+               rf"(?![\w-])", re.MULTILINE),
     # A name and its role in brackets: "a memória do Rabelo (assistente IA)", "Wren (the AI assistant)"
     re.compile(rf"{_NAME_RE}[ \t]*[(（][ \t]*(?i:l['’]|(?:the|an?|o|a|el|la|le|der|die|das|ein|eine|um|uma|un|une)[ \t]+)?"
                rf"(?:(?:AI|IA|KI)[ \t-]+)?(?i:assistant|assistante|assistente|asistente|assistent(?:in)?|agent|agente|bot|helper)"
@@ -985,6 +995,11 @@ _AGENT_PATTERNS = (
                r"(?:助理|助手|秘书|秘書|アシスタント|エージェント|비서|어시스턴트|에이전트|AI|agent)"),
     # the Korean assistant, then its name and a particle: `윤하은(Ha-eun Yoon)의 AI 비서 다온(Daon)이 …`
     re.compile(r"(?:비서|어시스턴트|에이전트)[ \t]+(?!이름)([\uac00-\ud7af]{2,4}?)(?:[ \t]*\([^)\n]{0,30}\))?(?:이|가|는|은)(?=[ \t])"),
+    # the name, then "her (his) assistant": `记录人：小满，她的 AI 助手`, `小燈，你的助理`
+    re.compile(r"(?<![\u3400-\u9fff])([\u3400-\u9fff]{2,4})[ \t]*[，,][ \t]*(?:她|他|我|你|您|他们|她们)的[ \t]*(?:AI|ＡＩ)?[ \t]*"
+               r"(?:助手|助理|秘书|秘書)"),
+    # the Korean assistant's name ending the sentence: `정리·알림 담당은 가족 비서 다람이.`
+    re.compile(r"(?:비서|어시스턴트|에이전트)[ \t]+([\uac00-\ud7af]{2,4})(?:[ \t]*\([^)\n]{0,30}\))?(?=[ \t]*(?:[.。]|$))", re.MULTILINE),
     # "I (the name)" doing it for someone: `这是我（小瓷）替周蔓记的长期笔记`
     re.compile(r"(?:我|私)[（(]([\u3040-\u30ff\u3400-\u9fff]{2,6}?)[）)][^。\n]{0,4}?(?:替|为|為|给|給|帮|幫|のために)"),
     re.compile(r"([\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]{2,6}?)[（(][ \t]*(?:AI|ＡＩ)?[ \t]*"
@@ -1057,6 +1072,12 @@ _OWNER_PATTERNS = (
                rf"(?i:set[ \t]+up|sets[ \t]+up|made|built|created|configured|installed|trained|hired|"
                rf"armó|creó|configuró|montó|instaló|contrató|criou|configurou|montou|instalou|contratou|"
                rf"a[ \t]+(?:créé|configuré|installé|monté))(?!\w)"),
+    # whom the agent helps: "Rivet is the agent that helps Marcus Lindqvist", "el asistente que ayuda a Nora Gil"
+    re.compile(rf"(?i:assistant|assistante|assistente|asistente|assistent(?:in)?|agent|agente|helper|bot)[ \t]+"
+               rf"(?i:that|who|que|qui|der|die)[ \t]+(?i:helps|serves|works[ \t]+for|assists|supports|looks[ \t]+after|"
+               rf"ayuda[ \t]+a|sirve[ \t]+a|trabaja[ \t]+para|ajuda[ \t]+(?:a|o)?|serve[ \t]+(?:a|o)?|trabalha[ \t]+para|"
+               rf"aide|sert|travaille[ \t]+pour|hilft|unterstützt|arbeitet[ \t]+für)[ \t]+"
+               rf"(?:(?i:the|la|el|o|a)[ \t]+)?{_HONORIFIC_WORDS}{_NAME_RE}{_AND_NAME}"),
     # whose notes the agent keeps: "Notes Claude keeps for Theo Brandt", "a memory maintained for Dana Levy"
     re.compile(rf"(?i:\bkeeps|\bkeep|\bkept|\bmaintains|\bmaintained|\bwrites|\bwritten)[ \t]+(?i:for)[ \t]+"
                rf"{_HONORIFIC_WORDS}{_NAME_RE}{_AND_NAME}"),
@@ -1077,6 +1098,9 @@ _OWNER_PATTERNS = (
     re.compile(rf"[(（][^)）\n]{{0,40}}(?i:assistant|assistante|assistente|asistente|assistent|agent|agente|bot)[^)）\n]{{0,30}}[)）]"
                rf"[ \t]+(?i:pour|for|para|für)[ \t]+(?i:(?:the|la|el|o|a|le)[ \t]+)?{_HONORIFIC_WORDS}{_NAME_RE}"),
     _BOSS_PATTERN,
+    # the writer and their pen name: `知夏（笔名「南枝」）`, "Claire Morvan (pen name C. M. Lune)": the owner
+    re.compile(r"(?<![\u3400-\u9fff])([\u3400-\u9fff]{2,4})[ \t]*[（(][ \t]*(?:笔名|筆名|ペンネーム|필명)"),
+    re.compile(rf"{_NAME_RE}[ \t]*\([ \t]*(?i:pen[ \t]+name|pseudonym|nom[ \t]+de[ \t]+plume|seudónimo|pseudónimo|pseudônimo)"),
     re.compile(r"(?:服务于?|服務於?|为|為|服务对象是|服務對象是)(?:老板|老闆)?([\u3400-\u9fff]{2,3})(?=[，,。、（(]|$|服务|服務)"),  # `服务老板陈志远`
     re.compile(r"(?:替|帮|幫)([\u3400-\u9fff]{2,3}?)(?=记|記|整理|写|寫|打理|处理|處理|管理)"),  # `我（小瓷）替周蔓记的长期笔记`
     re.compile(r"([\u3040-\u30ff\u3400-\u9fff]{2,6})(?:さん|様)?の(?:アシスタント|秘書|助手)"),
@@ -1396,6 +1420,10 @@ def _section_languages(words: list[str], index: _Index, context: Context) -> fro
     return context.languages | extra if extra else context.languages
 
 
+# A handle (`@zmrk`, `hollyhock-dev`, `tgwynn`): an @-name, or one lowercase token; and a body that opens on a full
+# name, then a break ("Priti Sharma. Co-maintainer since 2022"): the handle's owner, a person's card
+_HANDLE = re.compile(r"@[\w.-]{2,39}|[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)*")
+_FULL_NAME_OPENING = re.compile(rf"[ \t*_-]*({_CAP}[ \t]+{_CAP}(?:[ \t]+{_CAP})?)[ \t]*(?:[.,;—–(:]|[ \t]-[ \t])")
 _INITIALS_SPELLED = re.compile(rf"[ \t*_-]*({_CAP}(?:[ \t]+{_CAP}){{0,2}})[ \t]*[,—–(:]")  # the initials' name, spelled out
 _TITLED_NAME = re.compile(rf"(?<!\w)(?:Prof|Dr|Dra|Sr|Sra|Srta|Mr|Mrs|Ms|Mx|Herr|Frau|Mme|Mlle)\.?[ \t]+"
                           rf"(?:{_CAP}(?:[ \t]+{_CAP})?|[{_UPPER}]\.?(?![^\W\d_]))")  # `Dr. P` too
@@ -1449,6 +1477,8 @@ def _person_heading(heading: str, index: _Index, vocabulary: frozenset[str] = fr
             if compact.endswith(suffix) and 1 <= len(compact) - len(suffix) <= 5 and all(
                     has_cjk(ch) for ch in compact[: -len(suffix)]):
                 return core, True
+            if core.endswith(suffix) and _LATIN_NAME.fullmatch(core[: -len(suffix)].strip()):
+                return core, True  # `Priya さん`, `Tom 씨`: a Western name with a CJK honorific
         hangul_phrase = " " in core and _HANGUL.search(core) is not None  # `배운 것` is words; `박지훈` a name
         hangul = _HANGUL.search(compact) is not None  # a Korean full name has three syllables (`조교` is a TA)
         if (3 if hangul else 2) <= len(compact) <= 4 and all(_CJK_CHAR.match(ch) for ch in compact) and not hangul_phrase \
@@ -1475,6 +1505,8 @@ def _person_heading(heading: str, index: _Index, vocabulary: frozenset[str] = fr
         words = words[:-1]
     if not 1 <= len(words) <= 3 or words[0].casefold() in _PARTICLES or words[-1].casefold() in _PARTICLES:
         return None
+    if len(words) == 1 and words[0].casefold() in index.lists.notes:
+        return None  # `Notas`, `Notes`: the heading says it holds notes (the lexicons' `notes`), it names no one
     if any(w.rstrip(".,").casefold() in index.lists.organisation for w in words):
         return None  # `Harbourfront Keys Realty`, `Delgado & Pike LLP`: a company, not a person
     family = len(words) == 2 and words[0] == "The" and words[1].endswith("s")  # `The Ferreiras`: a family
@@ -1500,6 +1532,7 @@ def _person_heading(heading: str, index: _Index, vocabulary: frozenset[str] = fr
     return core, honorific
 
 
+_LATIN_NAME = re.compile(rf"{_CAP}(?:[ \t]+{_CAP})?")
 _KO_TITLED_NAME = re.compile(r"([\uac00-\ud7af]{1,4})[ \t]*(?:[A-Z]{1,4}|[\uac00-\ud7af]{1,3})[ \t]*님$")
 _POSSESSIVE = frozenset({"my", "our", "mi", "mis", "nuestra", "nuestro", "mon", "ma", "notre", "mein", "meine",
                          "unser", "unsere", "meu", "minha", "nosso", "nossa", "o", "a", "la", "el", "le", "die", "der",
@@ -1727,6 +1760,39 @@ def _organisation(heading: str, index: _Index, found: dict[str, list[str]]) -> C
     return None
 
 
+# A role, a separator, then a full name: `Éditrice : Hélène Vasseur`, `Agent littéraire : Bruno Delcourt`, `Accountant — Mark Hill`
+_ROLE_NAME = re.compile(rf"^[ \t*_]*((?:[^\W\d_][\w'’.-]*[ \t]+){{0,2}}[^\W\d_][\w'’.-]*)[ \t]*(?::|：|—|–|[ \t]-[ \t])[ \t]*"
+                        rf"({_CAP}[ \t]+{_CAP}(?:[ \t]+{_CAP})?)[ \t*_]*$")
+
+
+def _role_and_name(section: SectionInput, found: dict[str, list[str]], prefixed: str | None, index: _Index,
+                   context: Context) -> Classification | None:
+    """people when `section`'s heading is a role, a separator and a full name (`_ROLE_NAME`: `Éditrice :
+    Hélène Vasseur`, `Accountant — Mark Hill`) and the body names that person again or describes a person
+    (the lexicon's `person` words): a card about one other person (LABELS.md), the role's domain the
+    runner-up.  None for a `Kind:` prefix, a name of the owner's or the agent's, a name made of lexicon,
+    stop- or organisation words (`Trip — Costa Brava` needs a person in the body too), a trip, and in a
+    novelist's memory a character (`Personnage : Odile Ferrand` scores for projects)."""
+    m = _ROLE_NAME.match(section.heading)
+    if m is None or prefixed is not None or PEOPLE_DOMAIN not in index.order or _names_owner_or_agent(found):
+        return None
+    role, name = m.group(1), m.group(2)
+    words = [w.casefold() for w in name.split()]
+    lists = index.lists
+    if any(w in index.written or w in lists.stopword_set or w in lists.organisation or w in context.owner
+           or w in context.agent for w in words) or lists.travel.search(section.heading.casefold()):
+        return None
+    if context.fiction and any(w.casefold() in role.casefold() for w in found.get("projects", ())):
+        return None  # a novel's character, working material for the book
+    body = section.body[:BODY_CHARS]
+    told = [w for w in name.split() if re.search(rf"(?<!\w){re.escape(w)}(?!\w)", body)] or _person_cues(body, index)
+    if not told:
+        return None
+    ranked = _rank({d: sum(1.0 for w in ws if w.casefold() in role.casefold()) for d, ws in found.items()}, index)
+    runner = ranked[0] if ranked and ranked[0][1] > 0 else (None, 0.0)
+    return Classification(PEOPLE_DOMAIN, "name", PREFIX_WEIGHT, (name, f"{role} (a role)", told[0]), runner[0], runner[1])
+
+
 def _described_person(section: SectionInput, scores: dict[str, float], found: dict[str, list[str]],
                       prefixed: str | None, index: _Index, context: Context) -> Classification | None:
     """people when `section`'s heading is a name and then a description whose words scored (`A Sofia
@@ -1736,7 +1802,8 @@ def _described_person(section: SectionInput, scores: dict[str, float], found: di
     person's name whose body describes a person goes to people).  The runner-up is the description's
     best domain.  None otherwise: no description, a `Kind:` prefix, the owner's or the agent's name
     (they are scored as such), a description of likes (identity: the owner's), the scoring word inside
-    the "name" (`Incidents (2025)`), or a body that does not open on the full name."""
+    the "name" (`Incidents (2025)`), or a body that does not open on the full name (a title before the
+    name needs none: `Ing. Roberto Garza (Grupo Acerero)`)."""
     if prefixed is not None or PEOPLE_DOMAIN not in index.order or not _DESCRIPTION.search(section.heading):
         return None
     if _names_owner_or_agent(found) or _ME_MARK.search(section.heading):
@@ -1747,8 +1814,10 @@ def _described_person(section: SectionInput, scores: dict[str, float], found: di
     echo = _name_echo(person[0], section.body)
     rest = section.heading[section.heading.find(person[0]) + len(person[0]):] if person[0] in section.heading else ""
     aged = _NAME_AGE.match(rest)  # `Toby (9) - soccer`: the name and an age
-    if (len(echo) != 2 and aged is None) or _whose_name(section.body, context, index) is not None:
-        return None
+    if (len(echo) != 2 and aged is None and not person[1]) or _whose_name(section.body, context, index) is not None:
+        return None  # (a title marks a person by itself: `Ing. Roberto Garza (Grupo Acerero)`, `Dr. Weber (Zahnarzt)`)
+    if not echo and aged is None:
+        echo = [f"{person[0]} (a title)"]
     if aged is not None:
         echo = [f"{person[0]} ({aged.group(1)}: an age)"]
     ranked = _rank(scores, index)
@@ -1822,6 +1891,9 @@ def _own(section: SectionInput, index: _Index, context: Context,
         organisation = _organisation(section.heading, index, found)
         if organisation is not None:
             return organisation, {}, {}
+        role = _role_and_name(section, found, prefixed, index, context)
+        if role is not None:
+            return role, {}, {}
     if max(scores.values(), default=0.0) >= needed:
         described = _described_person(section, scores, found, prefixed, index, context)
         return described or _heading_decision(section, scores, found, prefixed, index), {}, {}
@@ -1882,6 +1954,12 @@ def _own(section: SectionInput, index: _Index, context: Context,
             names = spelled.group(1).split() if spelled else []
             if len(names) == len(letters) and all(n[0] == c and n[1:].islower() for n, c in zip(names, letters)):
                 person = (" ".join(names), False)
+        if person is None and _HANDLE.fullmatch(section.heading.strip()) and FALLBACK_DOMAIN not in scores:
+            spelled = _FULL_NAME_OPENING.match(body[:OPENING_CHARS])  # `## @zmrk` over "Zoran Marković. Second lead"
+            if spelled is not None and not any(w.casefold() in index.written or w.casefold() in index.lists.stopword_set
+                                               or w.casefold() in index.lists.organisation for w in spelled.group(1).split()):
+                person = (spelled.group(1), False)  # the body's opening is the name the cues echo
+                opened_on = spelled.group(1)
         lowered_names = _NAME_PAIR.split(section.heading.strip())
         if person is None and len(lowered_names) <= 2 and all(p.isalpha() and p.islower() for p in lowered_names) \
                 and FALLBACK_DOMAIN not in scores:  # (`misc` is no name)
@@ -2151,7 +2229,7 @@ def classify_document(sections: Sequence[SectionInput], config: Config, preamble
         # named the workplace; a tie of two other domains still leans nowhere
     main = document or _most_common(topics, skip=frozenset({"agents"}))  # the agent's sections are in every memory
     return tuple(_todo_of_the_document(c, main, index) if c is not None and c.domain == "agents" and main else
-                 _the_business_in_a_working_memory(c, section.heading, index, counted) if working and c is not None else
+                 _the_business_in_a_working_memory(c, section, index, counted) if working and c is not None else
                  c if c is not None else _from_document(s, f, index, document or leaning, leaning is not None)
                  for section, (c, s, f) in zip(sections, first))
 
@@ -2214,7 +2292,7 @@ def _leaning(topics: Counter[str], index: _Index) -> str | None:
 
 
 
-def _the_business_in_a_working_memory(decision: Classification, heading: str, index: _Index,
+def _the_business_in_a_working_memory(decision: Classification, section: SectionInput, index: _Index,
                                       counted: bool = True) -> Classification:
     """In a working memory (more sections of business than of personal: a freelancer's, a shop's, a
     driver's), a heading of only the lexicons' `working` words (taxes, insurance, bookings: `Taxes`,
@@ -2224,10 +2302,14 @@ def _the_business_in_a_working_memory(decision: Classification, heading: str, in
     `IFTA`), the body's personal words are the work's.  `counted`: the memory has more business
     sections than personal ones; without it (only the opening names a workplace) the heading rule
     does not apply, the body rule does.  In a household's memory, or when the heading calls them
-    private (the lexicons' `private`: `Impôts — déclaration perso`), it stays personal.
+    private (the lexicons' `private`: `Impôts — déclaration perso`), it stays personal; so does a trip
+    the body told (a `travel` word among its personal words: `Oaxaca (puente de mayo)` over "vuelo, hotel")
+    when the body names no work (the lexicons' `work_trip`: a client, a conference).
     Any other decision is returned as it is."""
+    heading = section.heading
     if decision.domain == "personal" and decision.decided_by == "body" and decision.runner_up == "business" \
-            and decision.runner_up_score >= max(1.0, decision.score / 2) and not index.lists.private.search(heading):
+            and decision.runner_up_score >= max(1.0, decision.score / 2) and not index.lists.private.search(heading) \
+            and not _private_trip(decision, section, index):
         return Classification("business", "body", decision.runner_up_score, (*decision.words, WORKING_MEMORY),
                               "personal", decision.score)
     if decision.domain != "personal" or decision.decided_by != "heading" or not decision.words or not counted:
@@ -2236,6 +2318,14 @@ def _the_business_in_a_working_memory(decision: Classification, heading: str, in
         return decision
     return Classification("business", "heading", decision.score, (*decision.words, WORKING_MEMORY),
                           "personal", decision.score)
+
+
+def _private_trip(decision: Classification, section: SectionInput, index: _Index) -> bool:
+    """Whether `decision`'s words (a body's personal words) hold a trip (the lexicons' `travel`) and the
+    body (its first BODY_CHARS) names no work (`work_trip`): the owner's own trip, not the trade's."""
+    if not any(index.lists.travel.search(w.casefold()) for w in decision.words):
+        return False
+    return index.lists.work_trip.search(section.body[:BODY_CHARS].casefold()) is None
 
 
 def is_stopword(word: str) -> bool:

@@ -9,10 +9,12 @@ non-domain lists:
 - `stopwords`: frequent words that tell the language of a text (a Western language's stemmer runs
   on a section only when its language is seen, so a Portuguese stem never reads an English word);
 - `fiction`: words that mark a novelist's memory (its characters and settings are projects);
-- `characters`: the keywords that in such a memory name a character (people -> projects);
+- `characters`: the keywords that in such a memory name a character or a setting (people -> projects);
 - `surnames` (CJK files): family names that start a personal name (`陆青禾`, `田中 健`);
 - `todo`: the words of a to-do list's heading (`To-do`, `Pendientes`, `À faire`, `待办`): it holds the
   document's main work, so it takes the document's main domain (classify.py: `_todo_of_the_document`);
+- `notes`: the words of a heading that only says it holds notes (`Notes`, `Notas`, `Notizen`, `메모`):
+  capitalised, it is no person's name, so the body and the document decide;
 - `working`: the words of a heading that is the business's in a working memory and personal in a
   household's (taxes, insurance, bookings: `Taxes`, `Impuestos`, `確定申告`, `Versicherungen`;
   classify.py: `classify_document`).
@@ -34,7 +36,7 @@ from .errors import BadInput
 LANGUAGES = ("en", "de", "es", "fr", "pt", "zh", "ja", "ko")
 # The Western languages and their snowball stemmer; the others match as substrings.
 STEMMERS = {"en": "english", "de": "german", "es": "spanish", "fr": "french", "pt": "portuguese"}
-SPECIAL_KEYS = ("person", "stopwords", "fiction", "characters", "surnames", "schedule", "agent_jobs", "system_jobs", "kin", "rules", "travel", "work_trip", "pets", "working", "todo",
+SPECIAL_KEYS = ("person", "stopwords", "fiction", "characters", "surnames", "schedule", "agent_jobs", "system_jobs", "kin", "rules", "travel", "work_trip", "pets", "working", "todo", "notes",
                 "honorifics", "workplaces", "self_employed", "households", "private", "companies", "groups")
 
 
@@ -59,6 +61,7 @@ class Language:
     work_trip: tuple[str, ...] = ()  # ... is a work trip (business) when its body names one of these
     working: tuple[str, ...] = ()  # a heading of only these is business in a working memory, else personal
     todo: tuple[str, ...] = ()  # a heading of only these is a to-do list: the document's main domain's
+    notes: tuple[str, ...] = ()  # a heading of only these says it holds notes: never a person's name (`Notas`)
     honorifics: tuple[str, ...] = ()  # a title before a name (`Dr.`, `Tía`); in CJK, after it (`さん`, `老师`)
     workplaces: tuple[str, ...] = ()  # a name opening with one names a business, not the owner or the agent
     self_employed: tuple[str, ...] = ()  # the owner works for themselves: an opening naming it is a working memory

@@ -1564,3 +1564,101 @@ def test_what_the_agent_may_do_and_when_it_asks_first_are_the_agents(preamble: s
     """LABELS.md files the agent's operating rules under agents: when to ask the owner first, what it may
     do unasked, its limits; "me" in such a heading is the owner speaking to the agent."""
     assert document(preamble, (heading, "- see below\n"))[heading] == "agents"
+
+
+# --- the kinds of miss read in measure17 (now tune19): invented examples of the same shapes ------------
+
+
+@pytest.mark.parametrize(("preamble", "owner", "agent"), [
+    ("This is Tally's memory. Tally is the agent that helps Jonas Berg, who runs a bakery.\n", {"jonas", "berg"}, {"tally"}),
+    ("Brisa es la asistente que ayuda a Nora Gil con la tienda.\n", {"nora", "gil"}, {"brisa"}),
+    ("晓棠（笔名「青砚」）的事都记在这儿。记录人：阿福，她的 AI 助手。\n", {"晓棠"}, {"阿福"}),
+    ("Ines Vidal (pen name I. V. Marsh) writes crime novels in Porto.\n", {"ines", "vidal"}, set()),
+    ("우리집 메모. 정리 담당은 가족 비서 콩이.\n", set(), {"콩이"}),
+])
+def test_the_opening_names_whom_the_agent_helps_a_writers_pen_name_and_a_korean_agent(
+        preamble: str, owner: set[str], agent: set[str]) -> None:
+    """"X is the agent that helps NAME" names both; a name with its pen name in brackets is the writer, the
+    owner; `…, 她的 AI 助手` names the agent; Korean "가족 비서 콩이." ends its sentence on the agent's name."""
+    context = document_context(preamble, [], Config())
+    assert owner <= set(context.owner) and (owner or not context.owner)
+    assert agent <= set(context.agent) and (agent or not context.agent)
+
+
+def test_a_lowercase_heading_naming_the_owner_and_one_naming_the_agent() -> None:
+    pre = "# memory — jonas\n\nThis is Tally's memory. Tally is the agent that helps Jonas Berg.\n\n"
+    placed = document(pre, ("jonas", "- early riser; wants drafts, not sent messages\n"),
+                      ("Tally", "- plain tone; no emoji\n"))
+    assert placed == {"jonas": "identity", "Tally": "agents"}
+
+
+@pytest.mark.parametrize("heading", ["@mvoss", "kettle-dev", "rpatel"])
+def test_a_handle_over_a_body_that_opens_on_a_full_name_is_a_person(heading: str) -> None:
+    """An OSS maintainer's co-maintainers by handle: the body opens on who they are."""
+    body = "Ravi Patel. Reviews the parser; Pune, so replies land overnight. Prefers PR comments to DMs.\n"
+    assert document("", (heading, body))[heading] == "people"
+    assert document("", (heading, "- nightly build, then the docs deploy\n"))[heading] != "people"
+
+
+@pytest.mark.parametrize(("preamble", "heading"), [
+    (FR, "Traductrice : Agathe Moreau"), ("", "Accountant — Mark Hill"), (ES, "Ing. Tomás Rivas (Grupo Norteño)"),
+    ("", "Lucia さん"),
+])
+def test_a_role_and_a_full_name_a_titled_name_and_a_western_name_with_a_cjk_honorific_are_people(
+        preamble: str, heading: str) -> None:
+    """A card about one other person: `Role : Full Name`, a title before the name with the company in
+    brackets, `Priya さん`; the role's or the company's word is not the topic."""
+    body = "- depuis 2021; elle répond vite par mail\n" if preamble is FR else "- she replies fast; lives in Lyon\n"
+    assert document(preamble, (heading, body))[heading] == "people"
+
+
+def test_a_role_and_a_name_is_not_a_trip_nor_a_novels_character() -> None:
+    assert document("", ("Trip — Costa Brava", "- flights booked, hotel in Tossa, her passport\n")
+                    )["Trip — Costa Brava"] == "personal"
+    novel = "I am Quill, the assistant of Ines Vidal, novelist in Porto.\n\n"
+    assert document(novel, ("Character: Odile Ferrand", "- the heroine, 34; she lies to everyone\n")
+                    )["Character: Odile Ferrand"] == "projects"
+
+
+def test_a_novels_settings_are_projects() -> None:
+    """LABELS.md and the issue: a novelist's characters and settings are working material for the book."""
+    novel = ("Je suis Plume, l'assistante de Lise Caron, romancière à Brest. Le roman avance et les chapitres "
+             "sont dans le dossier, avec les notes pour la suite de la semaine.\n\n")
+    placed = document(novel, ("Lieux", "- le port, la rue Saint-Malo, la maison de la grand-mère\n"))
+    assert placed["Lieux"] == "projects"
+
+
+def test_a_date_in_brackets_qualifies_a_cjk_heading_it_does_not_head_it() -> None:
+    assert document("", ("北海道旅行（2026年8月）", "- 札幌に3泊\n"))["北海道旅行（2026年8月）"] == "personal"
+    assert document("", ("2026年8月3日 北海道", "- 札幌に3泊\n"))["2026年8月3日 北海道"] == "log"
+
+
+def test_a_private_trip_in_a_working_memory_stays_personal() -> None:
+    """A working memory moves a body's personal words to the work when its business words are close; a trip
+    whose body names no work (no client, conference, meeting) is the owner's own."""
+    work = [("Clients", "- 14 accounts\n"), ("Pipeline", "- 6 deals open\n"), ("Pricing", "- per seat\n"),
+            ("Quotes", "- 3 sent\n")]
+    trip = "- vuelo y hotel con Alejandro; los niños con la abuela; solo le aviso si firma Acerero\n"
+    assert document(ES, *work, ("Mérida (puente)", trip))["Mérida (puente)"] == "personal"
+    visit = "- vuelo y hotel; reuniones con inversores y dos clientes\n"
+    assert document(ES, *work, ("Mérida (junio)", visit))["Mérida (junio)"] == "business"
+
+
+@pytest.mark.parametrize(("preamble", "heading", "body", "domain"), [
+    ("", "burnout", "- warning signs: replying after 10pm, skipping runs\n", "personal"),
+    ("", "RFC-0031", "- draft API for streaming; open questions; comment period to May\n", "projects"),
+    ("", "クライミング", "- ボルダリングのジムに日曜\n", "personal"),
+    ("", "Faculty Committee", "- meets monthly; reviews pilot-fund applications and the research strategy\n", "business"),
+    ("", "Porto — Family Week", "- fly out on the 9th, a rented flat, keep the receipts apart\n", "personal"),
+])
+def test_words_a_careful_reader_files_by_from_tune19(preamble: str, heading: str, body: str, domain: str) -> None:
+    """Burnout is health; an RFC a project; climbing a hobby; a committee the owner sits on is the work (the
+    word is weak: its body decides); a family week away is private life."""
+    assert document(preamble, (heading, body))[heading] == domain
+
+
+@pytest.mark.parametrize(("preamble", "heading"), [("", "Notes"), (PT, "Notas"), (ES, "Notas"), (DE, "Notizen")])
+def test_a_heading_that_only_says_notes_is_no_persons_name(preamble: str, heading: str) -> None:
+    """The lexicons' `notes`: capitalised, `Notas` looked like a name over a body that mentions people."""
+    body = "- Maggie wants the pottery classes in spring\n- Tom's mum asked about his cousin\n"
+    assert document(preamble, (heading, body))[heading] != "people"
