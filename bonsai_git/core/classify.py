@@ -56,7 +56,7 @@ Signals, strongest first; the first that decides wins:
    heading matches; decides when the best total reaches BODY_MIN, or (when the heading says nothing)
    CLEAR_MIN with twice the runner-up's points (a body clearly about one thing).  Under a heading
    that says its content is mixed (`Misc`, `Divers`, `メモ`) it needs BODY_MIN and MIXED_RATIO times
-   the runner-up's points.
+   the runner-up's points, and most of its items about that domain (`_items_agree`).
 5. a weak heading match alone (decided_by "heading").
 6. **group**: the `#` heading the section sits under, scored like a heading, unless its best domain
    is `general` (`# Misc`, `# Other` do not decide).
@@ -117,7 +117,6 @@ DOCUMENT_SHARE = 1 / 3  # ... and this share of all its sections: a few placed s
 PREFIX_WEIGHT = 2.0
 NAME_WEIGHT = 0.9  # the owner's or agent's name in a heading: decides alone, loses to a topic word
 WEAK_WEIGHT = 0.5
-DATE_WEIGHT = 1.0
 LOG_DOMAIN = "log"
 ALL_LANGUAGES = frozenset(STEMMERS)  # a section nothing matched in the document's languages is read in all
 MIN_STEM = 4  # a shorter stem outside English says too little: the keyword matches its own forms only
@@ -924,7 +923,7 @@ def _heading_scores(
     if LOG_DOMAIN in index.order:
         m = _ANY_DATE.search(heading) if _YEAR_DIGITS.search(heading) else None  # every date has a year
         if m:
-            scores[LOG_DOMAIN] = scores.get(LOG_DOMAIN, 0.0) + DATE_WEIGHT
+            scores[LOG_DOMAIN] = scores.get(LOG_DOMAIN, 0.0) + WEAK_WEIGHT
             found.setdefault(LOG_DOMAIN, []).append(m.group())
     return scores, found, prefixed
 
@@ -2026,6 +2025,7 @@ def _own(section: SectionInput, index: _Index, context: Context,
             best, runner = ranked[0][1], ranked[1][1] if len(ranked) > 1 else 0.0
             if FALLBACK_DOMAIN in scores and vague:  # `Misc`, `Divers`, `メモ`: the writer says it is mixed, so
                 decides = best >= BODY_MIN and best >= MIXED_RATIO * runner  # its body must be clearly one thing
+                decides = decides and _items_agree(body, ranked[0][0], index)  # (and most of its items too)
             else:
                 decides = best >= BODY_MIN or (vague and best >= CLEAR_MIN and best >= CLEAR_RATIO * runner)
             if decides:
@@ -2039,6 +2039,20 @@ def _own(section: SectionInput, index: _Index, context: Context,
             if group.domain != FALLBACK_DOMAIN:  # `# Misc`, `# Other`: the group says nothing
                 return group, {}, {}
     return None, body_scores, body_found
+
+
+def _items_agree(body: str, domain: str, index: _Index) -> bool:
+    """Whether most of the items of `body` (its first BODY_CHARS, one per line or sentence: `_SENTENCE`)
+    that name any domain name `domain` (each item scored alone, its best domain counted): under a heading
+    that says its content is mixed (`Misc`, `Notes`, `その他`), a body whose items go each their own
+    way is mixed indeed (LABELS.md: mixed "Notes" -> general), whatever one item's many words add up to."""
+    counts: Counter[str] = Counter()
+    for item in _SENTENCE.split(body[:BODY_CHARS]):
+        scores: dict[str, float] = {}
+        _score_text(item, index, scores, {}, body=True)
+        if scores:
+            counts[_rank(scores, index)[0][0]] += 1
+    return 2 * counts[domain] > sum(counts.values())
 
 
 # LABELS.md files lessons learned under the domain most lessons are about, though they read as rules.
@@ -2228,10 +2242,15 @@ def classify_document(sections: Sequence[SectionInput], config: Config, preamble
         leaning = "business"  # and so when the work and private life tie (a realtor's office, her family): the opening
         # named the workplace; a tie of two other domains still leans nowhere
     main = document or _most_common(topics, skip=frozenset({"agents"}))  # the agent's sections are in every memory
-    return tuple(_todo_of_the_document(c, main, index) if c is not None and c.domain == "agents" and main else
-                 _the_business_in_a_working_memory(c, section, index, counted) if working and c is not None else
-                 c if c is not None else _from_document(s, f, index, document or leaning, leaning is not None)
-                 for section, (c, s, f) in zip(sections, first))
+    placed = []
+    for section, (c, s, f) in zip(sections, first):
+        if c is None:
+            placed.append(_from_document(s, f, index, document or leaning, leaning is not None))
+            continue
+        if main:  # a to-do list holds the document's main work
+            c = _todo_of_the_document(c, main, index)
+        placed.append(_the_business_in_a_working_memory(c, section, index, counted) if working else c)
+    return tuple(placed)
 
 
 def _runs_a_workplace(preamble: str, index: _Index) -> bool:
@@ -2259,8 +2278,9 @@ def _most_common(topics: Counter[str], skip: frozenset[str] = frozenset()) -> st
 
 
 def _todo_of_the_document(decision: Classification, main: str, index: _Index) -> Classification:
-    """A heading of only to-do words (the lexicons' `todo`: `To-do`, `Pendientes`, `À faire`, `待办`) that
-    went to agents holds the document's work: it takes the document's main domain (`main`: its dominant
+    """A heading of only to-do words (the lexicons' `todo`: `To-do`, `Pendientes`, `À faire`, `待办`,
+    `Offene Punkte`) that its words alone placed (in agents, or in projects by a word both share) holds
+    the document's work: it takes the document's main domain (`main`: its dominant
     domain, else its most common one), with agents the alternate (the labelled sets: a shop's `À faire`
     is business, a household's `pendientes` personal, a devops memory's `やること` infrastructure).
     Any other decision is returned as it is."""

@@ -1662,3 +1662,24 @@ def test_a_heading_that_only_says_notes_is_no_persons_name(preamble: str, headin
     """The lexicons' `notes`: capitalised, `Notas` looked like a name over a body that mentions people."""
     body = "- Maggie wants the pottery classes in spring\n- Tom's mum asked about his cousin\n"
     assert document(preamble, (heading, body))[heading] != "people"
+
+
+def test_a_mixed_heading_over_items_that_go_each_their_own_way_stays_general() -> None:
+    """`Misc`, `その他`: the writer says the content is mixed; a body whose items each name another domain is
+    mixed indeed (LABELS.md: mixed "Notes" -> general), though one item's many words add up; a body whose
+    items mostly agree still decides."""
+    mixed = ("- server backup: the NAS disk, the docker host, restart the proxy, rotate the certs\n"
+             "- dentist on Tuesday\n- book club reads Middlemarch\n")
+    assert document("", ("Misc", mixed))["Misc"] == "general"
+    alike = "- server backup on the NAS\n- restart the docker host\n- rotate the proxy certs\n"
+    assert document("", ("Misc", alike))["Misc"] == "infrastructure"
+
+
+def test_a_date_later_in_the_heading_is_weak_the_body_speaks_first() -> None:
+    """A heading that starts with a date is a dated entry (LABELS.md); a date after a place or a topic only
+    dates it: the body tells a trip or a trade fair, and a heading that says nothing else stays log."""
+    assert document(PT, ("Madeira — julho 2026", "- voo para o Funchal, hotel no Lido, férias com os miúdos, passaporte\n")
+                    )["Madeira — julho 2026"] == "personal"
+    assert document("", ("2026-07-03 Madeira", "- flights to Funchal, hotel in the Lido\n"))["2026-07-03 Madeira"] == "log"
+    assert document("", ("Madeira — July 2026", "- see you\n"))["Madeira — July 2026"] == "log"
+    assert document("", ("周记 2026-W09", "- 本周新书到货\n"))["周记 2026-W09"] == "log"
