@@ -1683,3 +1683,16 @@ def test_a_date_later_in_the_heading_is_weak_the_body_speaks_first() -> None:
     assert document("", ("2026-07-03 Madeira", "- flights to Funchal, hotel in the Lido\n"))["2026-07-03 Madeira"] == "log"
     assert document("", ("Madeira — July 2026", "- see you\n"))["Madeira — July 2026"] == "log"
     assert document("", ("周记 2026-W09", "- 本周新书到货\n"))["周记 2026-W09"] == "log"
+
+
+@pytest.mark.parametrize(("preamble", "heading", "body", "domain"), [
+    ("", "🎂", "- Ana 3/14, Tom 9/2\n", "dates"),
+    (DE, "⛵", "- Segelschein im Mai\n", "personal"),
+    ("", "💊 doctors", "- Dr Patel for the knee\n", "personal"),
+    ("", "🤖", "- short answers, no emoji in emails\n", "agents"),
+    ("", "🩺 the practice", "- clients and invoices; the booking system; the staff rota and payroll\n", "business"),
+])
+def test_an_emoji_heading_is_a_weak_word_of_its_domain(preamble: str, heading: str, body: str, domain: str) -> None:
+    """A bare emoji says what it holds (a cake: the birthdays); it is weak, so a body about a clinic's
+    business outweighs the stethoscope's health."""
+    assert document(preamble, (heading, body))[heading] == domain
