@@ -294,7 +294,7 @@ class _Index:
     compounds: dict[str, tuple[_Hit, ...]]
     prefixes: frozenset[str]  # the first four letters of every word a keyword can match: the rest are not stemmed
     cjk: dict[str, tuple[str, ...]]  # the substring keywords by first character, longest first: made when first read (`_by_char`)
-    cjk_only: bool  # every substring keyword holds CJK: a text without CJK cannot match
+    wide_only: bool  # every substring keyword holds CJK or a pictograph: a text with neither cannot match
     cjk_keywords: dict[str, tuple[_Hit, ...]]
     configured: frozenset[str]
     lists: "_Lists"  # the lexicon's non-domain lists and the rules' cue lists (`_lists`)
@@ -384,7 +384,7 @@ class _Compiled:
     phrases: dict[tuple[str, ...], tuple[_Hit, ...]]  # (language, stem, stem, ...) -> matches
     compounds: dict[str, tuple[_Hit, ...]]
     cjk: dict[str, tuple[_Hit, ...]]
-    cjk_only: bool  # every substring keyword holds CJK
+    wide_only: bool  # every substring keyword holds CJK or a pictograph (`_PICTOGRAPH`: an emoji)
     prefixes: frozenset[str]
     written: frozenset[str]  # every Western keyword as written (casefolded, marks stripped)
 
@@ -412,7 +412,7 @@ def _file(entries: Iterable[tuple[str, str, str]]) -> _Compiled:
 
     prefixes: set[str] = set()
     written: set[str] = set()
-    cjk_only = True  # every substring keyword holds CJK (told as each is filed: has_cjk once a keyword)
+    wide_only = True  # every substring keyword holds CJK or a pictograph (told as each is filed)
     for domain, code, raw in entries:
         keyword, weight, where, is_exact = _parse_keyword(raw)
         if not keyword:
@@ -422,7 +422,7 @@ def _file(entries: Iterable[tuple[str, str, str]]) -> _Compiled:
         held = has_cjk(keyword)
         if not parts or held:  # substrings: CJK, or no letters (`🚀`)
             add(cjk.setdefault(keyword, []), hit)
-            cjk_only = cjk_only and held
+            wide_only = wide_only and (held or _PICTOGRAPH.search(keyword) is not None)
             continue
         written.add(keyword.casefold())
         language = code if code in STEMMERS else "en"
@@ -450,7 +450,7 @@ def _file(entries: Iterable[tuple[str, str, str]]) -> _Compiled:
         return {k: tuple(v) for k, v in table.items()}
 
     return _Compiled(frozen(stems), frozen(exact), frozen(phrases), frozen(compounds), frozen(cjk),
-                     cjk_only, frozenset(prefixes), frozenset(written))
+                     wide_only, frozenset(prefixes), frozenset(written))
 
 
 def _join(tables: Iterable[dict[_K, tuple[_Hit, ...]]], order: dict[str, int]) -> dict[_K, tuple[_Hit, ...]]:
@@ -619,7 +619,7 @@ def _index(domains: tuple[tuple[str, tuple[str, ...]], ...], configured: tuple[s
         compounds=_join((p.compounds for p in parts), order),
         prefixes=frozenset().union(*(p.prefixes for p in parts)),
         cjk={},
-        cjk_only=all(p.cjk_only for p in parts),
+        wide_only=all(p.wide_only for p in parts),
         cjk_keywords=cjk,
         configured=frozenset(configured),
         lists=lists,
@@ -685,7 +685,7 @@ def _score_text(text: str, index: _Index, scores: dict[str, float], found: dict[
                     _start, shown_from = _locate(lowered, words[j], shown_from)
                 shown = text[first:shown_from]
             _add(scores, found, hits, _one_string(shown), body, i == 0)
-    if index.cjk_keywords and (not index.cjk_only or has_cjk(text)):
+    if index.cjk_keywords and (not index.wide_only or _wide(text)):
         lead = next((m.start() for m in _WORD.finditer(text)), 0)  # where the text's first word starts
         for start, keyword in _substrings(text, _by_char(index)):
             if len(keyword) == 1 and _touches(_CJK_CHAR, text, start, start + 1):
@@ -771,6 +771,16 @@ def _by_char(index: _Index) -> dict[str, tuple[str, ...]]:
             by_char.setdefault(k[0], []).append(k)
         index.cjk.update({ch: tuple(ks) for ch, ks in by_char.items()})  # whole, in one step
     return index.cjk
+
+
+# The emoji and pictographs a substring keyword may be (`^~🎂`): with CJK, what a text must hold to match one.
+_PICTOGRAPH = re.compile("[\u2300-\u23ff\u2600-\u27bf\u2b00-\u2bff\U0001F000-\U0001FAFF]")
+
+
+def _wide(text: str) -> bool:
+    """Whether `text` holds a CJK character or a pictograph: only then can a substring keyword match
+    (a Western text is not scanned character by character for the CJK lexicons and the emoji)."""
+    return not text.isascii() and (has_cjk(text) or _PICTOGRAPH.search(text) is not None)
 
 
 def _substrings(text: str, by_char: dict[str, tuple[str, ...]]) -> Iterator[tuple[int, str]]:

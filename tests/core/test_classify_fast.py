@@ -69,7 +69,7 @@ def test_an_index_joined_from_each_source_equals_filing_every_keyword_together(c
             for table in ("stems", "exact", "phrases", "compounds", "cjk"):
                 assert _join([getattr(p, table) for p in parts], order) == getattr(together, table), (extra, table)
             assert frozenset().union(*(p.prefixes for p in parts)) == together.prefixes
-            assert all(p.cjk_only for p in parts) == together.cjk_only
+            assert all(p.wide_only for p in parts) == together.wide_only
 
 
 DATE_PIECES = st.sampled_from(["2026", "26", "3", "12", "1", "-", "/", ".", " ", "Mar", "march", "de", "mai", "1er",
