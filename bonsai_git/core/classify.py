@@ -2075,8 +2075,9 @@ _SENTENCE_START = re.compile(r"^[\s\-*+>#|]*(?:\d{1,3}[.)]\s*)?[*_\"“'‘(]*")
 def _agent_lessons(body: str, index: _Index, context: Context) -> Classification | None:
     """Lessons about how the agent behaves go to agents (LABELS.md: lessons about communication,
     approvals, scheduling), when more than half of the body's items (non-empty lines, at least two)
-    name the owner (`context.owner`: "Joana não lê mensagens longas") or one of the agent's jobs (the
-    lexicons' `agent_jobs`: remind, draft, send, 提醒).  None otherwise: the lessons' topic decides."""
+    name the owner (`context.owner`: "Joana não lê mensagens longas"), one of the agent's jobs (the
+    lexicons' `agent_jobs`: remind, draft, send, 提醒) or open on a rule (`rules`: "Ne jamais mettre
+    « urgent » …", "Never …").  None otherwise: the lessons' topic decides."""
     items = [line.casefold() for line in body[:BODY_CHARS].splitlines() if line.strip()]
     if len(items) < 2:
         return None
@@ -2085,7 +2086,7 @@ def _agent_lessons(body: str, index: _Index, context: Context) -> Classification
     named = re.compile(rf"(?<!\w)(?:{'|'.join(map(re.escape, sorted(owner)))})(?!\w)") if owner else None
     cues: list[str] = []
     for item in items:
-        job = index.lists.agent_jobs.search(item)
+        job = index.lists.agent_jobs.search(item) or index.lists.rules.match(_SENTENCE_START.sub("", item))
         name = named.search(item) if named is not None else None
         cjk = next((w for w in owner_cjk if w in item), None)
         if job or name or cjk:

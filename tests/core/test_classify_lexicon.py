@@ -1696,3 +1696,11 @@ def test_an_emoji_heading_is_a_weak_word_of_its_domain(preamble: str, heading: s
     """A bare emoji says what it holds (a cake: the birthdays); it is weak, so a body about a clinic's
     business outweighs the stethoscope's health."""
     assert document(preamble, (heading, body))[heading] == domain
+
+
+def test_lessons_that_are_rules_for_the_agent_are_the_agents() -> None:
+    """LABELS.md: lessons about how the agent behaves go to agents; an item that opens on a rule ("Ne jamais
+    …", "Never …") is one, like an item naming the owner or one of the agent's jobs."""
+    body = ("- Ne jamais écrire « urgent » dans un objet de mail, il panique.\n"
+            "- Jamais deux rendez-vous le même matin.\n- Le serveur de sauvegarde redémarre le dimanche.\n")
+    assert document(FR, ("Leçons apprises", body))["Leçons apprises"] == "agents"
