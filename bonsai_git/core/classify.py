@@ -191,6 +191,7 @@ _QUOTED = re.compile(r'"[^"]*"|“[^”]*”')  # a quoted phrase in a heading
 _WIKILINK = re.compile(r"\[\[([^\]|]*)(?:\|([^\]]*))?\]\]")
 # A numbered heading (`1. Suppliers`, `10) Money`): the number says nothing about the topic.
 _NUMBERED = re.compile(r"^\s*\d{1,3}[.)]\s+(?=\D)")
+_NUMBERED_DATE = re.compile(rf"^\s*\d{{1,3}}[.)]\s+(?={_DATE})")  # `21. 12/03/2025 — …`: a numbered dated entry
 # A date anywhere: the above, plus month-year (`February 2026`, `2025-01`) and ISO weeks (`2025-W44`).
 _ANY_DATE = re.compile(rf"(?<!\w)(?:{_DATE}|{_MONTHS}\s+(?:de\s+)?\d{{4}}|\d{{4}}-(?:0?[1-9]|1[0-2])|\d{{4}}-W\d{{1,2}})(?!\w)",
                        re.IGNORECASE)
@@ -269,6 +270,7 @@ class Context:
     novelist: bool = False  # the preamble itself says the owner writes fiction: a bare name is a character
     given_names: frozenset[str] = frozenset()  # `子轩` headings whose full name (王子轩) the document writes
     aged_names: frozenset[str] = frozenset()  # `Éloïse` headings the document writes with an age: "Éloïse (9 ans"
+    capitals: bool = False  # most headings are in capitals (`## POOJA`, `## GST`): a heading in capitals may be a name
 
 
 NO_CONTEXT = Context()
@@ -1269,7 +1271,7 @@ def document_context(preamble: str, sections: Sequence[SectionInput], config: Co
                    _is_fiction("\n".join([preamble[:4000], *headings]), lists),
                    None, frozenset(vocabulary), agent_voice,
                    _is_fiction(preamble[:4000], lists) and _WRITER.search(preamble[:4000]) is not None,
-                   given_names, aged)
+                   given_names, aged, len(headings) >= 3 and 2 * sum(h.isupper() for h in headings) > len(headings))
 
 
 _CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]{3,}")
@@ -1599,7 +1601,7 @@ _WRITER = re.compile(r"(?i)(?<!\w)(?:novelist|writer|author|authoress|romanci(?:
                      r"|(?<!\w)pen name(?!\w)|作家|作者|小说家|小說家|小説家|笔名|筆名|작가|소설가|필명|ペンネーム")
 _CJK_POSSESSIVE = frozenset("的の의")
 _DESCRIBED = re.compile(rf"[\"“'‘]?{_NAME_RE}[\"”'’]?(?:[ \t]+{_NICKNAME})?(?:[ \t]+{_CAP}){{0,2}}[ \t]*[,(—–:]")
-_SECOND_PERSON_WORDS = frozenset({"you", "your", "du", "dein", "deine", "tu", "vous", "você", "usted", "vos", "te", "ti"})
+_SECOND_PERSON_WORDS = frozenset({"you", "your", "du", "dein", "deine", "tu", "tú", "vous", "você", "usted", "vos", "te", "ti"})
 # The words by which the one who says "I" names itself in a heading (the lexicons' identity words `^me`, `^eu` …)
 _FIRST_PERSON_WORDS = frozenset({"i", "me", "my", "mine", "myself", "eu", "mim", "meu", "minha", "yo", "mí", "mi", "mis",
                                  "je", "moi", "mon", "ma", "mes", "ich", "mich", "mein", "meine", "我", "我的", "私", "私の",
@@ -1770,7 +1772,9 @@ def _organisation(heading: str, index: _Index, found: dict[str, list[str]]) -> C
 
 
 # A role, a separator, then a full name: `Éditrice : Hélène Vasseur`, `Agent littéraire : Bruno Delcourt`, `Accountant — Mark Hill`
-_ROLE_NAME = re.compile(rf"^[ \t*_]*((?:[^\W\d_][\w'’.-]*[ \t]+){{0,2}}[^\W\d_][\w'’.-]*)[ \t]*(?::|：|—|–|[ \t]-[ \t])[ \t]*"
+_CJK_ROLE_NAME = re.compile(r"^[ \t*_]*([\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]{1,5})[ \t]*[｜|:：][ \t]*"
+                            r"([\u3400-\u9fff\uac00-\ud7af][\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af \t]{0,8}?)[ \t]*(?:[（(][^）)]*[）)])?[ \t*_]*$")
+_ROLE_NAME = re.compile(rf"^[ \t*_]*((?:[^\W\d_][\w'’.-]*[ \t]+){{0,2}}[^\W\d_][\w'’.-]*)[ \t]*(?::|：|—|–|[ \t]-[ \t]|[|｜])[ \t]*"
                         rf"({_CAP}[ \t]+{_CAP}(?:[ \t]+{_CAP})?)[ \t*_]*$")
 
 
@@ -1782,8 +1786,15 @@ def _role_and_name(section: SectionInput, found: dict[str, list[str]], prefixed:
     runner-up.  None for a `Kind:` prefix, a name of the owner's or the agent's, a name made of lexicon,
     stop- or organisation words (`Trip — Costa Brava` needs a person in the body too), a trip, and in a
     novelist's memory a character (`Personnage : Odile Ferrand` scores for projects)."""
+    if prefixed is not None or PEOPLE_DOMAIN not in index.order or _names_owner_or_agent(found):
+        return None
+    cjk = _CJK_ROLE_NAME.match(section.heading)  # `買方｜陳冠宇 先生`, `編集：森さん`: the name is a CJK person's
+    if cjk is not None and _person_heading(cjk.group(2), index) is not None and not any(
+            n in cjk.group(2) for n in context.owner | context.agent) and not (
+            context.fiction and any(w in cjk.group(1) for w in found.get("projects", ()))):  # `人物：陆青禾`: a character
+        return Classification(PEOPLE_DOMAIN, "name", PREFIX_WEIGHT, (cjk.group(2).strip(), f"{cjk.group(1)} (a role)"))
     m = _ROLE_NAME.match(section.heading)
-    if m is None or prefixed is not None or PEOPLE_DOMAIN not in index.order or _names_owner_or_agent(found):
+    if m is None:
         return None
     role, name = m.group(1), m.group(2)
     words = [w.casefold() for w in name.split()]
@@ -1867,7 +1878,7 @@ def _own(section: SectionInput, index: _Index, context: Context,
          ) -> tuple[Classification | None, dict[str, float], dict[str, list[str]]]:
     """(the decision the section's own signals make, or None; the body's scores and words, for the
     document step)."""
-    numbered = _NUMBERED.match(section.heading)
+    numbered = _NUMBERED.match(section.heading) or _NUMBERED_DATE.match(section.heading)
     if numbered and not _LEADING_DATE.match(section.heading):
         section = SectionInput(section.heading[numbered.end():], section.body, section.group)
     if "[[" in section.heading:  # `[[Ravi Shah|Ravi]]`, `[[Visa]] #admin`: a wikilink reads as its text
@@ -1943,6 +1954,9 @@ def _own(section: SectionInput, index: _Index, context: Context,
         if relative is not None:
             return Classification(PEOPLE_DOMAIN, "name", PREFIX_WEIGHT, (relative, RELATIVE)), {}, {}
         person = _person_heading(section.heading, index, vocabulary)
+        if person is None and context.capitals and section.heading.isupper() and len(section.heading.split()) <= 3 \
+                and not _INITIALS.fullmatch(section.heading.strip()):  # (`JR`: initials, read below)
+            person = _person_heading(section.heading.title(), index, vocabulary)  # `POOJA` in a memory in capitals
         if person is not None and any(w.casefold() in person[0].casefold() for w in found.get(FALLBACK_DOMAIN, ())):
             person = None  # `Misc`, `Divers`: the vague word is the "name"
         if person is not None and _CALENDAR_WORD.fullmatch(person[0]) and len(_name_echo(person[0], body)) < 2:
@@ -2105,6 +2119,9 @@ def _rule_heading(heading: str, index: _Index) -> str | None:
     if "agents" not in index.order or len(words) < 3 or _ACRONYM.match(heading):
         return None
     opener = index.lists.rules.match(heading.casefold())
+    if opener is None and len(words) >= 4 and words[0].strip(",").casefold() in _SECOND_PERSON_WORDS:
+        told = index.lists.rules.search(heading.casefold())  # `Du schickst nichts an Kunden raus, bevor ich …`,
+        return f"{words[0]} … {told.group().strip()}" if told else None  # `You never book me before 9`
     if opener is None or heading[opener.end() : opener.end() + 1] in ("-", ":", "‑") or ":" in " ".join(words[:3]):
         return None  # (`Never again: the 2024 outage` is a label)
     capitalised = sum(1 for w in words if w[:1].isupper())

@@ -1704,3 +1704,59 @@ def test_lessons_that_are_rules_for_the_agent_are_the_agents() -> None:
     body = ("- Ne jamais écrire « urgent » dans un objet de mail, il panique.\n"
             "- Jamais deux rendez-vous le même matin.\n- Le serveur de sauvegarde redémarre le dimanche.\n")
     assert document(FR, ("Leçons apprises", body))["Leçons apprises"] == "agents"
+
+
+# --- the kinds of miss read in tune20 (odd formats): invented examples of the same shapes ---------------
+
+
+def test_a_numbered_heading_that_then_starts_with_a_date_is_a_dated_entry() -> None:
+    assert document(ES, ("14. 03/02/2026 — reclamo a la prepaga", "- llamé, me dieron número de trámite\n")
+                    )["14. 03/02/2026 — reclamo a la prepaga"] == "log"
+
+
+@pytest.mark.parametrize(("preamble", "heading"), [
+    (DE, "Du rufst keine Kunden an, bevor ich die Offerte gesehen habe"),
+    ("", "You never book anything before 9 on a Monday"),
+    (ES, "Tú no mandas nada a los pacientes sin que yo lo lea"),
+])
+def test_a_sentence_to_the_agent_that_states_a_rule_is_the_agents(preamble: str, heading: str) -> None:
+    """A heading in the second person with a rule word anywhere in it is an operating rule for the agent."""
+    assert document(preamble, (heading, "- gilt für Mails und Anrufe\n"))[heading] == "agents"
+
+
+@pytest.mark.parametrize("heading", ["賣方｜林美玲 小姐", "買方｜張志豪 先生", "編集：森さん"])
+def test_a_cjk_role_and_a_name_is_a_person(heading: str) -> None:
+    """A CRM-like record: the role, a bar or colon, then a CJK person (a family name, an honorific)."""
+    assert document("", (heading, "- 電話：0912-***-111\n- 下次跟進：週五\n"))[heading] == "people"
+
+
+def test_a_novels_character_after_a_cjk_colon_stays_projects() -> None:
+    novel = "我是墨童，周雨桐的写作助手。她在写一部长篇小说，连载中。\n\n"
+    assert document(novel, ("人物：沈知秋", "- 女主，二十三岁\n"))["人物：沈知秋"] == "projects"
+
+
+@pytest.mark.parametrize(("preamble", "heading", "body", "domain"), [
+    ("", "B-012｜西屯 三房", "- 委託：專任，到期 08/31\n- 開價 1,280 萬，帶看 6 組\n", "business"),
+    ("", "小孩", "- 哥哥 國小三年級\n- 妹妹 幼兒園\n", "people"),
+    ("", "福德宮", "- 家附近的廟，每年遶境當志工\n", "community"),
+    (ES, "9. Plata", "- ahorro en dólares, el plazo fijo vence el 10\n", "personal"),
+    (ES, "Historias clínicas y secreto profesional", "- nunca por WhatsApp\n", "legal"),
+    ("", "自分", "- 朝型。返信は短めで\n", "identity"),
+    ("", "💰 국가장학금", "- 성적 기준 3.0 이상, 신청 기간 확인\n", "personal"),
+    ("", "🎸 밴드", "- 토요일 합주\n", "personal"),
+    ("", "Scholarship renewal", "- GPA 3.2 needed, essay due in May\n", "personal"),
+])
+def test_words_a_careful_reader_files_by_from_tune20(preamble: str, heading: str, body: str, domain: str) -> None:
+    """A realtor's listing words (委託, 開價, 帶看), kids as one relative word, a temple and its procession,
+    Argentine `plata` (money), professional secrecy, `自分` (myself), a student's scholarship, a guitar."""
+    assert document(preamble, (heading, body))[heading] == domain
+
+
+def test_in_a_memory_written_in_capitals_a_heading_in_capitals_may_be_a_name() -> None:
+    """`POOJA` over a person's card in a file whose headings are all in capitals; elsewhere a word in
+    capitals is an acronym (`IFTA`, `DIAN`), never a name."""
+    card = "- 31, with me since 2017; getting married herself in Feb, block her dates\n"
+    caps = [("ABOUT ME", "- planner\n"), ("TEAM", "- four\n"), ("GST", "- file monthly\n")]
+    assert document("", *caps, ("POOJA", card))["POOJA"] == "people"
+    plain = [("About me", "- planner\n"), ("Team", "- four\n"), ("Taxes", "- file monthly\n")]
+    assert document("", *plain, ("FENS", card))["FENS"] != "people"
