@@ -920,6 +920,16 @@ def _heading_scores(
         # week`, `When to ask me first`: the owner speaks to the agent, so the section is the agent's
         scores["agents"] = scores.get("agents", 0.0) + scores.pop("identity")
         found.setdefault("agents", []).extend(f"{w} (agent)" for w in found.pop("identity"))
+    intro = _SELF_INTRO.match(heading.lstrip(" \t*_>")) if context.owner or context.agent else None
+    if intro is not None:  # `Ich bin Lukas, 41, seit 2016 selbständig, …`: a sentence introducing the owner (the agent)
+        first = _WORD.search(heading.lstrip(" \t*_>"), intro.end())
+        for domain, names, role in (("identity", context.owner, "owner"), ("agents", context.agent, "agent")):
+            if first is not None and first.group().casefold() in names and domain in index.order:
+                scores[domain] = scores.get(domain, 0.0) + PREFIX_WEIGHT
+                found.setdefault(domain, []).insert(0, f"{intro.group().strip()} {first.group()} ({role})")
+                break
+    if "identity" in scores and len(heading.split()) >= 4 and all(w.casefold() in _FIRST_PERSON_WORDS for w in found["identity"]):
+        del scores["identity"], found["identity"]  # `my back is killing me again`: in a sentence "me" is grammar, not the topic
     if "identity" in index.order and len(heading) <= 24 and _WE.match(heading):
         scores["identity"] = scores.get("identity", 0.0) + PREFIX_WEIGHT
         found.setdefault("identity", []).append(f"{heading.strip()} (the owners)")
@@ -1151,7 +1161,8 @@ _ME_MARK = re.compile(r"[(（][ \t]*(?:me|eu|yo|ich|moi|我|私|나|저)[ \t]*[)
 # A heading about the one who says "I": `Who I am`, `Wer ich bin`, `Qui je suis`, `关于我`, `私について`, `나에 대해`.
 _SELF = re.compile(r"^\W*(?:(?:who i am|about me|about myself|how i work|wer ich bin|über mich|wie ich arbeite|"
                    r"qui je suis|à propos de moi|comment je travaille|quién soy|sobre mí|cómo trabajo|quem sou|"
-                   r"sobre mim|como trabalho)(?![^\W\d_])|关于我|我是谁|自我介绍|私について|私のこと|自己紹介|나에 대해|"
+                   r"sobre mim|como trabalho|what i (?:don't |do not )?do|lo que (?:no )?hago|o que (?:não )?faço|"
+                   r"ce que je (?:ne )?fais|was ich (?:nicht )?(?:mache|tue))(?![^\W\d_])|关于我|我是谁|自我介绍|私について|私のこと|自己紹介|나에 대해|"
                    r"나에 대하여|나는 누구|자기소개)", re.IGNORECASE)
 # A heading that is only "we" or "about us": the household or the couple the agent serves (LABELS.md: the owners
 # -> identity): `Wir`, `Nós`, `Nosotros`, `Über uns`, `Quem somos`, `我们`, `私たち`, `우리`.
@@ -1595,6 +1606,19 @@ def _relative_heading(heading: str, index: _Index) -> str | None:
     return None
 
 
+def _relative_subject(heading: str, index: _Index) -> str | None:
+    """The kin word a sentence heading (four words or more) opens on as its subject (`Mami braucht …`, `My mum
+    needs a lift on Fridays`: a possessive allowed, then the kin word, then a lowercase word), else None; not a
+    relative's thing (`Mum's hip operation …`: a possessive 's, the topic is the operation)."""
+    words = heading.split()
+    if len(words) > 2 and words[0].casefold() in _POSSESSIVE:
+        words = words[1:]
+    if len(words) < 4 or PEOPLE_DOMAIN not in index.order or not words[1][:1].islower():
+        return None
+    first = words[0].strip(",:;")
+    return first if first.casefold() in index.lists.kin and "'" not in first and "’" not in first else None
+
+
 # The owner's trade is writing: with a fiction word in the preamble, the memory is a novelist's (Context.novelist).
 _WRITER = re.compile(r"(?i)(?<!\w)(?:novelist|writer|author|authoress|romanci(?:er|ère)|écrivaine?|autrice|auteure?|"
                      r"escritora?|novelista|autora?|romancista|schriftsteller(?:in)?|autor(?:in)?|romanautor(?:in)?)(?!\w)"
@@ -1907,6 +1931,11 @@ def _own(section: SectionInput, index: _Index, context: Context,
     if opener is not None:  # `Never book me before 9 on Mondays`: the heading is a rule for the agent
         scores["agents"] = scores.get("agents", 0.0) + PREFIX_WEIGHT
         found.setdefault("agents", []).insert(0, opener)
+    subject = _relative_subject(section.heading, index) if prefixed is None else None
+    if subject is not None:  # `Mami braucht seit ihrem Sturz mehr Hilfe …`: a sentence about one relative
+        ranked = _rank(scores, index)
+        return Classification(PEOPLE_DOMAIN, "name", PREFIX_WEIGHT, (subject, RELATIVE),
+                              *(ranked[0] if ranked else (None, 0.0))), {}, {}
     if prefixed is None and not _names_owner_or_agent(found):
         organisation = _organisation(section.heading, index, found)
         if organisation is not None:

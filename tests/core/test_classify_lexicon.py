@@ -1760,3 +1760,22 @@ def test_in_a_memory_written_in_capitals_a_heading_in_capitals_may_be_a_name() -
     assert document("", *caps, ("POOJA", card))["POOJA"] == "people"
     plain = [("About me", "- planner\n"), ("Team", "- four\n"), ("Taxes", "- file monthly\n")]
     assert document("", *plain, ("FENS", card))["FENS"] != "people"
+
+
+def test_sentence_headings_about_the_owner_a_relative_and_what_the_agent_does() -> None:
+    """Headings that are sentences: one introducing the owner by name (`Ich bin Lukas, 41, …`) is identity;
+    one whose subject is a relative (`Mami braucht …`, `My mum needs …`) is about that person; in a memory
+    the agent speaks, `Lo que no hago` is the agent's; a first-person pronoun in a sentence (`my knee is
+    acting up again`) is grammar, not the owner's profile, so the body tells the health."""
+    de = "Du bist Gämsli, der Assistent von Lukas Meier. Er schreibt dir oft Mundart, das ist ok und nicht schlimm.\n\n"
+    placed = document(de, ("Ich bin Lukas, 41, seit 2016 selbständig, und ich will kurze Antworten", "- bitte\n"),
+                      ("Mami braucht seit ihrem Sturz mehr Hilfe und die Spitex kommt dreimal", "- Dienstag\n"))
+    assert placed == {"Ich bin Lukas, 41, seit 2016 selbständig, und ich will kurze Antworten": "identity",
+                      "Mami braucht seit ihrem Sturz mehr Hilfe und die Spitex kommt dreimal": "people"}
+    assert document("", ("My mum needs a lift to the clinic on Fridays", "- 9am\n")
+                    )["My mum needs a lift to the clinic on Fridays"] == "people"
+    assert document("", ("Mum's hip operation is on the 14th", "- ward 7\n"))["Mum's hip operation is on the 14th"] != "people"
+    es = "Soy Mate, el asistente de Vale. Le llevo la agenda del consultorio y los cobros de todos los días.\n\n"
+    assert document(es, ("2) Lo que NO hago", "- diagnósticos\n"))["2) Lo que NO hago"] == "agents"
+    knee = "- physio Tuesdays; ibuprofen, ice after runs; the doctor said no squats\n"
+    assert document("", ("my knee is acting up again", knee))["my knee is acting up again"] != "identity"
