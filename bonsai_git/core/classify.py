@@ -528,6 +528,7 @@ class _Lists:
     rules: re.Pattern[str]  # what a rule for the agent opens with
     travel: re.Pattern[str]  # a trip ...
     work_trip: re.Pattern[str]  # ... that is work
+    holiday: re.Pattern[str]  # ... unless it is a holiday
     schedule: re.Pattern[str]  # recurring work in a heading ...
     agent_jobs: re.Pattern[str]  # ... done by the agent
     system_jobs: re.Pattern[str]  # ... or by a host
@@ -586,6 +587,7 @@ def _lists() -> _Lists:
         rules=_cues((w for lang in lexicons for w in lang.rules), whole=True),
         travel=_cues(w for lang in lexicons for w in lang.travel),
         work_trip=_cues(w for lang in lexicons for w in lang.work_trip),
+        holiday=_cues(w for lang in lexicons for w in lang.holiday),
         schedule=_cues(w for lang in lexicons for w in lang.schedule),
         agent_jobs=_cues(w for lang in lexicons for w in lang.agent_jobs),
         system_jobs=_cues(w for lang in lexicons for w in lang.system_jobs),
@@ -2182,10 +2184,13 @@ def _rule_sentences(heading: str, body: str, index: _Index) -> list[str]:
 def _work_trip(section: SectionInput, index: _Index) -> Classification | None:
     """A trip (a `travel` word in the heading) whose body names work (a conference, a talk, a client:
     the lexicons' `work_trip` words) is a work trip: business, with personal the runner-up (LABELS.md:
-    "work trips (trade shows, conference talks, client visits) -> business").  None otherwise."""
+    "work trips (trade shows, conference talks, client visits) -> business").  None otherwise, and for a
+    trip that calls itself a holiday (`holiday`: férias, Urlaub, 放假): the clients it names are told of it."""
     if "business" not in index.order or not index.lists.travel.search(section.heading.casefold()):
         return None
     text = f"{section.heading}\n{section.body[:BODY_CHARS]}".casefold()
+    if index.lists.holiday.search(text):
+        return None  # "Férias em família …; o Rui avisa os clientes": a holiday the clients are told of
     cues = [m.group().strip() for m in index.lists.work_trip.finditer(text)
             if not _NEGATED.search(text, max(0, m.start() - 16), m.start())]  # "no client calls that week": a holiday
     if not cues:
@@ -2399,10 +2404,12 @@ def _the_business_in_a_working_memory(decision: Classification, section: Section
 
 def _private_trip(decision: Classification, section: SectionInput, index: _Index) -> bool:
     """Whether `decision`'s words (a body's personal words) hold a trip (the lexicons' `travel`) and the
-    body (its first BODY_CHARS) names no work (`work_trip`): the owner's own trip, not the trade's."""
+    body (its first BODY_CHARS) names no work (`work_trip`) or calls it a holiday (`holiday`): the owner's
+    own trip, not the trade's."""
     if not any(index.lists.travel.search(w.casefold()) for w in decision.words):
         return False
-    return index.lists.work_trip.search(section.body[:BODY_CHARS].casefold()) is None
+    body = section.body[:BODY_CHARS].casefold()
+    return index.lists.holiday.search(body) is not None or index.lists.work_trip.search(body) is None
 
 
 def is_stopword(word: str) -> bool:

@@ -36,7 +36,7 @@ from .errors import BadInput
 LANGUAGES = ("en", "de", "es", "fr", "pt", "zh", "ja", "ko")
 # The Western languages and their snowball stemmer; the others match as substrings.
 STEMMERS = {"en": "english", "de": "german", "es": "spanish", "fr": "french", "pt": "portuguese"}
-SPECIAL_KEYS = ("person", "stopwords", "fiction", "characters", "surnames", "schedule", "agent_jobs", "system_jobs", "kin", "rules", "travel", "work_trip", "pets", "working", "todo", "notes",
+SPECIAL_KEYS = ("person", "stopwords", "fiction", "characters", "surnames", "schedule", "agent_jobs", "system_jobs", "kin", "rules", "travel", "work_trip", "holiday", "pets", "working", "todo", "notes",
                 "honorifics", "workplaces", "self_employed", "households", "private", "companies", "groups")
 
 
@@ -59,6 +59,7 @@ class Language:
     rules: tuple[str, ...] = ()  # what a rule for the agent opens with: never, always, don't
     travel: tuple[str, ...] = ()  # a trip in a heading ...
     work_trip: tuple[str, ...] = ()  # ... is a work trip (business) when its body names one of these
+    holiday: tuple[str, ...] = ()  # ... unless it calls itself a holiday: then it is private, whatever work it mentions
     working: tuple[str, ...] = ()  # a heading of only these is business in a working memory, else personal
     todo: tuple[str, ...] = ()  # a heading of only these is a to-do list: the document's main domain's
     notes: tuple[str, ...] = ()  # a heading of only these says it holds notes: never a person's name (`Notas`)

@@ -1779,3 +1779,15 @@ def test_sentence_headings_about_the_owner_a_relative_and_what_the_agent_does() 
     assert document(es, ("2) Lo que NO hago", "- diagnósticos\n"))["2) Lo que NO hago"] == "agents"
     knee = "- physio Tuesdays; ibuprofen, ice after runs; the doctor said no squats\n"
     assert document("", ("my knee is acting up again", knee))["my knee is acting up again"] != "identity"
+
+
+@pytest.mark.parametrize(("preamble", "heading", "body"), [
+    (PT, "Viagem Madeira (junho)", "Férias em família.\n- Voos e hotel reservados\n- O Rui avisa os clientes a partir de 1 de junho\n"),
+    ("", "Trip to Lisbon", "- a holiday, finally; flights booked\n- tell the clients I'm away from the 3rd\n"),
+])
+def test_a_trip_that_calls_itself_a_holiday_is_private_whatever_work_it_mentions(preamble: str, heading: str,
+                                                                                 body: str) -> None:
+    """The lexicons' `holiday`: the clients such a trip names are told of it; a trip to meet them is work."""
+    assert document(preamble, (heading, body))[heading] == "personal"
+    assert document("", ("Trip to Lisbon", "- flights booked\n- two client visits and the conference talk\n")
+                    )["Trip to Lisbon"] == "business"
