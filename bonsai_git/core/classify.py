@@ -1028,6 +1028,12 @@ _AGENT_PATTERNS = (
     re.compile(r"([\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]{2,6}?)[（(][ \t]*(?:AI|ＡＩ)?[ \t]*"
                r"(?:助理|助手|秘书|秘書|アシスタント|エージェント|비서|어시스턴트|에이전트)[ \t]*[）)]"),
 )
+# The owner names their agent: "My agent is called Kestrel", "my assistant, Pip,", "mi asistente se llama Brisa",
+# "mein Assistent heißt Fidi", "mon assistante s'appelle Lune", "o meu assistente chama-se Rabelo".
+_MY_AGENT = re.compile(rf"(?i:\bmy|\bmi|\bmein|\bmeine|\bmon|\bma|\bo meu|\ba minha|\bmeu|\bminha)[ \t]+(?:(?:AI|IA|KI)[ \t-]+)?"
+                       rf"(?i:agent|assistant|assistante|asistente|assistente|assistent(?:in)?|agente|helper|bot)[ \t]*,?[ \t]*"
+                       rf"(?i:is[ \t]+called[ \t]+|is[ \t]+named[ \t]+|is[ \t]+|called[ \t]+|named[ \t]+|se[ \t]+llama[ \t]+|heißt[ \t]+|"
+                       rf"s['’]appelle[ \t]+|chama-se[ \t]+|se[ \t]+chama[ \t]+)?[\"“„«']?{_NAME_RE}(?=[\"”“»']?[ \t]*(?:[,.;:(—–!]|$|[ \t]+(?i:and|und|y|e|et)\b))")
 # A CJK title line names the owner: `# 메모리 — 박정호 선생`, `# 长期记忆 · 林素秋`, `# MEMORY — 한도윤`
 # (kept when its first character is a family name of the lexicons' `surnames`: not `# MEMORY — 新项目`).
 _TITLE_OWNER_CJK = re.compile(r"^#[ \t]+(?:(?i:memory(?:\.md)?)|장기[ \t]*메모리|메모리|기억|长期记忆|長期記憶|记忆|記憶|"
@@ -1206,11 +1212,19 @@ def document_context(preamble: str, sections: Sequence[SectionInput], config: Co
             return set()  # is a name (`i'm here to help`, `i work for acme corp and …`)
         return words
 
+    introduced: set[str] = set()  # the names an "I am …" gives
     for pattern in _AGENT_PATTERNS:
         for m in pattern.finditer(opening):
+            intro = _SELF_INTRO.match(m.group()) is not None
             if _PRODUCT_AGENT.match(opening, m.end(1)) is None:  # not `Ich bin der Claude-Code-Agent`: a product
                 agent |= named(m.group(1))
-            agent_voice = agent_voice or _SELF_INTRO.match(m.group()) is not None
+                introduced |= named(m.group(1)) if intro else set()
+            agent_voice = agent_voice or intro
+    mine = set().union(*(named(m.group(1)) for m in _MY_AGENT.finditer(opening)))
+    if mine and introduced - mine:  # "I am Lena Hoffmann … My agent is called Kestrel": the owner says I
+        agent = (agent - introduced) | mine
+        owner |= introduced - mine
+        agent_voice = False
     for m in _AGENT_QUOTED.finditer(opening):
         agent |= named(m.group(1))
     for m in _AGENT_FIELD.finditer(opening):

@@ -1791,3 +1791,19 @@ def test_a_trip_that_calls_itself_a_holiday_is_private_whatever_work_it_mentions
     assert document(preamble, (heading, body))[heading] == "personal"
     assert document("", ("Trip to Lisbon", "- flights booked\n- two client visits and the conference talk\n")
                     )["Trip to Lisbon"] == "business"
+
+
+@pytest.mark.parametrize(("preamble", "owner", "agent"), [
+    ("I am Lena Hoffmann, a UX designer in Munich. My agent is called Kestrel and keeps this file.\n",
+     {"lena", "hoffmann"}, {"kestrel"}),
+    ("I'm Dana Levy, I run a bakery. My assistant, Pip, reads this every morning.\n", {"dana", "levy"}, {"pip"}),
+    ("Ich bin Jonas Weber. Mein Assistent heißt Fidi.\n", {"jonas", "weber"}, {"fidi"}),
+    ("I am Tern, the platform agent for Dana.\n", {"dana"}, {"tern"}),
+])
+def test_the_owner_who_says_i_and_names_their_agent(preamble: str, owner: set[str], agent: set[str]) -> None:
+    """"I am Lena … My agent is called Kestrel": the owner writes the opening, so the "I" is the owner and
+    `About me` is theirs (a new user's memory filed it under agents)."""
+    context = document_context(preamble, [], Config())
+    assert set(context.owner) == owner and set(context.agent) == agent
+    placed = document(preamble, ("About me", "- 38, married to Jon, work 9-3\n"))
+    assert placed["About me"] == ("agents" if agent == {"tern"} else "identity")
