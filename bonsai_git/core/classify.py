@@ -190,7 +190,7 @@ _CALENDAR_WORD = re.compile(rf"(?:{_WEEKDAYS}|{_MONTHS}|{_CJK_WEEKDAYS})", re.IG
 _QUOTED = re.compile(r'"[^"]*"|“[^”]*”')  # a quoted phrase in a heading
 _WIKILINK = re.compile(r"\[\[([^\]|]*)(?:\|([^\]]*))?\]\]")
 # A numbered heading (`1. Suppliers`, `10) Money`): the number says nothing about the topic.
-_NUMBERED = re.compile(r"^\s*\d{1,3}[.)]\s+(?=\D)")
+_NUMBERED = re.compile(r"^\s*\d{1,3}(?:[.)]|[ \t]+[–—-])\s+(?=\D)")  # `12. …`, `3) …`, `12 – Thierry`, `01 - …`
 _NUMBERED_DATE = re.compile(rf"^\s*\d{{1,3}}[.)]\s+(?={_DATE})")  # `21. 12/03/2025 — …`: a numbered dated entry
 # A date anywhere: the above, plus month-year (`February 2026`, `2025-01`) and ISO weeks (`2025-W44`).
 _ANY_DATE = re.compile(rf"(?<!\w)(?:{_DATE}|{_MONTHS}\s+(?:de\s+)?\d{{4}}|\d{{4}}-(?:0?[1-9]|1[0-2])|\d{{4}}-W\d{{1,2}})(?!\w)",
@@ -982,7 +982,7 @@ _LOWER = "a-zß-öø-ÿā-žа-я"
 _CAP = rf"[{_UPPER}][{_LOWER}'’]+(?:-[{_UPPER}]?[{_LOWER}'’]+)*-?"  # `Jean-Pierre`, `Marie-José`
 _NICKNAME = rf"\(?[\"“‘']{_CAP}[\"”’']\)?"  # Rosalind ("Roz") Achterberg, Robert "Bob" Lee
 _NAME_RE = rf"({_CAP}(?:[ \t]+(?:{_NICKNAME}|{_CAP})){{0,2}})"
-_HONORIFIC_WORDS = r"(?:(?:Prof|Dr|Dra|Drª|Sr|Sra|Mr|Mrs|Ms|Mx|Herr|Frau|Mme|M)\.?[ \t]+)*"
+_HONORIFIC_WORDS = r"(?:(?:Prof|Dr|Dra|Drª|Sr|Sra|Mr|Mrs|Ms|Mx|Herr|Frau|Mme|M|Lic|Ing|Arq|C\.P)\.?[ \t]+)*"
 # The agent's name: "You are Ada, ...", "Eres Brisa", "Du bist Kobold", "Tu es Lune", "Você é a Cotovia", "Moi c'est Brume".
 _AGENT_PATTERNS = (
     re.compile(rf"(?i:\byou are|\byou're|\byour name is|\beres|\bte llamas|\bvocê é|\btu és|\bés|\bdu bist|"
@@ -1066,7 +1066,8 @@ _SECOND_PERSON = re.compile(r"(?i)(?<!\w)(?:you are|you're|your name|du bist|tu 
 _AND = r"(?:&|\band\b|\be\b|\by\b|\bet\b|\bund\b|\bpis\b)"  # `pis`: Québec French "and"
 _AND_NAME = (rf"(?:(?:[ \t]*[(（][^)）\n]{{0,80}}[)）])?[ \t]*{_AND}[ \t]+"
              rf"(?:(?:the|o|a|el|la|le|der|die|de|do|da|du)[ \t]+|d['’])?{_HONORIFIC_WORDS}{_NAME_RE})?")  # `Joana (mãe) e o Miguel`
-_AND_NAMES = (rf"(?:[ \t]*(?:,|{_AND})[ \t]+{_HONORIFIC_WORDS}{_NAME_RE}(?=[ \t]*(?:\n|$|[,;(\]])))?")  # a field line's
+_AND_NAMES = (rf"(?:[ \t]*(?:\([\"“'][^\"”'\n]{{1,20}}[\"”']\))?[ \t]*(?:,|{_AND})[ \t]+{_HONORIFIC_WORDS}{_NAME_RE}"
+              rf"(?=[ \t]*(?:\n|$|[,;(\]])))?")  # `Joaquim Batalha ("Quim") e Fátima Lourenço`  # a field line's
 # list, `owners: Sam Whitfield, Priya Raman`; not `Maren Østby, Head of Platform.`
 _BOSS_PATTERN = re.compile(r"(?:老板|老闆|老師|老师)([\u3400-\u9fff]{2,3})(?=[（(，,。的]|$)")  # `老板王建国（…）`
 # A memory written in lowercase: `im Volt, dave's openclaw`: a lowercase name after a comma or a dash
@@ -1084,8 +1085,8 @@ _CARD_OPENING = re.compile(rf"[ \t\n>*_-]*{_HONORIFIC_WORDS}({_CAP}[ \t]+{_CAP}(
                            r"[1-9]\d?(?!\d|[/.:]\d)"  # not a date: "São Miguel, 12 a 19 de maio", "Porto, 3 de junho"
                            r"(?![ \t]*(?:[-–—]|a|à|al|to|until|bis|au|até)[ \t]*\d|[ \t]+(?:de|of|d')[ \t]*[^\W\d_])")
 _OWNER_PATTERNS = (
-    re.compile(rf"(?:\bowners?|\bhumans?|\busers?|\bdon[oa]|\bpropietari[oa]|\bpropriétaire|\bbesitzer(?:in)?|"
-               rf"\binhaber(?:in)?|\bdueñ[oa]|\butilizador[a]?|\busuario|\bpour|\bpara|\bfür)[ \t]*[:=][ \t]*\[?"
+    re.compile(rf"(?:\bowners?|\bhumans?|\busers?|\bdon[oa]s?|\bpropietari[oa]s?|\bpropriétaires?|\bbesitzer(?:in)?|"
+               rf"\binhaber(?:in)?|\bdueñ[oa]s?|\butilizador[a]?|\busuario|\bpour|\bpara|\bfür)[ \t]*[:=][ \t]*\[?"
                rf"{_HONORIFIC_WORDS}{_NAME_RE}{_AND_NAMES}", re.IGNORECASE),
     re.compile(rf"(?i:assistant|assistante|assistente|asistente|assistent(?:in)?|helper|agent|secretary|"
                rf"secretária|secretaria|sekretär(?:in)?)(?:[ \t]*\([^)\n]{{0,30}}\))?(?:[ \t]+[^\W\d_][\w/-]*){{0,4}}?[ \t]+(?:(?i:of|for|to|de|da|do|der|des|von|für|pour|para)"
@@ -1111,8 +1112,9 @@ _OWNER_PATTERNS = (
     re.compile(rf"(?i:\bkeeps|\bkeep|\bkept|\bmaintains|\bmaintained|\bwrites|\bwritten)[ \t]+(?i:for)[ \t]+"
                rf"{_HONORIFIC_WORDS}{_NAME_RE}{_AND_NAME}"),
     # "I serve …": `Sirvo a Joana Ferreira e o Miguel Antunes`, `I work for Dana`, `Ich arbeite für Thomas`.
-    re.compile(rf"(?i:\bi serve|\bi work for|\bsirvo(?:[ \t]+(?:sobre[ \t]+todo|sobretudo|principalmente))?(?:[ \t]+(?:a|al|à|o))?|\btrabajo para|\btrabalho pa?ra|\bje travaille pour|"
-               rf"\bich arbeite für)[ \t]+(?i:the[ \t]+|la[ \t]+|el[ \t]+|o[ \t]+|a[ \t]+)?{_HONORIFIC_WORDS}{_NAME_RE}{_AND_NAME}"),
+    re.compile(rf"(?i:\bi serve|\bi work for|\byou work for|\byou serve|\bsirvo(?:[ \t]+(?:sobre[ \t]+todo|sobretudo|principalmente))?(?:[ \t]+(?:a|al|à|o))?|\btrabajo para|\btrabajas para|"
+               rf"\btrabalho pa?ra|\btrabalhas pa?ra|\btrabalha pa?ra|\bje travaille pour|\btu travailles pour|\bvous travaillez pour|"
+               rf"\bich arbeite für|\bdu arbeitest für)[ \t]+(?i:the[ \t]+|la[ \t]+|el[ \t]+|o[ \t]+|a[ \t]+)?{_HONORIFIC_WORDS}{_NAME_RE}{_AND_NAME}"),
     # `주인은 대표 겸 PD 정다은님`: the owner, after up to three words of title
     re.compile(r"(?:주인|오너|사용자)[은는이가:][ \t]*(?:\S+[ \t]+){0,3}?([\uac00-\ud7af]{2,4})[ \t]*(?:님|씨)"),
     # The owner's spouse, named so in the opening, is one of the humans served (LABELS.md: the couple -> identity):
@@ -1424,7 +1426,8 @@ def _name_words(name: str, field: bool = False) -> set[str]:
             out.add(compact[1:])
             if not _HANGUL.search(compact) and compact[0] in _lists().surnames:  # 陈志远 is 陈总, 陈老板, 老陈
                 out.update((compact[0] + "总", compact[0] + "老板", compact[0] + "董", "老" + compact[0],
-                            compact[0] + "老师", compact[0] + "老師"))  # 王淑芬 is 王老师 too
+                            compact[0] + "老师", compact[0] + "老師", "阿" + compact[2]))  # 王淑芬 is 王老师 too;
+                # 林振雄 is 阿雄 (Taiwan's 阿 and the last character of the given name)
         parts = name.split()
         if len(parts) == 2 and len(parts[1]) >= 2:
             out.add(parts[1])
@@ -2028,6 +2031,10 @@ def _own(section: SectionInput, index: _Index, context: Context,
                                                or w.casefold() in index.lists.organisation for w in spelled.group(1).split()):
                 person = (spelled.group(1), False)  # the body's opening is the name the cues echo
                 opened_on = spelled.group(1)
+        low_words = section.heading.split()
+        if person is None and 2 <= len(low_words) <= 3 and section.heading.islower() and low_words[0].rstrip(".") in \
+                index.lists.honorifics and all(w.isalpha() and w not in index.written for w in low_words[1:]):
+            person = (section.heading.strip(), True)  # `mrs pappas`, `dr okafor`: a title, in a lowercase memory
         lowered_names = _NAME_PAIR.split(section.heading.strip())
         if person is None and len(lowered_names) <= 2 and all(p.isalpha() and p.islower() for p in lowered_names) \
                 and FALLBACK_DOMAIN not in scores:  # (`misc` is no name)

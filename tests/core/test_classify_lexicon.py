@@ -91,7 +91,7 @@ def test_a_language_is_only_stemmed_when_the_document_shows_it() -> None:
         ("Eres Brisa, la asistente de Lola Ferrer.\n", {"lola", "ferrer"}, {"brisa"}),
         ("Du bist Kobold, ein Helfer. Owner: Prof. Dr. Anja Keller\n", {"anja", "keller"}, {"kobold"}),
         ("Você é a Cotovia, assistente da Helena.\n", {"helena"}, {"cotovia"}),
-        ("你是墨童，周雨桐的写作助手。\n", {"周雨桐", "雨桐", "周总", "周老板", "周董", "老周", "周老师", "周老師"}, {"墨童"}),
+        ("你是墨童，周雨桐的写作助手。\n", {"周雨桐", "雨桐", "周总", "周老板", "周董", "老周", "周老师", "周老師", "阿桐"}, {"墨童"}),
     ],
 )
 def test_the_preamble_names_the_owner_and_the_agent(preamble: str, owner: set[str], agent: set[str]) -> None:
@@ -593,7 +593,7 @@ def test_job_is_work_and_jobs_are_a_hosts(heading: str, domain: str) -> None:
     ('Sou a "Cida", assistente digital do casal Lúcia Cavalcanti (71) e Evandro Cavalcanti (74).\n',
      {"lúcia", "evandro", "cavalcanti"}, {"cida"}),
     ("我是「小辣椒」，蜀香阁火锅的老板王建国（大家喊他王总/老王）的私人助理。\n",
-     {"王建国", "建国", "王总", "王老板", "王董", "老王", "王老师", "王老師"}, {"小辣椒", "辣椒"}),
+     {"王建国", "建国", "王总", "王老板", "王董", "老王", "王老师", "王老師", "阿国"}, {"小辣椒", "辣椒"}),
     ("나는 '모루'. 서하린 작가(필명 하린)의 작업 비서 에이전트다.\n", {"서하린", "하린", "작가님"}, {"모루"}),
     ("---\nagent: kaze-ops\nowner: 株式会社ソラノート SRE チーム\n---\n", set(), {"kaze", "ops"}),
     ("Ich bin der Assistent von Jonas Behrendt (GitHub: @jbehr), Berlin-Neukölln.\n", {"jonas", "behrendt"}, set()),
@@ -1807,3 +1807,40 @@ def test_the_owner_who_says_i_and_names_their_agent(preamble: str, owner: set[st
     assert set(context.owner) == owner and set(context.agent) == agent
     placed = document(preamble, ("About me", "- 38, married to Jon, work 9-3\n"))
     assert placed["About me"] == ("agents" if agent == {"tern"} else "identity")
+
+
+# --- the kinds of miss read in tune21 (odd formats): invented examples of the same shapes ---------------
+
+
+@pytest.mark.parametrize(("preamble", "owner"), [
+    ("Eres Brisa, la asistente del despacho. Trabajas para la C.P. Lucía Garza Peña.\n", {"lucía", "garza", "peña"}),
+    ("You work for Dana Levy, who runs a bakery in Hobart.\n", {"dana", "levy"}),
+    ("---\ndonos: Manuel Sousa (\"Manel\") e Rosa Sousa\nagente: Gaivota\n---\n", {"manuel", "rosa", "sousa"}),
+    ("---\nagent: 小葉\nowner: 陳振明\n---\n", {"陳振明", "阿明"}),
+])
+def test_whom_you_work_for_plural_owner_fields_and_a_taiwanese_a_name(preamble: str, owner: set[str]) -> None:
+    """"Trabajas para la C.P. …" (a title the owner carries), `donos:` (owners) with a nickname between the
+    two names, and 陳振明 called 阿明 (阿 and the last character of the given name)."""
+    assert owner <= set(document_context(preamble, [], Config()).owner)
+
+
+@pytest.mark.parametrize("heading", ["12 – Thierry", "03 - Thierry"])
+def test_a_number_and_a_dash_before_a_name_is_only_the_items_number(heading: str) -> None:
+    body = "Thierry Vial, 52, chef de partie depuis 2019. Il ouvre le mardi.\n"
+    assert document(FR, (heading, body))[heading] == "people"
+
+
+def test_a_lowercase_title_and_name_is_a_person() -> None:
+    """In a memory written in lowercase, `mrs pappas` is a title and a name."""
+    assert document("", ("mrs pappas", "- the corner house, pays cash, her dog bites\n"))["mrs pappas"] == "people"
+    assert document("", ("dr okafor", "- the gp, thursdays\n"))["dr okafor"] == "people"
+
+
+@pytest.mark.parametrize(("preamble", "heading", "body", "domain"), [
+    ("", "apps n logins", "- xero, the bank app, tradify\n", "infrastructure"),
+    ("", "How do I like things written?", "- short, no emoji, metric\n", "identity"),
+    ("", "春茶", "- 採收從四月初開始，茶廠要先清\n", "business"),
+])
+def test_words_a_careful_reader_files_by_from_tune21(preamble: str, heading: str, body: str, domain: str) -> None:
+    """Logins and apps are the tools; how the owner likes things (asked as a question); a tea farm's harvest."""
+    assert document(preamble, (heading, body))[heading] == domain
