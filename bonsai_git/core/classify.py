@@ -777,6 +777,8 @@ def _by_char(index: _Index) -> dict[str, tuple[str, ...]]:
     return index.cjk
 
 
+# What a zero-width joiner adds to an emoji (`🧑‍🔧`: a person, then the wrench of their trade): not a keyword of its own.
+_ZWJ_TAIL = re.compile("\u200d[^\\s\u200d]+")
 # The emoji and pictographs a substring keyword may be (`^~🎂`): with CJK, what a text must hold to match one.
 _PICTOGRAPH = re.compile("[\u2300-\u23ff\u2600-\u27bf\u2b00-\u2bff\U0001F000-\U0001FAFF]")
 
@@ -907,7 +909,9 @@ def _heading_scores(
         found[domain] = [text + ":"]
         prefixed = domain
         heading = heading[heading.casefold().index(text.casefold()) + len(text) :]
-    _score_text(heading, index, scores, found)
+    _score_text(_ZWJ_TAIL.sub("", heading) if "\u200d" in heading else heading, index, scores, found)
+    if scores and not _WORD.search(heading):  # `🤖`, `🎂`: a heading of only emoji says what it holds, fully
+        scores.update((d, 2 * v) for d, v in scores.items())
     if context.owner or context.agent:
         for domain, names, role, weight in (("identity", context.owner, "owner", NAME_WEIGHT),
                                             ("agents", context.agent, "agent", PREFIX_WEIGHT)):

@@ -1844,3 +1844,13 @@ def test_a_lowercase_title_and_name_is_a_person() -> None:
 def test_words_a_careful_reader_files_by_from_tune21(preamble: str, heading: str, body: str, domain: str) -> None:
     """Logins and apps are the tools; how the owner likes things (asked as a question); a tea farm's harvest."""
     assert document(preamble, (heading, body))[heading] == domain
+
+
+def test_a_heading_of_only_emoji_says_what_it_holds_and_a_joined_emoji_is_one_sign() -> None:
+    """`🤖` alone is the agent's section though its body names the work (an emoji beside words stays weak);
+    `🧑‍🔧 Aylin` is a person (a person emoji joined to their trade's wrench), not the hosts' wrench."""
+    body = "- drafts the investor update; never emails clients or the team without asking\n"
+    assert document("", ("🤖", body))["🤖"] == "agents"
+    card = "Aylin Kaya, 34, our SRE since 2023; on call every other week\n"
+    assert document("", ("🧑\u200d🔧 Aylin", card))["🧑\u200d🔧 Aylin"] == "people"
+    assert document("", ("孫仔", "- 大孫 國小三年級\n- 小孫女 幼稚園\n"))["孫仔"] == "people"
