@@ -81,7 +81,7 @@ The sets, reported separately (issue 23):
 - `measure22`: tests/classify_data/measure22, eight odd-format memories (190 sections) written and labelled
   blind to the first held-back set's shape while tune20 was read, measured at that session's start rules
   (62.1% / 76.3% / 3.2%), when it arrived (62.1% / 76.8% / 4.2%) and after that session's last rule change
-  (63.2% / 77.9% / 4.2%); never listed (skipped when absent).
+  (64.2% / 78.4% / 4.2%); never listed (skipped when absent).
 Then the time to classify 1,000 sections (heading, body, group, document: target <= 50 ms) and to plan
 a 1,000-section file end to end (split, classify, name, render, verify: target <= 0.1 s), both warm:
 a generated file of short, alike sections, and real memories (the labelled memories of the tune sets

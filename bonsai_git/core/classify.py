@@ -190,8 +190,8 @@ _CALENDAR_WORD = re.compile(rf"(?:{_WEEKDAYS}|{_MONTHS}|{_CJK_WEEKDAYS})", re.IG
 _QUOTED = re.compile(r'"[^"]*"|“[^”]*”')  # a quoted phrase in a heading
 _WIKILINK = re.compile(r"\[\[([^\]|]*)(?:\|([^\]]*))?\]\]")
 # A numbered heading (`1. Suppliers`, `10) Money`): the number says nothing about the topic.
-_NUMBERED = re.compile(r"^\s*\d{1,3}(?:[.)]|[ \t]+[–—-])\s+(?=\D)")  # `12. …`, `3) …`, `12 – Thierry`, `01 - …`
-_NUMBERED_DATE = re.compile(rf"^\s*\d{{1,3}}[.)]\s+(?={_DATE})")  # `21. 12/03/2025 — …`: a numbered dated entry
+# An item's number: `12. …`, `3) …`, `12 – Thierry`, `01 - …`, also before a full date (`21. 12/03/2025 — …`)
+_NUMBERED = re.compile(rf"^\s*\d{{1,3}}(?:[.)]|[ \t]+[–—-])\s+(?=\D|{_DATE})")
 # A date anywhere: the above, plus month-year (`February 2026`, `2025-01`) and ISO weeks (`2025-W44`).
 _ANY_DATE = re.compile(rf"(?<!\w)(?:{_DATE}|{_MONTHS}\s+(?:de\s+)?\d{{4}}|\d{{4}}-(?:0?[1-9]|1[0-2])|\d{{4}}-W\d{{1,2}})(?!\w)",
                        re.IGNORECASE)
@@ -911,7 +911,8 @@ def _heading_scores(
         heading = heading[heading.casefold().index(text.casefold()) + len(text) :]
     _score_text(_ZWJ_TAIL.sub("", heading) if "\u200d" in heading else heading, index, scores, found)
     if scores and not _WORD.search(heading):  # `🤖`, `🎂`: a heading of only emoji says what it holds, fully
-        scores.update((d, 2 * v) for d, v in scores.items())
+        for domain in scores:
+            scores[domain] *= 2  # (its emoji keywords are weak: half a point each)
     if context.owner or context.agent:
         for domain, names, role, weight in (("identity", context.owner, "owner", NAME_WEIGHT),
                                             ("agents", context.agent, "agent", PREFIX_WEIGHT)):
@@ -1071,8 +1072,8 @@ _AND = r"(?:&|\band\b|\be\b|\by\b|\bet\b|\bund\b|\bpis\b)"  # `pis`: Québec Fre
 _AND_NAME = (rf"(?:(?:[ \t]*[(（][^)）\n]{{0,80}}[)）])?[ \t]*{_AND}[ \t]+"
              rf"(?:(?:the|o|a|el|la|le|der|die|de|do|da|du)[ \t]+|d['’])?{_HONORIFIC_WORDS}{_NAME_RE})?")  # `Joana (mãe) e o Miguel`
 _AND_NAMES = (rf"(?:[ \t]*(?:\([\"“'][^\"”'\n]{{1,20}}[\"”']\))?[ \t]*(?:,|{_AND})[ \t]+{_HONORIFIC_WORDS}{_NAME_RE}"
-              rf"(?=[ \t]*(?:\n|$|[,;(\]])))?")  # `Joaquim Batalha ("Quim") e Fátima Lourenço`  # a field line's
-# list, `owners: Sam Whitfield, Priya Raman`; not `Maren Østby, Head of Platform.`
+              rf"(?=[ \t]*(?:\n|$|[,;(\]])))?")  # a field line's list, `owners: Sam Whitfield, Priya Raman`,
+# `donos: Joaquim Batalha ("Quim") e Fátima Lourenço`; not `Maren Østby, Head of Platform.`
 _BOSS_PATTERN = re.compile(r"(?:老板|老闆|老師|老师)([\u3400-\u9fff]{2,3})(?=[（(，,。的]|$)")  # `老板王建国（…）`
 # A memory written in lowercase: `im Volt, dave's openclaw`: a lowercase name after a comma or a dash
 # (`document_context` keeps it when it is no stopword or lexicon word).
@@ -1223,8 +1224,10 @@ def document_context(preamble: str, sections: Sequence[SectionInput], config: Co
         for m in pattern.finditer(opening):
             intro = _SELF_INTRO.match(m.group()) is not None
             if _PRODUCT_AGENT.match(opening, m.end(1)) is None:  # not `Ich bin der Claude-Code-Agent`: a product
-                agent |= named(m.group(1))
-                introduced |= named(m.group(1)) if intro else set()
+                names = named(m.group(1))
+                agent |= names
+                if intro:
+                    introduced |= names
             agent_voice = agent_voice or intro
     mine = set().union(*(named(m.group(1)) for m in _MY_AGENT.finditer(opening)))
     if mine and introduced - mine:  # "I am Lena Hoffmann … My agent is called Kestrel": the owner says I
@@ -1818,9 +1821,10 @@ def _organisation(heading: str, index: _Index, found: dict[str, list[str]]) -> C
     return None
 
 
-# A role, a separator, then a full name: `Éditrice : Hélène Vasseur`, `Agent littéraire : Bruno Delcourt`, `Accountant — Mark Hill`
+# A CJK role, a bar or colon, then a CJK person: `買方｜陳冠宇 先生`, `編集：森さん`
 _CJK_ROLE_NAME = re.compile(r"^[ \t*_]*([\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]{1,5})[ \t]*[｜|:：][ \t]*"
                             r"([\u3400-\u9fff\uac00-\ud7af][\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af \t]{0,8}?)[ \t]*(?:[（(][^）)]*[）)])?[ \t*_]*$")
+# A role, a separator, then a full name: `Éditrice : Hélène Vasseur`, `Agent littéraire : Bruno Delcourt`, `Accountant — Mark Hill`
 _ROLE_NAME = re.compile(rf"^[ \t*_]*((?:[^\W\d_][\w'’.-]*[ \t]+){{0,2}}[^\W\d_][\w'’.-]*)[ \t]*(?::|：|—|–|[ \t]-[ \t]|[|｜])[ \t]*"
                         rf"({_CAP}[ \t]+{_CAP}(?:[ \t]+{_CAP})?)[ \t*_]*$")
 
@@ -1925,7 +1929,7 @@ def _own(section: SectionInput, index: _Index, context: Context,
          ) -> tuple[Classification | None, dict[str, float], dict[str, list[str]]]:
     """(the decision the section's own signals make, or None; the body's scores and words, for the
     document step)."""
-    numbered = _NUMBERED.match(section.heading) or _NUMBERED_DATE.match(section.heading)
+    numbered = _NUMBERED.match(section.heading)
     if numbered and not _LEADING_DATE.match(section.heading):
         section = SectionInput(section.heading[numbered.end():], section.body, section.group)
     if "[[" in section.heading:  # `[[Ravi Shah|Ravi]]`, `[[Visa]] #admin`: a wikilink reads as its text

@@ -13,8 +13,8 @@ non-domain lists:
 - `surnames` (CJK files): family names that start a personal name (`陆青禾`, `田中 健`);
 - `todo`: the words of a to-do list's heading (`To-do`, `Pendientes`, `À faire`, `待办`): it holds the
   document's main work, so it takes the document's main domain (classify.py: `_todo_of_the_document`);
-- `notes`: the words of a heading that only says it holds notes (`Notes`, `Notas`, `Notizen`, `메모`):
-  capitalised, it is no person's name, so the body and the document decide;
+- `notes` (Western files): the words of a heading that only says it holds notes (`Notes`, `Notas`,
+  `Notizen`): capitalised, it is no person's name, so the body and the document decide;
 - `working`: the words of a heading that is the business's in a working memory and personal in a
   household's (taxes, insurance, bookings: `Taxes`, `Impuestos`, `確定申告`, `Versicherungen`;
   classify.py: `classify_document`).
