@@ -1422,7 +1422,6 @@ def test_inventario_is_weak_in_portuguese_and_ape_is_home() -> None:
     assert document(PT, ("Apê", "- condomínio R$ 900, portaria 24h.\n"))["Apê"] == "personal"
 
 
-
 def test_a_hosts_airbnb_crash_headings_and_game_jams() -> None:
     """A guesthouse's `Booking y Airbnb` is its business (Airbnb is a working word: a traveller's stay in a
     household's memory); `crashs` heads a section about crashes, though "crash" in a body (a style guide's
@@ -1467,11 +1466,33 @@ def test_word_senses_a_trades_roster_a_realtors_brokerage_and_a_quebec_depannage
     (FR, "RGPD / renseignements personnels", "- registre des incidents\n", "legal"),
     ("", "父の三回忌", "- お寺で、家族だけで\n", "personal"),
     ("", "周末小聚", "- 每月一次，咖啡店\n", "community"),
+    ("", "burnout", "- warning signs: replying after 10pm, skipping runs\n", "personal"),
+    ("", "RFC-0031", "- draft API for streaming; open questions; comment period to May\n", "projects"),
+    ("", "クライミング", "- ボルダリングのジムに日曜\n", "personal"),
+    ("", "Faculty Committee", "- meets monthly; reviews pilot-fund applications and the research strategy\n", "business"),
+    ("", "Porto — Family Week", "- fly out on the 9th, a rented flat, keep the receipts apart\n", "personal"),
+    ("", "B-012｜西屯 三房", "- 委託：專任，到期 08/31\n- 開價 1,280 萬，帶看 6 組\n", "business"),
+    ("", "小孩", "- 哥哥 國小三年級\n- 妹妹 幼兒園\n", "people"),
+    ("", "福德宮", "- 家附近的廟，每年遶境當志工\n", "community"),
+    (ES, "9. Plata", "- ahorro en dólares, el plazo fijo vence el 10\n", "personal"),
+    (ES, "Historias clínicas y secreto profesional", "- nunca por WhatsApp\n", "legal"),
+    ("", "自分", "- 朝型。返信は短めで\n", "identity"),
+    ("", "💰 국가장학금", "- 성적 기준 3.0 이상, 신청 기간 확인\n", "personal"),
+    ("", "🎸 밴드", "- 토요일 합주\n", "personal"),
+    ("", "Scholarship renewal", "- GPA 3.2 needed, essay due in May\n", "personal"),
+    ("", "apps n logins", "- xero, the bank app, tradify\n", "infrastructure"),
+    ("", "How do I like things written?", "- short, no emoji, metric\n", "identity"),
+    ("", "春茶", "- 採收從四月初開始，茶廠要先清\n", "business"),
 ])
 def test_words_a_careful_reader_files_by(preamble: str, heading: str, body: str, domain: str) -> None:
     """Everyday words the table lacked: a way the owner likes things (identity), Australian football, an
     office suite, a German flat-share (`WG`), personal finances in French, personal information in a
-    privacy law, a Buddhist memorial (`回忌`), a small get-together (`小聚`)."""
+    privacy law, a Buddhist memorial (`回忌`), a small get-together (`小聚`); from tune19: burnout is health, an
+    RFC a project, climbing a hobby, a committee the owner sits on the work (the word is weak), a family week
+    away private life; from tune20: a realtor's listing words (委託, 開價, 帶看), kids as one relative word, a
+    temple and its procession, Argentine `plata`, professional secrecy, `自分`, a student's scholarship, a
+    guitar; from tune21: logins and apps are the tools, how the owner likes things (asked as a question), a
+    tea farm's harvest."""
     assert document(preamble, (heading, body))[heading] == domain
 
 
@@ -1644,19 +1665,6 @@ def test_a_private_trip_in_a_working_memory_stays_personal() -> None:
     assert document(ES, *work, ("Mérida (junio)", visit))["Mérida (junio)"] == "business"
 
 
-@pytest.mark.parametrize(("preamble", "heading", "body", "domain"), [
-    ("", "burnout", "- warning signs: replying after 10pm, skipping runs\n", "personal"),
-    ("", "RFC-0031", "- draft API for streaming; open questions; comment period to May\n", "projects"),
-    ("", "クライミング", "- ボルダリングのジムに日曜\n", "personal"),
-    ("", "Faculty Committee", "- meets monthly; reviews pilot-fund applications and the research strategy\n", "business"),
-    ("", "Porto — Family Week", "- fly out on the 9th, a rented flat, keep the receipts apart\n", "personal"),
-])
-def test_words_a_careful_reader_files_by_from_tune19(preamble: str, heading: str, body: str, domain: str) -> None:
-    """Burnout is health; an RFC a project; climbing a hobby; a committee the owner sits on is the work (the
-    word is weak: its body decides); a family week away is private life."""
-    assert document(preamble, (heading, body))[heading] == domain
-
-
 @pytest.mark.parametrize(("preamble", "heading"), [("", "Notes"), (PT, "Notas"), (ES, "Notas"), (DE, "Notizen")])
 def test_a_heading_that_only_says_notes_is_no_persons_name(preamble: str, heading: str) -> None:
     """The lexicons' `notes`: capitalised, `Notas` looked like a name over a body that mentions people."""
@@ -1733,23 +1741,6 @@ def test_a_cjk_role_and_a_name_is_a_person(heading: str) -> None:
 def test_a_novels_character_after_a_cjk_colon_stays_projects() -> None:
     novel = "我是墨童，周雨桐的写作助手。她在写一部长篇小说，连载中。\n\n"
     assert document(novel, ("人物：沈知秋", "- 女主，二十三岁\n"))["人物：沈知秋"] == "projects"
-
-
-@pytest.mark.parametrize(("preamble", "heading", "body", "domain"), [
-    ("", "B-012｜西屯 三房", "- 委託：專任，到期 08/31\n- 開價 1,280 萬，帶看 6 組\n", "business"),
-    ("", "小孩", "- 哥哥 國小三年級\n- 妹妹 幼兒園\n", "people"),
-    ("", "福德宮", "- 家附近的廟，每年遶境當志工\n", "community"),
-    (ES, "9. Plata", "- ahorro en dólares, el plazo fijo vence el 10\n", "personal"),
-    (ES, "Historias clínicas y secreto profesional", "- nunca por WhatsApp\n", "legal"),
-    ("", "自分", "- 朝型。返信は短めで\n", "identity"),
-    ("", "💰 국가장학금", "- 성적 기준 3.0 이상, 신청 기간 확인\n", "personal"),
-    ("", "🎸 밴드", "- 토요일 합주\n", "personal"),
-    ("", "Scholarship renewal", "- GPA 3.2 needed, essay due in May\n", "personal"),
-])
-def test_words_a_careful_reader_files_by_from_tune20(preamble: str, heading: str, body: str, domain: str) -> None:
-    """A realtor's listing words (委託, 開價, 帶看), kids as one relative word, a temple and its procession,
-    Argentine `plata` (money), professional secrecy, `自分` (myself), a student's scholarship, a guitar."""
-    assert document(preamble, (heading, body))[heading] == domain
 
 
 def test_in_a_memory_written_in_capitals_a_heading_in_capitals_may_be_a_name() -> None:
@@ -1834,16 +1825,6 @@ def test_a_lowercase_title_and_name_is_a_person() -> None:
     """In a memory written in lowercase, `mrs pappas` is a title and a name."""
     assert document("", ("mrs pappas", "- the corner house, pays cash, her dog bites\n"))["mrs pappas"] == "people"
     assert document("", ("dr okafor", "- the gp, thursdays\n"))["dr okafor"] == "people"
-
-
-@pytest.mark.parametrize(("preamble", "heading", "body", "domain"), [
-    ("", "apps n logins", "- xero, the bank app, tradify\n", "infrastructure"),
-    ("", "How do I like things written?", "- short, no emoji, metric\n", "identity"),
-    ("", "春茶", "- 採收從四月初開始，茶廠要先清\n", "business"),
-])
-def test_words_a_careful_reader_files_by_from_tune21(preamble: str, heading: str, body: str, domain: str) -> None:
-    """Logins and apps are the tools; how the owner likes things (asked as a question); a tea farm's harvest."""
-    assert document(preamble, (heading, body))[heading] == domain
 
 
 def test_a_heading_of_only_emoji_says_what_it_holds_and_a_joined_emoji_is_one_sign() -> None:
