@@ -180,8 +180,14 @@ _WEEKDAYS = (r"(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day)?|tuesday|w
 # A leading date, after any emoji or punctuation and a weekday: `2026-03-14`, `Mar 3, 2026`, `Lunes 9 de marzo`.
 _LEADING_DATE = re.compile(rf"^[^\w]*(?:(?:{_WEEKDAYS})\.?,?\s+)?(?:{_DATE}|{_SHORT_DATE})(?!\d)", re.IGNORECASE)
 # A question heading's frame (`who is Ravi?`, `what about the contract with Loomcraft?`): the rest is its topic.
-_QUESTION = re.compile(r"(?i)^\W*(?:who|what|how|where|which)(?:(?:'s|’s)|(?:\s+else)?\s+(?:is|are|was|were|about))"
-                       r"(?![\w'’])\s*")  # not `who am I working for?`: that one asks about the owner
+_QUESTION = re.compile(r"(?i)^\W*(?:(?:who|what|how|where|which)(?:(?:'s|’s)|(?:\s+else)?\s+(?:is|are|was|were|about))|"
+                       r"(?:wer|was|wie|wo|welche[rsnm]?)\s+(?:ist|sind|war|waren)(?:\s+(?:mit|los\s+mit))?|wie\s+geht(?:'s|’s|\s+es)|"
+                       r"qui\s+(?:est|sont)|c['’]est\s+qui|où\s+(?:est|sont|en\s+est)|comment\s+(?:va|vont)|quoi\s+de\s+neuf\s+(?:avec|pour)|"
+                       r"qu['’]en\s+est-il\s+(?:de\s+la|de|du|des)|"
+                       r"qui[eé]n(?:es)?\s+(?:es|son)|qu[eé]\s+(?:pasa|hay)\s+(?:con|de)|c[oó]mo\s+(?:est[aá]n?|va|van)|d[oó]nde\s+est[aá]n?|"
+                       r"quem\s+(?:é|são)|o\s+que\s+há\s+(?:com|de)|como\s+(?:est[aá]|estão|vai|vão)|onde\s+(?:est[aá]|estão|fica))"
+                       r"(?![\w'’])\s*")  # not `who am I working for?`: that one asks about the owner; `Wer ist Thomas?`,
+# `Qui est Maud ?`, `¿Quién es Lupe?`, `Quem é o Rui?`: the frame in each Western language
 _NAME_PAIR = re.compile(r"[ \t]+(?:&|\+|and|e|y|et|und)[ \t]+|[ \t]*[・·][ \t]*")  # `正男さん・和子さん` too
 _ACRONYM = re.compile(r"\W*[A-Z]{2,3}\b")  # `NIE y residencia`: an acronym, not German "nie" (never)
 _INITIALS = re.compile(r"[A-Z](?:\.?[A-Z]){0,2}\.?")  # `JR`, `M.`, `J.R.`: a person's initials
@@ -271,6 +277,8 @@ class Context:
     given_names: frozenset[str] = frozenset()  # `子轩` headings whose full name (王子轩) the document writes
     aged_names: frozenset[str] = frozenset()  # `Éloïse` headings the document writes with an age: "Éloïse (9 ans"
     capitals: bool = False  # most headings are in capitals (`## POOJA`, `## GST`): a heading in capitals may be a name
+    runs_business: bool = False  # the opening says the owner runs a business (`_trade`): a working memory
+    trade: frozenset[str] = frozenset()  # the words of its name the personal domain holds (`plumbing`, `Kita`): the work's
 
 
 NO_CONTEXT = Context()
@@ -515,6 +523,8 @@ class _Lists:
     workplaces: frozenset[str]  # a name opening with one is a business's (casefolded)
     working_opening: re.Pattern[str]  # an opening naming a workplace (whole word) or self-employment
     # (`freiberuflich…`, at a word's start) is a working memory's
+    runs: re.Pattern[str]  # the owner runs the business named next (`owns`, `leitet`, `经营`: whole words) ...
+    runs_before: re.Pattern[str]  # ... or just before (ja, ko: `を経営`, `를 운영`)
     households: frozenset[str]  # a title naming one is a household's (casefolded)
     private: re.Pattern[str]  # a heading calling its matter the owner's own
     company_last: frozenset[str]  # a company's name ends in one (casefolded) ...
@@ -573,6 +583,8 @@ def _lists() -> _Lists:
         workplaces=workplaces,
         working_opening=re.compile(f"{_cues(workplaces, whole=True).pattern}|"
                                    f"{_cues(w for lang in lexicons for w in lang.self_employed).pattern}", re.IGNORECASE),
+        runs=_cues((w for lang in lexicons if lang.code not in ("ja", "ko") for w in lang.runs), whole=True),
+        runs_before=_cues(w for lang in lexicons if lang.code in ("ja", "ko") for w in lang.runs),
         households=frozenset(w.casefold() for lang in lexicons for w in lang.households),
         private=_cues((w for lang in lexicons for w in lang.private), whole=True),
         company_last=marked(companies, ""),
@@ -646,11 +658,12 @@ def _add(scores: dict[str, float], found: dict[str, list[str]], hits: Iterable[_
 
 
 def _score_text(text: str, index: _Index, scores: dict[str, float], found: dict[str, list[str]],
-                body: bool = False, words: list[str] | None = None) -> None:
+                body: bool = False, words: list[str] | None = None, trade: frozenset[str] = frozenset()) -> None:
     """Add every keyword match in `text` to `scores` ({domain: points}) and `found` ({domain: words});
     in a `body`, heading-only keywords (`^word`) do not count.  Western words are stemmed in each
     of the index's languages (`_index`); `words` is `_WORD.findall(text.casefold())` when the
-    caller has it already."""
+    caller has it already.  A match written as one of `trade` (casefolded: the owner's trade,
+    `Context.trade`) counts for business where the lexicon says personal."""
     lowered = text.casefold()
     if words is None:
         words = _WORD.findall(lowered)
@@ -688,7 +701,10 @@ def _score_text(text: str, index: _Index, scores: dict[str, float], found: dict[
                 for j in range(i + 1, done + 1):
                     _start, shown_from = _locate(lowered, words[j], shown_from)
                 shown = text[first:shown_from]
-            _add(scores, found, hits, _one_string(shown), body, i == 0)
+            shown = _one_string(shown)
+            if trade and shown.casefold() in trade:
+                hits, shown = _as_trade(hits, index), f"{shown} {TRADE}"
+            _add(scores, found, hits, shown, body, i == 0)
     if index.cjk_keywords and (not index.wide_only or _wide(text)):
         lead = next((m.start() for m in _WORD.finditer(text)), 0)  # where the text's first word starts
         for start, keyword in _substrings(text, _by_char(index)):
@@ -698,7 +714,21 @@ def _score_text(text: str, index: _Index, scores: dict[str, float], found: dict[
                 continue  # a katakana word is one word: ローン (loan) is not in ローンチ (launch)
             if keyword[0] in "不没沒" and start > 0 and text[start - 1] == keyword[1:2]:
                 continue  # 要不要做 (whether to do it), 是不是: a Chinese A-not-A question negates nothing
-            _add(scores, found, index.cjk_keywords[keyword], keyword, body, start <= lead)
+            hits = index.cjk_keywords[keyword]
+            if trade and keyword in trade:
+                _add(scores, found, _as_trade(hits, index), f"{keyword} {TRADE}", body, start <= lead)
+            else:
+                _add(scores, found, hits, keyword, body, start <= lead)
+
+
+TRADE = "(the owner's trade)"  # the mark on a personal word the owner's business is named by (`_trade`)
+
+
+def _as_trade(hits: tuple[_Hit, ...], index: _Index) -> tuple[_Hit, ...]:
+    """`hits` with personal made business (when configured): a word of the owner's trade is the work's."""
+    if "business" not in index.order:
+        return hits
+    return tuple(("business" if d == "personal" else d, k, w, where) for d, k, w, where in hits)
 
 
 _WordEntry = tuple[tuple[_Hit, ...], tuple[tuple[str, _Phrases], ...]]
@@ -909,7 +939,8 @@ def _heading_scores(
         found[domain] = [text + ":"]
         prefixed = domain
         heading = heading[heading.casefold().index(text.casefold()) + len(text) :]
-    _score_text(_ZWJ_TAIL.sub("", heading) if "\u200d" in heading else heading, index, scores, found)
+    _score_text(_ZWJ_TAIL.sub("", heading) if "\u200d" in heading else heading, index, scores, found,
+                trade=context.trade)
     if scores and not _WORD.search(heading):  # `🤖`, `🎂`: a heading of only emoji says what it holds, fully
         for domain in scores:
             scores[domain] *= 2  # (its emoji keywords are weak: half a point each)
@@ -2103,13 +2134,13 @@ def _own(section: SectionInput, index: _Index, context: Context,
     if body:
         body_scores = dict(scores)
         body_found = {d: list(w) for d, w in found.items()}
-        _score_text(body, index, body_scores, body_found, body=True, words=body_words)
+        _score_text(body, index, body_scores, body_found, body=True, words=body_words, trade=context.trade)
         if body_scores:
             ranked = _rank(body_scores, index)
             best, runner = ranked[0][1], ranked[1][1] if len(ranked) > 1 else 0.0
             if FALLBACK_DOMAIN in scores and vague:  # `Misc`, `Divers`, `メモ`: the writer says it is mixed, so
                 decides = best >= BODY_MIN and best >= MIXED_RATIO * runner  # its body must be clearly one thing
-                decides = decides and _items_agree(body, ranked[0][0], index)  # (and most of its items too)
+                decides = decides and _items_agree(body, ranked[0][0], index, context.trade)  # (and most of its items too)
             else:
                 decides = best >= BODY_MIN or (vague and best >= CLEAR_MIN and best >= CLEAR_RATIO * runner)
             if decides:
@@ -2125,7 +2156,7 @@ def _own(section: SectionInput, index: _Index, context: Context,
     return None, body_scores, body_found
 
 
-def _items_agree(body: str, domain: str, index: _Index) -> bool:
+def _items_agree(body: str, domain: str, index: _Index, trade: frozenset[str] = frozenset()) -> bool:
     """Whether most of the items of `body` (its first BODY_CHARS, one per line or sentence: `_SENTENCE`)
     that name any domain name `domain` (each item scored alone, its best domain counted): under a heading
     that says its content is mixed (`Misc`, `Notes`, `その他`), a body whose items go each their own
@@ -2133,7 +2164,7 @@ def _items_agree(body: str, domain: str, index: _Index) -> bool:
     counts: Counter[str] = Counter()
     for item in _SENTENCE.split(body[:BODY_CHARS]):
         scores: dict[str, float] = {}
-        _score_text(item, index, scores, {}, body=True)
+        _score_text(item, index, scores, {}, body=True, trade=trade)
         if scores:
             counts[_rank(scores, index)[0][0]] += 1
     return 2 * counts[domain] > sum(counts.values())
@@ -2320,11 +2351,14 @@ def classify_document(sections: Sequence[SectionInput], config: Config, preamble
     (`dominant_domain`) when there is one and nothing in them points elsewhere."""
     context = document_context(preamble, sections, config)
     index = _index(config.domains, config.configured, context.fiction, context.languages)  # once, not per section
+    runs, trade = _trade(preamble, index)
+    if runs:
+        context = dataclasses.replace(context, runs_business=True, trade=trade)
     first = [_own(s, index, context) for s in sections]
     document = dominant_domain([c if c is not None else Classification(FALLBACK_DOMAIN) for c, _s, _f in first])
     topics = Counter(c.domain for c, _s, _f in first if c is not None)
     counted = topics["business"] > topics["personal"]  # more of the work than of private life
-    working = "business" in index.order and (counted or _runs_a_workplace(preamble, index))
+    working = "business" in index.order and (counted or runs or _runs_a_workplace(preamble, index))
     leaning = None if document is not None else _leaning(topics, index)
     if working and leaning == "personal":  # a workplace's memory whose trade is the personal domain's (a brewery):
         leaning = "business"  # what says nothing of itself is the work's
@@ -2354,6 +2388,72 @@ def _runs_a_workplace(preamble: str, index: _Index) -> bool:
 
 
 OPENING_WORKPLACE = 600  # chars of the preamble read for a workplace: the owner's description, not the whole file
+
+# Where a business's name after `owns`, `leitet`, `dona da` ends: a clause mark, or the place it is in.
+_NAME_END = re.compile(r"[.,;:()（）\[\]\n—–|]|[ \t](?:in|out of|near|at|since|with|and|seit|mit|und|im|bei|en|em|à|au|aux|dans|"
+                       r"na|no|desde|depuis|con|com|avec|et|y|e|que|qui|who|which|where)(?![^\W\d_])")
+# An indefinite article after the name's comma opens its description (", a one-woman mobile dog grooming van").
+_DESCRIBED_AS = re.compile(r"[ \t]*,[ \t]+(?:an?|une?|una?|uma?|ein|eine|einen)[ \t]+([^.,;:()\n]{3,80})", re.IGNORECASE)
+_SINCE = re.compile(r"[ \t]+(?:seit|since|desde|depuis|dès|há|hace|em|in)[ \t]+\d{4}")
+_CJK_NAME_END = re.compile(r"[、。，,.；;：:（）()「」『』\n]|[でにはがと](?=[\u3040-\u30ff\u3400-\u9fff])")
+_SUBJECT_I = re.compile(r"(?i)(?:^|[^\w'])(?:je|j|i|ich|eu|yo)['’]?[ \t]*$")  # `Je gère le calendrier`: the agent speaks
+
+
+def _trade(preamble: str, index: _Index) -> tuple[bool, frozenset[str]]:
+    """(Whether the opening, `preamble`'s first OPENING_WORKPLACE chars, says the owner runs a business,
+    the words of its name and description the personal domain holds).
+
+    A business is named after one of the lexicons' `runs` cues (`Rick owns Kowalczyk Plumbing & Drain LLC`,
+    `Regula leitet seit 2017 die Kita Sonnenhügel`, `dona da Onda Norte Surf School`, `经营一家茶厂`), or in
+    Japanese and Korean just before one (`翻訳事務所を経営`, `카페를 운영`); a Western name holds a
+    capitalised word, a workplace (`studio`) or a company's ending (`LLC`), which "runs marathons"
+    does not, and "I"/"je" before the cue is the agent speaking (`Je gère le calendrier`).  The words
+    of such a name (and of a description after its comma: ", a mobile dog grooming van") that the
+    personal domain holds are the owner's trade (issue 23: a plumber's `plumbing`, a Kita director's
+    `Kita`, a yoga teacher's `yoga` are the work in that memory, not private life).  Pure."""
+    opening = _EMPHASIS.sub("", preamble[:OPENING_WORKPLACE])
+    lists = index.lists
+    names: list[str] = []
+    for m in lists.runs.finditer(opening):
+        if _SUBJECT_I.search(opening, max(0, m.start() - 6), m.start()):
+            continue
+        if has_cjk(m.group()):  # `经营一家茶厂`: the name follows, up to a clause mark
+            end = _CJK_NAME_END.search(opening, m.end())
+            name = opening[m.end() : end.start() if end else m.end() + 16][:16]
+            names += [name] if name.strip() else []
+            continue
+        since = _SINCE.match(opening, m.end())  # `leitet seit 2017 die Kita …`
+        begin = since.end() if since else m.end()
+        end = _NAME_END.search(opening, begin)
+        name = opening[begin : end.start() if end else len(opening)][:80]
+        words = [w.strip("'’\"“”&+") for w in name.split()]
+        if not any(w[:1].isupper() or w.casefold() in lists.workplaces or w.casefold() in lists.company_last
+                   for w in words if w):
+            continue  # "runs marathons", "manages her diabetes": no business
+        described = _DESCRIBED_AS.match(opening, end.start()) if end else None
+        names.append(name + (f" {described.group(1)}" if described else ""))
+    for m in lists.runs_before.finditer(opening):
+        start = m.start()
+        cut = max((c.end() for c in _CJK_NAME_END.finditer(opening, max(0, start - 20), start)), default=max(0, start - 20))
+        name = opening[cut:start]
+        if _HANGUL.search(m.group()):  # `부산에서 작은 카페를 운영`: the last two words before the cue
+            name = " ".join(name.split()[-2:])
+        names += [name] if name.strip() else []
+    if not names:
+        return False, frozenset()
+    scores: dict[str, float] = {}
+    found: dict[str, list[str]] = {}
+    trade: set[str] = set()
+    for name in names:
+        scores: dict[str, float] = {}
+        found: dict[str, list[str]] = {}
+        _score_text(name, index, scores, found)
+        words = [w.casefold() for w in found.get("personal", ())]
+        head = [w for w in _WORD.findall(name.casefold()) if w not in lists.company_last][-1:]
+        if len(words) > 1 and words[-1] in head:  # `Onda Norte Surf School`: the trade is surf, not the school
+            words.pop()
+        trade.update(words)
+    return True, frozenset(trade)
 
 
 def _most_common(topics: Counter[str], skip: frozenset[str] = frozenset()) -> str | None:

@@ -1835,3 +1835,46 @@ def test_a_heading_of_only_emoji_says_what_it_holds_and_a_joined_emoji_is_one_si
     card = "Aylin Kaya, 34, our SRE since 2023; on call every other week\n"
     assert document("", ("🧑\u200d🔧 Aylin", card))["🧑\u200d🔧 Aylin"] == "people"
     assert document("", ("孫仔", "- 大孫 國小三年級\n- 小孫女 幼稚園\n"))["孫仔"] == "people"
+
+
+@pytest.mark.parametrize(("heading", "body"), [
+    ("Wer ist Thomas?", "- Thomas Baumann, Regulas Mann, 56, Bauingenieur.\n"),
+    ("Was ist mit Jasmin?", "- Jasmin Keller, 38, seit 2019 bei uns.\n"),
+    ("Qui est Maud ?", "- Maud Leclerc, ma belle-sœur, infirmière à Nantes.\n"),
+    ("¿Quién es Lupe?", "- Lupe Ortega, la vecina de enfrente.\n"),
+    ("Quem é o Rui?", "- Rui Matos, o contabilista, 52 anos.\n"),
+])
+def test_a_question_heading_in_any_western_language_is_read_without_its_frame(heading: str, body: str) -> None:
+    """`Wer ist …?`, `Qui est … ?`, `¿Quién es …?`, `Quem é …?` ask about the person they name, as
+    "who is Ravi?" does: the frame is dropped and the name step reads the rest."""
+    assert document("", (heading, body))[heading] == "people"
+
+
+PLUMBER = "# memory file\n\nYou're Dusty, the assistant on Rick's phone. Rick owns Kowalczyk Plumbing & Drain LLC out of Columbus.\n\n"
+VAN = ("the van thing", "- 2017 Transit, KOWALCZYK PLUMBING on the side; carries the plumbing stock\n- new tires before winter\n")
+
+
+def test_the_words_of_the_business_the_owner_runs_are_the_trade_not_private_life() -> None:
+    """Issue 23 (trade vocabulary): where the opening says the owner runs a business (`owns`, `leitet`,
+    `dona da`), the words of its name the personal domain holds (plumbing, Kita, surf) are the work's in
+    that memory; in a household's memory the same words stay private life."""
+    assert document(PLUMBER, VAN)["the van thing"] == "business"
+    assert document("# memory\n\nYou're Dusty, the assistant of Rick and Dana's family.\n\n", VAN)["the van thing"] == "personal"
+    kita = "# Memory\n\nDu bist Mila, die Assistentin von Regula. Regula leitet seit 2017 die Kita Sonnenhügel in Zürich.\n\n"
+    parents = "# Memory\n\nDu bist Mila, die Assistentin von Regula. Unsere Elira geht in die Kita Sonnenhügel in Zürich.\n\n"
+    budget = ("Wie steht das Budget?", "- Budget 2026 der Kita: Miete Fr. 96'000, Material Fr. 18'500.\n")
+    assert document(kita, budget)[budget[0]] == "business"
+    assert document(parents, budget)[budget[0]] == "personal"
+    text = PLUMBER + "## the van thing\n" + VAN[1]
+    line = render_explain(explain_file(text, Config()), Config()).splitlines()[0]
+    assert "(the owner's trade)" in line
+
+
+@pytest.mark.parametrize("opening", [
+    "She runs marathons and manages her diabetes with care.",  # no business named: no capital, workplace or LLC
+    "Je gère le calendrier familial, les rappels et les papiers.",  # the agent speaks: "je"
+])
+def test_a_verb_of_running_names_no_business_without_one(opening: str) -> None:
+    """"runs marathons", "manages her diabetes", the agent's "je gère le calendrier": no business is
+    named, so nothing is the trade and the memory is no working one for it."""
+    assert document(f"# Memory\n\n{opening}\n\n", ("Marathon", "- Berlin in September, 3:45 target\n"))["Marathon"] == "personal"
