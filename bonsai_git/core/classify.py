@@ -188,7 +188,7 @@ _QUESTION = re.compile(r"(?i)^\W*(?:(?:who|what|how|where|which)(?:(?:'s|’s)|(
                        r"quem\s+(?:é|são)|o\s+que\s+há\s+(?:com|de)|como\s+(?:est[aá]|estão|vai|vão)|onde\s+(?:est[aá]|estão|fica))"
                        r"(?![\w'’])\s*")  # not `who am I working for?`: that one asks about the owner; `Wer ist Thomas?`,
 # `Qui est Maud ?`, `¿Quién es Lupe?`, `Quem é o Rui?`: the frame in each Western language
-_NAME_PAIR = re.compile(r"[ \t]+(?:&|\+|and|e|y|et|und)[ \t]+|[ \t]*[・·][ \t]*")  # `正男さん・和子さん` too
+_NAME_PAIR = re.compile(r"[ \t]+(?:&|\+|and|e|y|et|und|pis)[ \t]+|[ \t]*[・·][ \t]*")  # `正男さん・和子さん` too
 _ACRONYM = re.compile(r"\W*[A-Z]{2,3}\b")  # `NIE y residencia`: an acronym, not German "nie" (never)
 _INITIALS = re.compile(r"[A-Z](?:\.?[A-Z]){0,2}\.?")  # `JR`, `M.`, `J.R.`: a person's initials
 _CJK_WEEKDAYS = r"(?:周|週|星期|礼拜|禮拜)[一二三四五六日天末]|[月火水木金土日]曜日?|[월화수목금토일]요일"  # 周五 is no Mr Zhou
@@ -525,6 +525,7 @@ class _Lists:
     # (`freiberuflich…`, at a word's start) is a working memory's
     runs: re.Pattern[str]  # the owner runs the business named next (`owns`, `leitet`, `经营`: whole words) ...
     runs_before: re.Pattern[str]  # ... or just before (ja, ko: `を経営`, `를 운영`)
+    runs_weak: re.Pattern[str]  # ... or, a workplace or a company named, after a weaker one (`tiene`, `has`)
     households: frozenset[str]  # a title naming one is a household's (casefolded)
     private: re.Pattern[str]  # a heading calling its matter the owner's own
     company_last: frozenset[str]  # a company's name ends in one (casefolded) ...
@@ -583,7 +584,8 @@ def _lists() -> _Lists:
         workplaces=workplaces,
         working_opening=re.compile(f"{_cues(workplaces, whole=True).pattern}|"
                                    f"{_cues(w for lang in lexicons for w in lang.self_employed).pattern}", re.IGNORECASE),
-        runs=_cues((w for lang in lexicons if lang.code not in ("ja", "ko") for w in lang.runs), whole=True),
+        runs=_cues((w for lang in lexicons if lang.code not in ("ja", "ko") for w in lang.runs if w[0] != "~"), whole=True),
+        runs_weak=_cues((w[1:] for lang in lexicons for w in lang.runs if w[0] == "~"), whole=True),
         runs_before=_cues(w for lang in lexicons if lang.code in ("ja", "ko") for w in lang.runs),
         households=frozenset(w.casefold() for lang in lexicons for w in lang.households),
         private=_cues((w for lang in lexicons for w in lang.private), whole=True),
@@ -702,7 +704,7 @@ def _score_text(text: str, index: _Index, scores: dict[str, float], found: dict[
                     _start, shown_from = _locate(lowered, words[j], shown_from)
                 shown = text[first:shown_from]
             shown = _one_string(shown)
-            if trade and shown.casefold() in trade:
+            if trade and (shown.casefold() in trade or stem(shown.casefold()) in trade):  # `Vets` of a `vet`'s trade
                 hits, shown = _as_trade(hits, index), f"{shown} {TRADE}"
             _add(scores, found, hits, shown, body, i == 0)
     if index.cjk_keywords and (not index.wide_only or _wide(text)):
@@ -1117,6 +1119,10 @@ _OWNER_AGED = re.compile(rf"(?m)^[ \t>*_-]*{_HONORIFIC_WORDS}({_CAP}[ \t]+{_CAP}
 _OWNER_LINE = re.compile(rf"(?:[ \t]*#[^\n]*\n)?\s*{_HONORIFIC_WORDS}({_CAP}[ \t]+{_CAP}(?:[ \t]+{_CAP})?)[*_]*"
                          r"[ \t]*(?:[—–]|[ \t]-)[ \t]+[^\W\d_]")
 # A body that opens on someone's full name and age ("Georg Feldmeier, 61. Seit 1988 im Betrieb"): a person's card.
+# A body that opens by speaking to the agent by name: "- sos Luna, me ayudás …", "You are Ada; you …".
+_MARKS = " \t\n>*_-"  # a list item's marks before its text
+_ADDRESSED = re.compile(r"[ \t\n>*_-]*(?i:you are|you're|du bist|tu es|tu és|eres|sos|você é|vous êtes)[ \t]+"
+                        r"(?:(?i:the|a|o|la|el|der|die)[ \t]+)?([^\W\d_]+)")
 _CARD_OPENING = re.compile(rf"[ \t\n>*_-]*{_HONORIFIC_WORDS}({_CAP}[ \t]+{_CAP}(?:[ \t]+{_CAP})?)[*_]*[ \t]*[,(][ \t]*"
                            r"[1-9]\d?(?!\d|[/.:]\d)"  # not a date: "São Miguel, 12 a 19 de maio", "Porto, 3 de junho"
                            r"(?![ \t]*(?:[-–—]|a|à|al|to|until|bis|au|até)[ \t]*\d|[ \t]+(?:de|of|d')[ \t]*[^\W\d_])")
@@ -2125,6 +2131,17 @@ def _own(section: SectionInput, index: _Index, context: Context,
                     return Classification("projects", "name", PREFIX_WEIGHT, (name, "(fiction)", *cues[:2]),
                                           PEOPLE_DOMAIN, PREFIX_WEIGHT), {}, {}
                 return Classification(PEOPLE_DOMAIN, "name", PREFIX_WEIGHT, (name, *cues[:3])), {}, {}
+    addressed = _ADDRESSED.match(body) if body and context.agent else None
+    if addressed is not None and addressed.group(1).casefold() in context.agent and "agents" in index.order:
+        # `🤖 lo que hacés vos` over "- sos Luna, me ayudás con el estudio": the body speaks to the agent by name
+        return Classification("agents", "body", PREFIX_WEIGHT, (addressed.group().strip(_MARKS) + " (agent)",)), {}, {}
+    card = _CARD_OPENING.match(body) if body and not _WORD.search(section.heading) and set(scores) <= {FALLBACK_DOMAIN} else None
+    if card is not None:  # `## 🙋‍♀️` over "- Valentina Ríos, 36, profe de yoga": a heading of no words over whom it is about
+        mine = card.group(1).split()[0].casefold() in context.owner
+        domain = "identity" if mine else PEOPLE_DOMAIN
+        if domain in index.order:
+            return Classification(domain, "body", PREFIX_WEIGHT,
+                                  (f"{card.group(1)} ({'the owner: ' if mine else ''}a full name and an age)",)), {}, {}
     body_scores, body_found = scores, found
     vague = set(scores) <= {FALLBACK_DOMAIN}  # no word, or only `Misc`, `Divers`, `Stuff`: the body speaks
     if vague and body and "agents" in index.order and not _LESSONS.search(section.heading):
@@ -2395,6 +2412,7 @@ _NAME_END = re.compile(r"[.,;:()（）\[\]\n—–|]|[ \t](?:in|out of|near|at|s
 # An indefinite article after the name's comma opens its description (", a one-woman mobile dog grooming van").
 _DESCRIBED_AS = re.compile(r"[ \t]*,[ \t]+(?:an?|une?|una?|uma?|ein|eine|einen)[ \t]+([^.,;:()\n]{3,80})", re.IGNORECASE)
 _SINCE = re.compile(r"[ \t]+(?:seit|since|desde|depuis|dès|há|hace|em|in)[ \t]+\d{4}")
+_BRACKETED_NAME = re.compile(r"[ \t]*\(([^()\n,;]{3,60})")  # ... or a bracket after it names the company
 _CJK_NAME_END = re.compile(r"[、。，,.；;：:（）()「」『』\n]|[でにはがと](?=[\u3040-\u30ff\u3400-\u9fff])")
 _SUBJECT_I = re.compile(r"(?i)(?:^|[^\w'])(?:je|j|i|ich|eu|yo)['’]?[ \t]*$")  # `Je gère le calendrier`: the agent speaks
 
@@ -2407,14 +2425,18 @@ def _trade(preamble: str, index: _Index) -> tuple[bool, frozenset[str]]:
     `Regula leitet seit 2017 die Kita Sonnenhügel`, `dona da Onda Norte Surf School`, `经营一家茶厂`), or in
     Japanese and Korean just before one (`翻訳事務所を経営`, `카페를 운영`); a Western name holds a
     capitalised word, a workplace (`studio`) or a company's ending (`LLC`), which "runs marathons"
-    does not, and "I"/"je" before the cue is the agent speaking (`Je gère le calendrier`).  The words
+    does not (after a weak cue, `~tiene`, `~has`, a workplace or a company's ending: `Vale tiene Prana
+    Güemes, un estudio de yoga`, not "tiene dos hijas, Sofía y Lucía"), and "I"/"je" before the cue is the agent speaking (`Je gère le calendrier`).  The words
     of such a name (and of a description after its comma: ", a mobile dog grooming van") that the
-    personal domain holds are the owner's trade (issue 23: a plumber's `plumbing`, a Kita director's
+    personal domain holds, and of the clause before the cue ("a small-animal vet and co-owner of"), are
+    the owner's trade (issue 23: a plumber's `plumbing`, a Kita director's
     `Kita`, a yoga teacher's `yoga` are the work in that memory, not private life).  Pure."""
     opening = _EMPHASIS.sub("", preamble[:OPENING_WORKPLACE])
     lists = index.lists
     names: list[str] = []
-    for m in lists.runs.finditer(opening):
+    cues = sorted([(m, False) for m in lists.runs.finditer(opening)] + [(m, True) for m in lists.runs_weak.finditer(opening)],
+                  key=lambda mw: mw[0].start())
+    for m, weak in cues:
         if _SUBJECT_I.search(opening, max(0, m.start() - 6), m.start()):
             continue
         if has_cjk(m.group()):  # `经营一家茶厂`: the name follows, up to a clause mark
@@ -2427,11 +2449,14 @@ def _trade(preamble: str, index: _Index) -> tuple[bool, frozenset[str]]:
         end = _NAME_END.search(opening, begin)
         name = opening[begin : end.start() if end else len(opening)][:80]
         words = [w.strip("'’\"“”&+") for w in name.split()]
-        if not any(w[:1].isupper() or w.casefold() in lists.workplaces or w.casefold() in lists.company_last
+        described = (_DESCRIBED_AS.match(opening, end.start()) or _BRACKETED_NAME.match(opening, end.start())) if end else None
+        words += described.group(1).split() if described else []  # (`runs one truck (Ruckert Freight LLC, …)`)
+        if not any((w[:1].isupper() and not weak) or w.casefold() in lists.workplaces or w.casefold() in lists.company_last
                    for w in words if w):
-            continue  # "runs marathons", "manages her diabetes": no business
-        described = _DESCRIBED_AS.match(opening, end.start()) if end else None
-        names.append(name + (f" {described.group(1)}" if described else ""))
+            continue  # "runs marathons", "manages her diabetes", "tiene dos hijos": no business
+        clause = opening.rfind("\n", 0, m.start()) + 1  # the clause the cue is in: who the owner is at work
+        clause = max([clause] + [opening.rfind(c, 0, m.start()) + 1 for c in ".,;:!?()"])  # ("a small-animal vet and co-owner of")
+        names.append(f"{opening[clause:m.start()]} {name}" + (f" {described.group(1)}" if described else ""))
     for m in lists.runs_before.finditer(opening):
         start = m.start()
         cut = max((c.end() for c in _CJK_NAME_END.finditer(opening, max(0, start - 20), start)), default=max(0, start - 20))
@@ -2453,7 +2478,7 @@ def _trade(preamble: str, index: _Index) -> tuple[bool, frozenset[str]]:
         if len(words) > 1 and words[-1] in head:  # `Onda Norte Surf School`: the trade is surf, not the school
             words.pop()
         trade.update(words)
-    return True, frozenset(trade)
+    return True, frozenset(trade) | frozenset(stem(w) for w in trade if not has_cjk(w))
 
 
 def _most_common(topics: Counter[str], skip: frozenset[str] = frozenset()) -> str | None:

@@ -1878,3 +1878,45 @@ def test_a_verb_of_running_names_no_business_without_one(opening: str) -> None:
     """"runs marathons", "manages her diabetes", the agent's "je gère le calendrier": no business is
     named, so nothing is the trade and the memory is no working one for it."""
     assert document(f"# Memory\n\n{opening}\n\n", ("Marathon", "- Berlin in September, 3:45 target\n"))["Marathon"] == "personal"
+
+
+def test_a_heading_of_no_words_is_whom_its_body_opens_on() -> None:
+    """`## 🙋‍♀️` over "- Valentina Ríos, 36, profe de yoga": a full name and an age open the body; the
+    owner's name makes it identity, another person's people."""
+    pre = "# memoria\n\nSos Luna, la asistente de Valentina Ríos.\n\n"
+    placed = document(pre, ("🙋\u200d♀️", "- Valentina Ríos, 36, profe de yoga, vive en un depto alquilado\n"),
+                      ("👵", "- Marta Souza, 84, la abuela de Tomi, vive en un depto en Río Cuarto\n"))
+    assert placed == {"🙋\u200d♀️": "identity", "👵": "people"}
+
+
+@pytest.mark.parametrize("opening", ["- sos Luna, me ayudás con el estudio y las alumnas", "You are Luna; you answer clients"])
+def test_a_body_that_speaks_to_the_agent_by_name_is_the_agents(opening: str) -> None:
+    """`🤖 lo que hacés vos` over "- sos Luna, me ayudás …": whatever the work it names, the section
+    tells the agent who it is and what it does."""
+    pre = "# memoria\n\nagente: Luna\n\n"
+    assert document(pre, ("🤖 lo que hacés vos", f"{opening}, con precios y turnos del estudio.\n"))["🤖 lo que hacés vos"] == "agents"
+
+
+def test_emoji_say_recurring_work_a_trip_and_money() -> None:
+    """`⏰⏰` names recurring work (whose jobs decides), `✈️ X` a trip (a private one stays personal in a
+    working memory), `💸💸` money (a working memory's is the business's)."""
+    jobs = ("⏰⏰", "- lunes 8:00: resumen de la semana\n- día 1: recordarme el alquiler\n- día 5: recordarme pagar a los profes\n")
+    assert document(ES, jobs)["⏰⏰"] == "agents"
+    trip = ("✈️ Bariloche", "- con Tomi, del 18 al 25 de julio; el estudio cierra esa semana\n- cabaña por Airbnb\n")
+    studio = "# memoria\n\nVale tiene Prana, un estudio de yoga en Córdoba. Los clientes y las clases son lo primero.\n\n"
+    assert document(studio, trip)["✈️ Bariloche"] == "personal"
+
+
+@pytest.mark.parametrize(("preamble", "heading", "body"), [
+    ("", "my knee ugh", "- torn meniscus, surgery eventually\n- PT Tuesdays, ibuprofen with food\n"),
+    (ES, "La rodilla", "- resonancia el martes, después traumatólogo\n- paracetamol si duele\n"),
+    (PT, "O joelho", "- ressonância na terça, depois ortopedista\n- paracetamol se doer\n"),
+    (FR, "Le genou", "- IRM mardi, puis chirurgie peut-être\n- paracétamol si besoin\n"),
+    (DE, "Das Knie", "- MRT am Dienstag, dann zum Orthopäden\n- Ibuprofen nur zum Essen\n"),
+    ("", "膝のこと", "- 来月手術の予定\n- 痛み止めは食後\n"), ("", "膝盖", "- 下个月手术\n- 止痛药饭后吃\n"),
+    ("", "무릎", "- 다음 달 수술 예정\n- 진통제는 식후\n"),
+])
+def test_a_body_about_an_injury_is_health_in_every_language(preamble: str, heading: str, body: str) -> None:
+    """Issue 23 (everyday vocabulary): surgery, a knee, painkillers, a scan are health words in every
+    lexicon language: `personal`."""
+    assert document(preamble, (heading, body))[heading] == "personal"
