@@ -181,13 +181,16 @@ _WEEKDAYS = (r"(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day)?|tuesday|w
 _LEADING_DATE = re.compile(rf"^[^\w]*(?:(?:{_WEEKDAYS})\.?,?\s+)?(?:{_DATE}|{_SHORT_DATE})(?!\d)", re.IGNORECASE)
 # A question heading's frame (`who is Ravi?`, `what about the contract with Loomcraft?`): the rest is its topic.
 _QUESTION = re.compile(r"(?i)^\W*(?:(?:who|what|how|where|which)(?:(?:'s|’s)|(?:\s+else)?\s+(?:is|are|was|were|about))|"
+                       r"(?:and|y|et|e|und)(?=\s+\S)|"  # `¿Y don Hernán?`, `Et Paul ?`, `And Mike?`: and what about them
                        r"(?:wer|was|wie|wo|welche[rsnm]?)\s+(?:ist|sind|war|waren)(?:\s+(?:mit|los\s+mit))?|wie\s+geht(?:'s|’s|\s+es)|"
                        r"qui\s+(?:est|sont)|c['’]est\s+qui|où\s+(?:est|sont|en\s+est)|comment\s+(?:va|vont)|quoi\s+de\s+neuf\s+(?:avec|pour)|"
                        r"qu['’]en\s+est-il\s+(?:de\s+la|de|du|des)|"
-                       r"qui[eé]n(?:es)?\s+(?:es|son)|qu[eé]\s+(?:pasa|hay)\s+(?:con|de)|c[oó]mo\s+(?:est[aá]n?|va|van)|d[oó]nde\s+est[aá]n?|"
-                       r"quem\s+(?:é|são)|o\s+que\s+há\s+(?:com|de)|como\s+(?:est[aá]|estão|vai|vão)|onde\s+(?:est[aá]|estão|fica))"
+                       r"qui[eé]n(?:es)?\s+(?:es|son)|qu[eé]\s+(?:pasa|hay)\s+(?:con|de)|c[oó]mo\s+(?:est[aá]n?|va|van|sigue|siguen|anda|andan)|"
+                       r"d[oó]nde\s+est[aá]n?|"
+                       r"quem\s+(?:é|são)|o\s+que\s+há\s+(?:com|de)|como\s+(?:est[aá]|estão|vai|vão|anda|andam)|onde\s+(?:est[aá]|estão|fica))"
                        r"(?![\w'’])\s*")  # not `who am I working for?`: that one asks about the owner; `Wer ist Thomas?`,
 # `Qui est Maud ?`, `¿Quién es Lupe?`, `Quem é o Rui?`: the frame in each Western language
+_ASKED_LAST = re.compile(r"(?i)[ \t]+(?:qu[eé]|quoi|what)$")  # `¿Y Yeison qué?`, `Et Paul, quoi ?`
 _NAME_PAIR = re.compile(r"[ \t]+(?:&|\+|and|e|y|et|und|pis)[ \t]+|[ \t]*[・·][ \t]*")  # `正男さん・和子さん` too
 _ACRONYM = re.compile(r"\W*[A-Z]{2,3}\b")  # `NIE y residencia`: an acronym, not German "nie" (never)
 _INITIALS = re.compile(r"[A-Z](?:\.?[A-Z]){0,2}\.?")  # `JR`, `M.`, `J.R.`: a person's initials
@@ -278,7 +281,7 @@ class Context:
     aged_names: frozenset[str] = frozenset()  # `Éloïse` headings the document writes with an age: "Éloïse (9 ans"
     capitals: bool = False  # most headings are in capitals (`## POOJA`, `## GST`): a heading in capitals may be a name
     runs_business: bool = False  # the opening says the owner runs a business (`_trade`): a working memory
-    trade: frozenset[str] = frozenset()  # the words of its name the personal domain holds (`plumbing`, `Kita`): the work's
+    trade: frozenset[str] = frozenset()  # the words of its name the personal domain holds (`plumbing`, `Kita`; `~`: weak)
 
 
 NO_CONTEXT = Context()
@@ -526,6 +529,7 @@ class _Lists:
     runs: re.Pattern[str]  # the owner runs the business named next (`owns`, `leitet`, `经营`: whole words) ...
     runs_before: re.Pattern[str]  # ... or just before (ja, ko: `を経営`, `를 운영`)
     runs_weak: re.Pattern[str]  # ... or, a workplace or a company named, after a weaker one (`tiene`, `has`)
+    care: frozenset[str]  # a health trade's words (casefolded, with their English stems; CJK as written)
     households: frozenset[str]  # a title naming one is a household's (casefolded)
     private: re.Pattern[str]  # a heading calling its matter the owner's own
     company_last: frozenset[str]  # a company's name ends in one (casefolded) ...
@@ -587,6 +591,8 @@ def _lists() -> _Lists:
         runs=_cues((w for lang in lexicons if lang.code not in ("ja", "ko") for w in lang.runs if w[0] != "~"), whole=True),
         runs_weak=_cues((w[1:] for lang in lexicons for w in lang.runs if w[0] == "~"), whole=True),
         runs_before=_cues(w for lang in lexicons if lang.code in ("ja", "ko") for w in lang.runs),
+        care=frozenset(w.casefold() for lang in lexicons for w in lang.care)
+        | frozenset(stem(w.casefold()) for lang in lexicons for w in lang.care if not has_cjk(w)),
         households=frozenset(w.casefold() for lang in lexicons for w in lang.households),
         private=_cues((w for lang in lexicons for w in lang.private), whole=True),
         company_last=marked(companies, ""),
@@ -704,8 +710,9 @@ def _score_text(text: str, index: _Index, scores: dict[str, float], found: dict[
                     _start, shown_from = _locate(lowered, words[j], shown_from)
                 shown = text[first:shown_from]
             shown = _one_string(shown)
-            if trade and (shown.casefold() in trade or stem(shown.casefold()) in trade):  # `Vets` of a `vet`'s trade
-                hits, shown = _as_trade(hits, index), f"{shown} {TRADE}"
+            weight = _trade_weight(shown.casefold(), trade) if trade else None
+            if weight is not None:
+                hits, shown = _as_trade(hits, index, weight), f"{shown} {TRADE}"
             _add(scores, found, hits, shown, body, i == 0)
     if index.cjk_keywords and (not index.wide_only or _wide(text)):
         lead = next((m.start() for m in _WORD.finditer(text)), 0)  # where the text's first word starts
@@ -717,8 +724,9 @@ def _score_text(text: str, index: _Index, scores: dict[str, float], found: dict[
             if keyword[0] in "不没沒" and start > 0 and text[start - 1] == keyword[1:2]:
                 continue  # 要不要做 (whether to do it), 是不是: a Chinese A-not-A question negates nothing
             hits = index.cjk_keywords[keyword]
-            if trade and keyword in trade:
-                _add(scores, found, _as_trade(hits, index), f"{keyword} {TRADE}", body, start <= lead)
+            weight = _trade_weight(keyword, trade) if trade else None
+            if weight is not None:
+                _add(scores, found, _as_trade(hits, index, weight), f"{keyword} {TRADE}", body, start <= lead)
             else:
                 _add(scores, found, hits, keyword, body, start <= lead)
 
@@ -726,11 +734,24 @@ def _score_text(text: str, index: _Index, scores: dict[str, float], found: dict[
 TRADE = "(the owner's trade)"  # the mark on a personal word the owner's business is named by (`_trade`)
 
 
-def _as_trade(hits: tuple[_Hit, ...], index: _Index) -> tuple[_Hit, ...]:
-    """`hits` with personal made business (when configured): a word of the owner's trade is the work's."""
+def _trade_weight(word: str, trade: frozenset[str]) -> float | None:
+    """The most a match `word` (casefolded) of the owner's trade (`Context.trade`: words as the lexicon
+    writes them, `~` weak) counts for business: 1.0, WEAK_WEIGHT for a weak one, None when it is none
+    (also by its English stem: `Vets` of a `vet`)."""
+    stemmed = None if has_cjk(word) else stem(word)
+    if word in trade or stemmed in trade:
+        return 1.0
+    if f"~{word}" in trade or f"~{stemmed}" in trade:
+        return WEAK_WEIGHT
+    return None
+
+
+def _as_trade(hits: tuple[_Hit, ...], index: _Index, most: float = 1.0) -> tuple[_Hit, ...]:
+    """`hits` with personal made business at most `most` points (when business is configured): a word
+    of the owner's trade is the work's."""
     if "business" not in index.order:
         return hits
-    return tuple(("business" if d == "personal" else d, k, w, where) for d, k, w, where in hits)
+    return tuple(("business", k, min(w, most), where) if d == "personal" else (d, k, w, where) for d, k, w, where in hits)
 
 
 _WordEntry = tuple[tuple[_Hit, ...], tuple[tuple[str, _Phrases], ...]]
@@ -812,6 +833,7 @@ def _by_char(index: _Index) -> dict[str, tuple[str, ...]]:
 # What a zero-width joiner adds to an emoji (`🧑‍🔧`: a person, then the wrench of their trade): not a keyword of its own.
 _ZWJ_TAIL = re.compile("\u200d[^\\s\u200d]+")
 # The emoji and pictographs a substring keyword may be (`^~🎂`): with CJK, what a text must hold to match one.
+_FLAG = re.compile("[\U0001F1E6-\U0001F1FF]{2}")  # a country's flag: two regional indicator letters
 _PICTOGRAPH = re.compile("[\u2300-\u23ff\u2600-\u27bf\u2b00-\u2bff\U0001F000-\U0001FAFF]")
 
 
@@ -943,6 +965,10 @@ def _heading_scores(
         heading = heading[heading.casefold().index(text.casefold()) + len(text) :]
     _score_text(_ZWJ_TAIL.sub("", heading) if "\u200d" in heading else heading, index, scores, found,
                 trade=context.trade)
+    flag = _FLAG.search(heading) if "personal" in index.order else None
+    if flag is not None:  # `🇦🇷 Buenos Aires`: a country's flag is a place, a trip's (weak: the body speaks first), no name
+        scores["personal"] = scores.get("personal", 0.0) + WEAK_WEIGHT
+        found.setdefault("personal", []).append(f"{flag.group()} (a country's flag)")
     if scores and not _WORD.search(heading):  # `🤖`, `🎂`: a heading of only emoji says what it holds, fully
         for domain in scores:
             scores[domain] *= 2  # (its emoji keywords are weak: half a point each)
@@ -1020,7 +1046,7 @@ _LOWER = "a-zß-öø-ÿā-žа-я"
 _CAP = rf"[{_UPPER}][{_LOWER}'’]+(?:-[{_UPPER}]?[{_LOWER}'’]+)*-?"  # `Jean-Pierre`, `Marie-José`
 _NICKNAME = rf"\(?[\"“‘']{_CAP}[\"”’']\)?"  # Rosalind ("Roz") Achterberg, Robert "Bob" Lee
 _NAME_RE = rf"({_CAP}(?:[ \t]+(?:{_NICKNAME}|{_CAP})){{0,2}})"
-_HONORIFIC_WORDS = r"(?:(?:Prof|Dr|Dra|Drª|Sr|Sra|Mr|Mrs|Ms|Mx|Herr|Frau|Mme|M|Lic|Ing|Arq|C\.P)\.?[ \t]+)*"
+_HONORIFIC_WORDS = r"(?:(?:Prof|Dr|Dra|Drª|Sr|Sra|Mr|Mrs|Ms|Mx|Herr|Frau|Mme|M|Lic|Ing|Arq|C\.P|[Dd]o[ñn]a|[Dd]on|Seu)\.?[ \t]+)*"
 # The agent's name: "You are Ada, ...", "Eres Brisa", "Du bist Kobold", "Tu es Lune", "Você é a Cotovia", "Moi c'est Brume".
 _AGENT_PATTERNS = (
     re.compile(rf"(?i:\byou are|\byou're|\byour name is|\beres|\bte llamas|\bvocê é|\btu és|\bés|\bdu bist|"
@@ -1119,6 +1145,20 @@ _OWNER_AGED = re.compile(rf"(?m)^[ \t>*_-]*{_HONORIFIC_WORDS}({_CAP}[ \t]+{_CAP}
 _OWNER_LINE = re.compile(rf"(?:[ \t]*#[^\n]*\n)?\s*{_HONORIFIC_WORDS}({_CAP}[ \t]+{_CAP}(?:[ \t]+{_CAP})?)[*_]*"
                          r"[ \t]*(?:[—–]|[ \t]-)[ \t]+[^\W\d_]")
 # A body that opens on someone's full name and age ("Georg Feldmeier, 61. Seit 1988 im Betrieb"): a person's card.
+# A body that opens on a full name, after a nickname and a dash: "Rafa — Rafaela Moura, minha namorada …".
+_NAMED_OPENING = re.compile(rf"[ \t\n>*_-]*(?:{_CAP}[ \t]+[—–-][ \t]+)?({_CAP}[ \t]+{_CAP}(?:[ \t]+{_CAP})?)[ \t]*[,(—–:]")
+
+
+def _told_person(body: str, index: _Index) -> re.Match[str] | None:
+    """The opening's full name (`_NAMED_OPENING`) when a kin or person word follows it within
+    OPENING_WORDS + 2 words ("Rafaela Moura, minha namorada desde 2021"), else None."""
+    m = _NAMED_OPENING.match(body)
+    if m is None or any(w.casefold() in index.lists.organisation for w in m.group(1).split()):
+        return None
+    after = _WORD.findall(body[m.end() : m.end() + OPENING_CHARS].casefold())[: OPENING_WORDS + 2]
+    return m if any(w in index.lists.kin or w in index.lists.person_words for w in after) else None
+
+
 # A body that opens by speaking to the agent by name: "- sos Luna, me ayudás …", "You are Ada; you …".
 _MARKS = " \t\n>*_-"  # a list item's marks before its text
 _ADDRESSED = re.compile(r"[ \t\n>*_-]*(?i:you are|you're|du bist|tu es|tu és|eres|sos|você é|vous êtes)[ \t]+"
@@ -1644,6 +1684,9 @@ def _relative_heading(heading: str, index: _Index) -> str | None:
     `女儿远远`, `엄마`): the lexicons' `kin` word first (after a possessive or article), then at most
     two capitalised name words or a description; else None."""
     core = _heading_core(heading)
+    marked = _CJK_KIN_MARK.match(core)
+    if marked is not None and marked.group(1) in index.lists.kin:  # `娘・ひなた`, `妻：美香`: a kin word, a mark, a name
+        return marked.group(1)
     core = "".join(ch for ch in core if ch.isalnum() or ch in " -'’").strip()
     if not core:
         return None
@@ -1669,13 +1712,17 @@ def _relative_heading(heading: str, index: _Index) -> str | None:
     return None
 
 
+_CJK_KIN_MARK = re.compile(r"([\u3400-\u9fff\uac00-\ud7af]{1,3})[ \t]*[・·：:／/][ \t]*\S")
+_NAME_POSSESSIVE = re.compile(rf"{_CAP}['’]s")  # `Maya's mom pays …`: whose relative
+
+
 def _relative_subject(heading: str, index: _Index) -> str | None:
     """The kin word a sentence heading (four words or more) opens on as its subject (`Mami braucht …`, `My mum
-    needs a lift on Fridays`: a possessive allowed, then the kin word, then a lowercase word), else None; not a
+    needs a lift on Fridays`, `Maya's mom pays on the first`: a possessive allowed, then the kin word, then a lowercase word), else None; not a
     relative's thing (`Mum's hip operation …`: a possessive 's, the topic is the operation)."""
     words = heading.split()
-    if len(words) > 2 and words[0].casefold() in _POSSESSIVE:
-        words = words[1:]
+    if len(words) > 2 and (words[0].casefold() in _POSSESSIVE or _NAME_POSSESSIVE.fullmatch(words[0])):
+        words = words[1:]  # (`My mum needs …`, `Maya's mom pays …`)
     if len(words) < 4 or PEOPLE_DOMAIN not in index.order or not words[1][:1].islower():
         return None
     first = words[0].strip(",:;")
@@ -1944,9 +1991,13 @@ def _classify(section: SectionInput, index: _Index, context: Context) -> Classif
 
 def _opens_on_owner(body: str, context: Context) -> str | None:
     """The owner's name (`context.owner`) when `body`'s first word is it (`- tess aldridge, 38`: not
-    "- I draft, Roz sends"), else None."""
+    "- I draft, Roz sends"), or a line of its opening starts on the owner's full name and age (a
+    note, then "- Luana Becker, 34, …"), else None."""
     first = _WORD.search(body, 0, OPENING_CHARS)
-    return first.group() if first is not None and first.group().casefold() in context.owner else None
+    if first is not None and first.group().casefold() in context.owner:
+        return first.group()
+    card = _OWNER_AGED.search(body, 0, 2 * OPENING_CHARS)  # "(escrito pela Lu)\n- Luana Becker, 34, …": a line opens on
+    return card.group(1) if card is not None and card.group(1).split()[0].casefold() in context.owner else None  # the owner's card
 
 
 def _heading_decision(section: SectionInput, scores: dict[str, float], found: dict[str, list[str]],
@@ -1975,8 +2026,9 @@ def _own(section: SectionInput, index: _Index, context: Context,
     if len(quoted.split()) >= 2:  # `When I say "ship it"`: the quoted words are the owner's, not the topic
         section = SectionInput(quoted.strip(), section.body, section.group)  # (not `"Project Phoenix" status`)
     question = _QUESTION.match(section.heading) if section.heading.rstrip().endswith("?") else None
-    if question and section.heading[question.end():].strip(" ?"):
-        section = SectionInput(section.heading[question.end():].strip(" ?"), section.body, section.group)
+    asked = _ASKED_LAST.sub("", section.heading[question.end():].strip(" ?¿")) if question else ""
+    if asked:  # `¿Y Yeison qué?`: the name, without the question word after it
+        section = SectionInput(asked, section.body, section.group)
     if index.lists.schedule.search(section.heading) and not _LEADING_DATE.match(section.heading):
         jobs = _whose_jobs(section, index)
         if jobs is not None:
@@ -1992,6 +2044,10 @@ def _own(section: SectionInput, index: _Index, context: Context,
         len(section.heading) > 2 * LONG_HEADING and len(_WORD.findall(section.heading)) > LONG_HEADING)
     needed = BODY_MIN if long else NAME_WEIGHT
     opener = _rule_heading(section.heading, index)
+    named = section.heading.split(None, 1) if opener is None and context.agent else []
+    if len(named) == 2 and named[0].casefold() in context.agent and index.lists.rules.match(named[1].casefold()):
+        opener = _rule_heading(named[1], index)  # `Pip never contacts a student directly`: the agent's own rule
+        opener = f"{named[0]} {opener}" if opener else None
     if opener is not None:  # `Never book me before 9 on Mondays`: the heading is a rule for the agent
         scores["agents"] = scores.get("agents", 0.0) + PREFIX_WEIGHT
         found.setdefault("agents", []).insert(0, opener)
@@ -2135,13 +2191,14 @@ def _own(section: SectionInput, index: _Index, context: Context,
     if addressed is not None and addressed.group(1).casefold() in context.agent and "agents" in index.order:
         # `🤖 lo que hacés vos` over "- sos Luna, me ayudás con el estudio": the body speaks to the agent by name
         return Classification("agents", "body", PREFIX_WEIGHT, (addressed.group().strip(_MARKS) + " (agent)",)), {}, {}
-    card = _CARD_OPENING.match(body) if body and not _WORD.search(section.heading) and set(scores) <= {FALLBACK_DOMAIN} else None
+    wordless = bool(body) and not _WORD.search(section.heading) and set(scores) <= {FALLBACK_DOMAIN}
+    card = (_CARD_OPENING.match(body) or _told_person(body, index)) if wordless else None
     if card is not None:  # `## 🙋‍♀️` over "- Valentina Ríos, 36, profe de yoga": a heading of no words over whom it is about
         mine = card.group(1).split()[0].casefold() in context.owner
         domain = "identity" if mine else PEOPLE_DOMAIN
         if domain in index.order:
             return Classification(domain, "body", PREFIX_WEIGHT,
-                                  (f"{card.group(1)} ({'the owner: ' if mine else ''}a full name and an age)",)), {}, {}
+                                  (f"{card.group(1)} ({'the owner: ' if mine else ''}a full name and who they are)",)), {}, {}
     body_scores, body_found = scores, found
     vague = set(scores) <= {FALLBACK_DOMAIN}  # no word, or only `Misc`, `Divers`, `Stuff`: the body speaks
     if vague and body and "agents" in index.order and not _LESSONS.search(section.heading):
@@ -2430,7 +2487,10 @@ def _trade(preamble: str, index: _Index) -> tuple[bool, frozenset[str]]:
     of such a name (and of a description after its comma: ", a mobile dog grooming van") that the
     personal domain holds, and of the clause before the cue ("a small-animal vet and co-owner of"), are
     the owner's trade (issue 23: a plumber's `plumbing`, a Kita director's
-    `Kita`, a yoga teacher's `yoga` are the work in that memory, not private life).  Pure."""
+    `Kita`, a yoga teacher's `yoga` are the work in that memory, not private life); where the name holds a
+    health trade's word (the lexicons' `care`: `Clinic`, `Farmacia`, `诊所`) every `care` word is the trade's
+    too, weakly (`~`: a clinic's patients, prescriptions and consultations, but also the owner's own physio).  The
+    words are as the lexicon writes them (`_trade_weight`).  Pure."""
     opening = _EMPHASIS.sub("", preamble[:OPENING_WORKPLACE])
     lists = index.lists
     names: list[str] = []
@@ -2478,7 +2538,13 @@ def _trade(preamble: str, index: _Index) -> tuple[bool, frozenset[str]]:
         if len(words) > 1 and words[-1] in head:  # `Onda Norte Surf School`: the trade is surf, not the school
             words.pop()
         trade.update(words)
-    return True, frozenset(trade) | frozenset(stem(w) for w in trade if not has_cjk(w))
+    text = "\n".join(names)
+    if any(w in lists.care or stem(w) in lists.care for w in _WORD.findall(text.casefold())) or any(
+            has_cjk(w) and w in text for w in lists.care):  # `Larkspur Veterinary Clinic`, `中医诊所`: a health trade
+        care = {f"~{w}" for w in lists.care if w not in trade}  # whose patients, prescriptions, consultations are its work:
+    else:  # weak, as the owner's own health shares the words (a physio's `Her back`: physio and ibuprofen)
+        care = set()
+    return True, frozenset(trade) | frozenset(stem(w) for w in trade if not has_cjk(w)) | frozenset(care)
 
 
 def _most_common(topics: Counter[str], skip: frozenset[str] = frozenset()) -> str | None:

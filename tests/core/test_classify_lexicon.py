@@ -1920,3 +1920,50 @@ def test_a_body_about_an_injury_is_health_in_every_language(preamble: str, headi
     """Issue 23 (everyday vocabulary): surgery, a knee, painkillers, a scan are health words in every
     lexicon language: `personal`."""
     assert document(preamble, (heading, body))[heading] == "personal"
+
+
+@pytest.mark.parametrize(("heading", "body"), [
+    ("¿Y Yeison qué?", "- Yeison Andrés Cardona, auxiliar de farmacia, con la droguería desde 2021.\n"),
+    ("¿Y don Hernán?", "- Hernán Darío Gómez, el esposo. 58 años, pensionado.\n"),
+    ("Et Paul ?", "- Paul Girard, le voisin, 70 ans.\n"),
+    ("¿Cómo sigue mi mamá?", "- Diabética, control el primer jueves de cada mes.\n"),
+])
+def test_an_and_what_about_question_asks_about_a_person(heading: str, body: str) -> None:
+    """`¿Y X?`, `Et X ?` ("and what about X?") and `¿Cómo sigue mi mamá?` ask about the person they name."""
+    assert document(ES, (heading, body))[heading] == "people"
+
+
+def test_an_owner_named_with_dona_and_a_card_after_a_note() -> None:
+    """`la asistente de doña Luz Marina Restrepo` names the owner through her title; a `Sobre mim` whose
+    first line is a note and whose next opens on the owner's card is the owner's, though the agent
+    speaks as I."""
+    pre = "# Memoria\n\nSoy Chepa, la asistente de doña Luz Marina Restrepo, dueña de la Droguería La Esperanza.\n\n"
+    assert document(pre, ("¿Quién es doña Luz Marina?", "- Luz Marina Restrepo Ochoa, 54 años.\n"))[
+        "¿Quién es doña Luz Marina?"] == "identity"
+    pre = "---\ndona: Luana Becker (Lu)\nagente: Lumi\n---\n\nEu sou a Lumi, a assistente da Lu.\n\n"
+    placed = document(pre, ("🙋\u200d♀️ Sobre mim", "(escrito pela Lu)\n- Luana Becker, 34, nasci em Santa Cruz do Sul\n"),
+                      ("💛", "Rafa — Rafaela Moura, minha namorada desde 2021. Veterinária.\n- mora comigo\n"),
+                      ("🇦🇷 Buenos Aires", "férias com a Rafa, 04 a 09/07\n- voo POA → Aeroparque, hotel em Palermo\n- a Bituca fica com a mãe\n"))
+    assert placed == {"🙋\u200d♀️ Sobre mim": "identity", "💛": "people", "🇦🇷 Buenos Aires": "personal"}
+
+
+def test_a_clinics_care_words_are_its_work() -> None:
+    """Where the business the owner runs is a health trade's (`中医诊所`, `Clinic`, `Droguería`: the
+    lexicons' `care`), its patients, prescriptions and consultations are the work; in a household's
+    memory they stay health."""
+    clinic = "小禾的长期记忆。服务对象：沈国华，在杭州开了一家中医诊所。\n\n"
+    family = "小禾的长期记忆。服务对象：沈国华一家。\n\n"
+    patients = ("患者", "- 老病人复诊率高，处方和病历按医保要求保存。\n- 刘桂芳，72 岁，每两周复诊。\n")
+    assert document(clinic, patients)["患者"] == "business"
+    assert document(family, patients)["患者"] == "personal"
+
+
+@pytest.mark.parametrize(("preamble", "heading", "domain"), [
+    ("---\nagent: Pip\n---\n\n", "Pip never contacts a student directly", "agents"),
+    ("", "Maya's mom pays on the first of the month", "people"),
+    ("", "娘・ひなた", "people"),
+])
+def test_sentences_and_kin_marks_name_who_they_are_about(preamble: str, heading: str, domain: str) -> None:
+    """The agent's name before a rule word is the agent's rule; `Maya's mom pays …` is about a relative;
+    `娘・ひなた` is a kin word, a mark and a name."""
+    assert document(preamble, (heading, "- 8歳, swim lessons on Wednesdays, messages go to parents\n"))[heading] == domain
