@@ -190,6 +190,9 @@ _QUESTION = re.compile(r"(?i)^\W*(?:(?:who|what|how|where|which)(?:(?:'s|’s)|(
                        r"quem\s+(?:é|são)|o\s+que\s+há\s+(?:com|de)|como\s+(?:est[aá]|estão|vai|vão|anda|andam)|onde\s+(?:est[aá]|estão|fica))"
                        r"(?![\w'’])\s*")  # not `who am I working for?`: that one asks about the owner; `Wer ist Thomas?`,
 # `Qui est Maud ?`, `¿Quién es Lupe?`, `Quem é o Rui?`: the frame in each Western language
+# A transcribed voice note's fillers (`ok so dana`, `the guys uh jamal and cody`, `my knee ugh`): no topic, no name.
+_FILLER = re.compile(r"(?i)(?<![\w'’])(?:um+|uh+|ugh+|erm+|hmm+|lol)(?![\w'’])[ \t,]*|^(?:ok(?:ay)?|so)[ \t,]+")
+_LEADING_FILLER = re.compile(r"(?i)^(?:(?:ok(?:ay)?|so|well|like)[ \t,]+)+(?=\S)")
 _ASKED_LAST = re.compile(r"(?i)[ \t]+(?:qu[eé]|quoi|what)$")  # `¿Y Yeison qué?`, `Et Paul, quoi ?`
 _NAME_PAIR = re.compile(r"[ \t]+(?:&|\+|and|e|y|et|und|pis)[ \t]+|[ \t]*[・·][ \t]*")  # `正男さん・和子さん` too
 _ACRONYM = re.compile(r"\W*[A-Z]{2,3}\b")  # `NIE y residencia`: an acronym, not German "nie" (never)
@@ -2017,6 +2020,9 @@ def _own(section: SectionInput, index: _Index, context: Context,
          ) -> tuple[Classification | None, dict[str, float], dict[str, list[str]]]:
     """(the decision the section's own signals make, or None; the body's scores and words, for the
     document step)."""
+    if _FILLER.search(section.heading):  # `ok so dana`, `the guys uh jamal and cody`: a voice note's fillers say nothing
+        spoken = _LEADING_FILLER.sub("", _FILLER.sub("", section.heading)).strip(" ,")
+        section = SectionInput(spoken, section.body, section.group) if spoken else section
     numbered = _NUMBERED.match(section.heading)
     if numbered and not _LEADING_DATE.match(section.heading):
         section = SectionInput(section.heading[numbered.end():], section.body, section.group)

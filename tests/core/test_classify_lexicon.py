@@ -1967,3 +1967,22 @@ def test_sentences_and_kin_marks_name_who_they_are_about(preamble: str, heading:
     """The agent's name before a rule word is the agent's rule; `Maya's mom pays …` is about a relative;
     `娘・ひなた` is a kin word, a mark and a name."""
     assert document(preamble, (heading, "- 8歳, swim lessons on Wednesdays, messages go to parents\n"))[heading] == domain
+
+
+def test_a_voice_notes_fillers_say_nothing() -> None:
+    """`ok so dana`, `the guys uh jamal and cody`: a transcribed heading's fillers are no topic and no
+    name; what is left is read (a lowercase name the body opens on with who she is)."""
+    placed = document("", ("ok so dana", "- my wife, married 2004. does the books part time\n"),
+                      ("my knee ugh", "- torn meniscus, surgery eventually; ibuprofen with food\n"))
+    assert placed == {"ok so dana": "people", "my knee ugh": "personal"}
+
+
+@pytest.mark.parametrize(("preamble", "heading"), [("", "Basic info"), ("", "基本信息"), ("", "基本情報"), ("", "기본 정보"),
+                                                 (ES, "Datos básicos"), (PT, "Dados básicos"), (FR, "Informations de base"),
+                                                 (DE, "Eckdaten")])
+def test_a_basic_info_heading_is_the_owners_profile(preamble: str, heading: str) -> None:
+    """`基本信息`, `기본 정보`, `Basic info` open a memory with the owner's profile: identity; not
+    `농장 기본 정보` (the farm's)."""
+    body = "- 1976 born, from Shaoxing; up at 6, tai chi before breakfast\n"
+    assert document(preamble, (heading, body))[heading] == "identity"
+    assert document("", ("농장 기본 정보", "- 감귤 농장 2 ha, 직원 3명, 매출 연 1억\n"))["농장 기본 정보"] != "identity"
