@@ -1162,6 +1162,8 @@ def _told_person(body: str, index: _Index) -> re.Match[str] | None:
     return m if any(w in index.lists.kin or w in index.lists.person_words for w in after) else None
 
 
+# A name and an age opening a body ("- Lena, 14, HLW Krems"): under a heading of a person's emoji (`👧👦`), who it is.
+_AGED_NAME = re.compile(rf"[ \t\n>*_-]*({_CAP})[ \t]*[,(][ \t]*[1-9]\d?(?!\d|[/.:]\d)")
 # A body that opens by speaking to the agent by name: "- sos Luna, me ayudás …", "You are Ada; you …".
 _MARKS = " \t\n>*_-"  # a list item's marks before its text
 _ADDRESSED = re.compile(r"[ \t\n>*_-]*(?i:you are|you're|du bist|tu es|tu és|eres|sos|você é|vous êtes)[ \t]+"
@@ -1686,6 +1688,9 @@ def _relative_heading(heading: str, index: _Index) -> str | None:
     """The kin word when `heading` is one relative (`Papa`, `My mom`, `Oma Helga`, `Mãe (Rosa)`, `老公`,
     `女儿远远`, `엄마`): the lexicons' `kin` word first (after a possessive or article), then at most
     two capitalised name words or a description; else None."""
+    bracket = _BRACKETED.search(heading)
+    if bracket is not None and bracket.group()[1:-1].strip().casefold() in index.lists.kin and _heading_core(heading):
+        return bracket.group()[1:-1].strip()  # `由美子（妻）`, `Rosa (mãe)`: a name, and in brackets whose relative
     core = _heading_core(heading)
     marked = _CJK_KIN_MARK.match(core)
     if marked is not None and marked.group(1) in index.lists.kin:  # `娘・ひなた`, `妻：美香`: a kin word, a mark, a name
@@ -1715,6 +1720,11 @@ def _relative_heading(heading: str, index: _Index) -> str | None:
     return None
 
 
+_CJK_MY = re.compile(r"^(?:我的|我們的|我们的|我們|我们|我|私の|うちの|僕の|우리|내|제)?"  # `我太太…`: whose relative, and
+                     r"(?:[一二兩两三四五六七八九十\d]+[個个位名人])?")  # how many (`兩個小孩一個大學一個高中`)
+_CJK_PREDICATE = re.compile(r"[是要在會会去管很都不每已有住喜愛爱說说做帶带]|[はがも](?![\u30a0-\u30ff])|[는은이가도](?=[ \t])")  # a sentence's verb or subject mark
+CJK_SENTENCE = 6  # CJK characters in a heading that is a sentence (`阿嬤每週三要去洗腎`), not a label (`阿嬤`)
+_CJK_YOU = re.compile(r"^(?:你|您|あなたは|あなた|너는|너|당신은)")  # `你不可以自己回…`: the owner speaks to the agent
 _CJK_KIN_MARK = re.compile(r"([\u3400-\u9fff\uac00-\ud7af]{1,3})[ \t]*[・·：:／/][ \t]*\S")
 _NAME_POSSESSIVE = re.compile(rf"{_CAP}['’]s")  # `Maya's mom pays …`: whose relative
 
@@ -1723,6 +1733,13 @@ def _relative_subject(heading: str, index: _Index) -> str | None:
     """The kin word a sentence heading (four words or more) opens on as its subject (`Mami braucht …`, `My mum
     needs a lift on Fridays`, `Maya's mom pays on the first`: a possessive allowed, then the kin word, then a lowercase word), else None; not a
     relative's thing (`Mum's hip operation …`: a possessive 's, the topic is the operation)."""
+    if has_cjk(heading) and PEOPLE_DOMAIN in index.order:  # `我太太美玲管帳跟網購`, `阿嬤每週三要去洗腎`, `母は…`
+        text = _CJK_MY.sub("", heading.strip())
+        if len(text) >= CJK_SENTENCE:
+            kin = next((text[:n] for n in range(min(len(text) - 2, 4), 0, -1) if text[:n] in index.lists.kin), None)
+            if kin is not None and (len(kin) > 1 or not _HAN.match(text[1:2])) and _CJK_PREDICATE.search(text, len(kin), len(kin) + 5):
+                return kin  # (not `父親節`: a compound; not `外婆房子出租合約`: no verb after the kin word, a label)
+        return None
     words = heading.split()
     if len(words) > 2 and (words[0].casefold() in _POSSESSIVE or _NAME_POSSESSIVE.fullmatch(words[0])):
         words = words[1:]  # (`My mum needs …`, `Maya's mom pays …`)
@@ -2164,6 +2181,7 @@ def _own(section: SectionInput, index: _Index, context: Context,
             if pet is not None:
                 return pet, {}, {}
             cues = _person_cues(body, index)
+            incidental = len(cues)  # person words anywhere in the body: the rest below say who it is about
             opening = _WORD.search(body.casefold())  # "Neto. ...", "Filha, 34 anos": the body opens on who they are
             if opening is not None and opening.group() in index.lists.person_words:  # so that word counts twice
                 cues.insert(0, opening.group())
@@ -2185,6 +2203,10 @@ def _own(section: SectionInput, index: _Index, context: Context,
                 cues.insert(0, f"{family} (a family)")
             if name in context.given_names:  # `Jana` of "Jana Petersen" in the preamble, `하린` of "딸 하린"
                 cues.insert(0, f"{name} (the memory names them elsewhere)")
+            single = not honorific and " " not in name.strip() and not has_cjk(name)
+            if single and len(cues) == incidental and _a_trip(body, body_words, index):
+                cues = []  # `Açores` over "voos SATA …, ela e o Zé": a trip, whoever goes; a single word the body
+                # never echoes nor opens on who it is, over a trip's flights and hotels, is a place
             if len(cues) >= (0 if honorific else 1 if " " in name.strip() or has_cjk(name) else 2):
                 if context.novelist and not honorific and "projects" in index.order and not any(
                         w in index.lists.kin for w in _WORD.findall(body[:OPENING_CHARS].casefold())[:OPENING_WORDS]):
@@ -2198,7 +2220,8 @@ def _own(section: SectionInput, index: _Index, context: Context,
         # `🤖 lo que hacés vos` over "- sos Luna, me ayudás con el estudio": the body speaks to the agent by name
         return Classification("agents", "body", PREFIX_WEIGHT, (addressed.group().strip(_MARKS) + " (agent)",)), {}, {}
     wordless = bool(body) and not _WORD.search(section.heading) and set(scores) <= {FALLBACK_DOMAIN}
-    card = (_CARD_OPENING.match(body) or _told_person(body, index)) if wordless else None
+    card = (_CARD_OPENING.match(body) or _told_person(body, index)
+            or (_AGED_NAME.match(body) if _PERSON_EMOJI.search(section.heading) else None)) if wordless else None
     if card is not None:  # `## 🙋‍♀️` over "- Valentina Ríos, 36, profe de yoga": a heading of no words over whom it is about
         mine = card.group(1).split()[0].casefold() in context.owner
         domain = "identity" if mine else PEOPLE_DOMAIN
@@ -2234,6 +2257,17 @@ def _own(section: SectionInput, index: _Index, context: Context,
             if group.domain != FALLBACK_DOMAIN:  # `# Misc`, `# Other`: the group says nothing
                 return group, {}, {}
     return None, body_scores, body_found
+
+
+def _a_trip(body: str, words: list[str], index: _Index) -> bool:
+    """Whether `body` (its first BODY_CHARS; `words` its casefolded words) tells a trip: a whole `travel`
+    word ("voos SATA Porto–Ponta Delgada", not "Volksschullehrer") and a personal score of BODY_MIN."""
+    text = body[:BODY_CHARS].casefold()
+    if not any(not text[m.end() : m.end() + 1].isalpha() for m in index.lists.travel.finditer(text)):
+        return False
+    scores: dict[str, float] = {}
+    _score_text(body[:BODY_CHARS], index, scores, {}, body=True, words=words)
+    return scores.get("personal", 0.0) >= BODY_MIN
 
 
 def _items_agree(body: str, domain: str, index: _Index, trade: frozenset[str] = frozenset()) -> bool:
@@ -2286,6 +2320,10 @@ def _rule_heading(heading: str, index: _Index) -> str | None:
     (`Never book me before 9 on Mondays`), else None.  A sentence has three words or more and is not
     in Title Case (`Never Split the Difference`, `Only Murders in the Building` are titles); the opener
     is not an acronym (`NIE`), a label (`Avoid: peanuts`) or a compound (`Always-on VPN`)."""
+    if has_cjk(heading) and "agents" in index.order and len(heading.strip()) >= CJK_SENTENCE:
+        text = _CJK_YOU.sub("", heading.strip())  # `不要在群組裡貼地址`, `你不可以自己回盤商的訊息`: a rule sentence
+        told = index.lists.rules.match(text)
+        return told.group() if told is not None and has_cjk(told.group()) else None
     words = heading.split()
     if "agents" not in index.order or len(words) < 3 or _ACRONYM.match(heading):
         return None
@@ -2438,14 +2476,14 @@ def classify_document(sections: Sequence[SectionInput], config: Config, preamble
     document = dominant_domain([c if c is not None else Classification(FALLBACK_DOMAIN) for c, _s, _f in first])
     topics = Counter(c.domain for c, _s, _f in first if c is not None)
     counted = topics["business"] > topics["personal"]  # more of the work than of private life
-    working = "business" in index.order and (counted or runs or _runs_a_workplace(preamble, index))
+    named = "business" in index.order and (runs or _runs_a_workplace(preamble, index))  # the opening names the work
+    working = named or ("business" in index.order and counted)
     leaning = None if document is not None else _leaning(topics, index)
     if working and leaning == "personal":  # a workplace's memory whose trade is the personal domain's (a brewery):
         leaning = "business"  # what says nothing of itself is the work's
-    elif working and document is None and leaning is None and topics["business"] >= DOCUMENT_MIN and topics["business"] == \
-            topics["personal"] == max(n for d, n in topics.items() if d not in _FORM_DOMAINS and d != "agents"):
-        leaning = "business"  # and so when the work and private life tie (a realtor's office, her family): the opening
-        # named the workplace; a tie of two other domains still leans nowhere
+    elif named and document is None and leaning is None and topics["business"] >= DOCUMENT_MIN:
+        leaning = "business"  # and so when the work ties with private life or with the people (a realtor's office, her
+        # family; a winery's pickers, buyers and children): the opening named the workplace
     main = document or _most_common(topics, skip=frozenset({"agents"}))  # the agent's sections are in every memory
     placed = []
     for section, (c, s, f) in zip(sections, first):
@@ -2476,6 +2514,7 @@ _NAME_END = re.compile(r"[.,;:()（）\[\]\n—–|]|[ \t](?:in|out of|near|at|s
 _DESCRIBED_AS = re.compile(r"[ \t]*,[ \t]+(?:an?|une?|una?|uma?|ein|eine|einen)[ \t]+([^.,;:()\n]{3,80})", re.IGNORECASE)
 _SINCE = re.compile(r"[ \t]+(?:seit|since|desde|depuis|dès|há|hace|em|in)[ \t]+\d{4}")
 _BRACKETED_NAME = re.compile(r"[ \t]*\(([^()\n,;]{3,60})")  # ... or a bracket after it names the company
+_CJK_CLAUSE_END = re.compile(r"[、。，,.；;：:（）()\n]|[でにはがと](?=[\u3040-\u30ff\u3400-\u9fff])")  # (a name's 「」 kept)
 _CJK_NAME_END = re.compile(r"[、。，,.；;：:（）()「」『』\n]|[でにはがと](?=[\u3040-\u30ff\u3400-\u9fff])")
 _SUBJECT_I = re.compile(r"(?i)(?:^|[^\w'])(?:je|j|i|ich|eu|yo)['’]?[ \t]*$")  # `Je gère le calendrier`: the agent speaks
 
@@ -2525,7 +2564,7 @@ def _trade(preamble: str, index: _Index) -> tuple[bool, frozenset[str]]:
         names.append(f"{opening[clause:m.start()]} {name}" + (f" {described.group(1)}" if described else ""))
     for m in lists.runs_before.finditer(opening):
         start = m.start()
-        cut = max((c.end() for c in _CJK_NAME_END.finditer(opening, max(0, start - 20), start)), default=max(0, start - 20))
+        cut = max((c.end() for c in _CJK_CLAUSE_END.finditer(opening, max(0, start - 24), start)), default=max(0, start - 24))
         name = opening[cut:start]
         if _HANGUL.search(m.group()):  # `부산에서 작은 카페를 운영`: the last two words before the cue
             name = " ".join(name.split()[-2:])

@@ -1986,3 +1986,38 @@ def test_a_basic_info_heading_is_the_owners_profile(preamble: str, heading: str)
     body = "- 1976 born, from Shaoxing; up at 6, tai chi before breakfast\n"
     assert document(preamble, (heading, body))[heading] == "identity"
     assert document("", ("농장 기본 정보", "- 감귤 농장 2 ha, 직원 3명, 매출 연 1억\n"))["농장 기본 정보"] != "identity"
+
+
+def test_a_single_word_over_a_trip_is_a_place_not_a_person() -> None:
+    """`Açores` over "voos SATA …, ela e o Zé": a trip's flights and hotels, whoever goes; the "ela" is in
+    passing, and the body never echoes the word nor opens on who it is."""
+    body = "- São Miguel, 12 a 20 julho, ela e o Zé\n- voos SATA comprados; casa rural 4 noites\n- carro alugado\n"
+    assert document(PT, ("Açores", body))["Açores"] == "personal"
+
+
+@pytest.mark.parametrize(("heading", "domain"), [
+    ("我太太美玲管帳跟網購", "people"), ("阿嬤一三五要去洗腎", "people"), ("外婆房子出租合約", "legal"),
+    ("你不可以自己回盤商的訊息", "agents"), ("不要在群組裡貼家裡的地址", "agents"),
+])
+def test_a_chinese_sentence_heading_says_whom_it_is_about(heading: str, domain: str) -> None:
+    """A CJK sentence (six characters or more) whose subject is a relative, with a verb after it, is
+    about them (not `外婆房子出租合約`, a label: grandma's house's lease); one that opens on a rule word,
+    after "you" or not, is the agent's rule."""
+    assert document("", (heading, "- 每週一、三、五\n"))[heading] == domain
+
+
+def test_a_relative_in_brackets_and_a_heading_of_children_emoji() -> None:
+    """`由美子（妻）`: a name, and in brackets whose relative; `👧👦` over "- Lena, 14, …": the children."""
+    placed = document("", ("由美子（妻）", "- 52歳。結婚1998年。誕生日には花を用意。\n"),
+                      ("👧👦", "- Lena, 14, HLW Krems\n- Jakob, 11, Mittelschule Spitz, Fußball\n"))
+    assert placed == {"由美子（妻）": "people", "👧👦": "people"}
+
+
+def test_a_japanese_opening_that_runs_a_shop_makes_a_working_memory() -> None:
+    """`ラーメン店「麺屋 北斗」をやっている`: the owner runs the shop (`を…` cues come after the name)."""
+    pre = "札幌でラーメン店「麺屋 北斗」をやっている健太さんの手伝いをしているハルのメモ。\n\n"
+    context = document_context(pre, [], Config())
+    from bonsai_git.core.classify import _index, _trade
+    config = Config()
+    runs, _trade_words = _trade(pre, _index(config.domains, config.configured, False, context.languages))
+    assert runs
