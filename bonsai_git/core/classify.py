@@ -194,7 +194,7 @@ _QUESTION = re.compile(r"(?i)^\W*(?:(?:who|what|how|where|which)(?:(?:'s|’s)|(
 _FILLER = re.compile(r"(?i)(?<![\w'’])(?:um+|uh+|ugh+|erm+|hmm+|lol)(?![\w'’])[ \t,]*|^(?:ok(?:ay)?|so)[ \t,]+")
 _LEADING_FILLER = re.compile(r"(?i)^(?:(?:ok(?:ay)?|so|well|like)[ \t,]+)+(?=\S)")
 _ASKED_LAST = re.compile(r"(?i)[ \t]+(?:qu[eé]|quoi|what)$")  # `¿Y Yeison qué?`, `Et Paul, quoi ?`
-_NAME_PAIR = re.compile(r"[ \t]+(?:&|\+|and|e|y|et|und|pis)[ \t]+|[ \t]*[・·][ \t]*")  # `正男さん・和子さん` too
+_NAME_PAIR = re.compile(r"[ \t]+(?:&|\+|and|n|e|y|et|und|pis)[ \t]+|[ \t]*[・·][ \t]*")  # `正男さん・和子さん` too
 _ACRONYM = re.compile(r"\W*[A-Z]{2,3}\b")  # `NIE y residencia`: an acronym, not German "nie" (never)
 _INITIALS = re.compile(r"[A-Z](?:\.?[A-Z]){0,2}\.?")  # `JR`, `M.`, `J.R.`: a person's initials
 _CJK_WEEKDAYS = r"(?:周|週|星期|礼拜|禮拜)[一二三四五六日天末]|[月火水木金土日]曜日?|[월화수목금토일]요일"  # 周五 is no Mr Zhou
@@ -1019,6 +1019,11 @@ def _heading_scores(
     return scores, found, prefixed
 
 
+# A question's first word, capitalised as a sentence starts (`Comment Nathalie veut-elle …?`, `Wie Anna …`): no given name.
+_ASKING = frozenset("how what when where who why which comment quand où pourquoi qui quoi wie wann wo warum wer was welche "
+                    "cómo cuándo dónde quién qué como quando onde quem porque and und et y e".split())
+
+
 def _named(heading: str, names: frozenset[str]) -> str | None:
     """The first of `names` in `heading`: a Western name as a whole word (also `Ada's`, German
     `Anjas`), a CJK name as a substring; None when none is."""
@@ -1030,7 +1035,7 @@ def _named(heading: str, names: frozenset[str]) -> str | None:
         w = m.group().casefold()
         if w in names or (w.endswith("'s") and w[:-2] in names) or (w.endswith("s") and w[:-1] in names):
             if not (before[:1].isupper() and not before.isupper() and before.casefold() not in names and before.casefold().rstrip(".")
-                    not in _lists().honorifics and heading[before_end : m.start()] == " "):
+                    not in _lists().honorifics and before.casefold() not in _ASKING and heading[before_end : m.start()] == " "):
                 return m.group()  # not `Antoine Moreau`: another given name before the surname is a relative
                 # (in `HOW SCOUT SHOULD TALK` every word is capitalised: none is a given name)
         before, before_end = m.group(), m.end()
@@ -1049,7 +1054,7 @@ _LOWER = "a-zß-öø-ÿā-žа-я"
 _CAP = rf"[{_UPPER}][{_LOWER}'’]+(?:-[{_UPPER}]?[{_LOWER}'’]+)*-?"  # `Jean-Pierre`, `Marie-José`
 _NICKNAME = rf"\(?[\"“‘']{_CAP}[\"”’']\)?"  # Rosalind ("Roz") Achterberg, Robert "Bob" Lee
 _NAME_RE = rf"({_CAP}(?:[ \t]+(?:{_NICKNAME}|{_CAP})){{0,2}})"
-_HONORIFIC_WORDS = r"(?:(?:Prof|Dr|Dra|Drª|Sr|Sra|Mr|Mrs|Ms|Mx|Herr|Frau|Mme|M|Lic|Ing|Arq|C\.P|[Dd]o[ñn]a|[Dd]on|Seu)\.?[ \t]+)*"
+_HONORIFIC_WORDS = r"(?:(?:Prof|Dr|Dra|Drª|Sr|Sra|Mr|Mrs|Ms|Mx|Herr|Frau|Mme|M|Lic|Ing|Arq|C\.P|[Dd]o[ñn]a|[Dd]on|Seu|Ma[iî]tre|Me)\.?[ \t]+)*"
 # The agent's name: "You are Ada, ...", "Eres Brisa", "Du bist Kobold", "Tu es Lune", "Você é a Cotovia", "Moi c'est Brume".
 _AGENT_PATTERNS = (
     re.compile(rf"(?i:\byou are|\byou're|\byour name is|\beres|\bte llamas|\bvocê é|\btu és|\bés|\bdu bist|"
@@ -1723,6 +1728,12 @@ def _relative_heading(heading: str, index: _Index) -> str | None:
 _CJK_MY = re.compile(r"^(?:我的|我們的|我们的|我們|我们|我|私の|うちの|僕の|우리|내|제)?"  # `我太太…`: whose relative, and
                      r"(?:[一二兩两三四五六七八九十\d]+[個个位名人])?")  # how many (`兩個小孩一個大學一個高中`)
 _CJK_PREDICATE = re.compile(r"[是要在會会去管很都不每已有住喜愛爱說说做帶带]|[はがも](?![\u30a0-\u30ff])|[는은이가도](?=[ \t])")  # a sentence's verb or subject mark
+# A CJK sentence whose subject is a person by name: a Chinese nickname (阿明, 小黃; not a title: 老闆, 老師) before a
+# verb, a Japanese name with an honorific and a particle (田中さんは), a Korean given name's 이 before a particle (혜진이는).
+_CJK_NAMED_SUBJECT = re.compile(r"((?:[阿小][\u4e00-\u9fff]|老(?![闆板師师公婆])[\u4e00-\u9fff])"
+                                r"(?:[跟和與与、][阿小老]?[\u4e00-\u9fff]{1,2})?)(?=[是要在會会都每已有住管負负])|"
+                                r"([\u3040-\u30ff\u4e00-\u9fff]{1,4}(?:さん|ちゃん|くん|様))(?=[はがもに])|"
+                                r"([\uac00-\ud7af]{2}이)(?=(?:는|가|도|한테)[ \t])")  # (not `원단이랑`: 이랑 is "and")
 CJK_SENTENCE = 6  # CJK characters in a heading that is a sentence (`阿嬤每週三要去洗腎`), not a label (`阿嬤`)
 _CJK_YOU = re.compile(r"^(?:你|您|あなたは|あなた|너는|너|당신은)")  # `你不可以自己回…`: the owner speaks to the agent
 _CJK_KIN_MARK = re.compile(r"([\u3400-\u9fff\uac00-\ud7af]{1,3})[ \t]*[・·：:／/][ \t]*\S")
@@ -1739,6 +1750,9 @@ def _relative_subject(heading: str, index: _Index) -> str | None:
             kin = next((text[:n] for n in range(min(len(text) - 2, 4), 0, -1) if text[:n] in index.lists.kin), None)
             if kin is not None and (len(kin) > 1 or not _HAN.match(text[1:2])) and _CJK_PREDICATE.search(text, len(kin), len(kin) + 5):
                 return kin  # (not `父親節`: a compound; not `外婆房子出租合約`: no verb after the kin word, a label)
+            named = _CJK_NAMED_SUBJECT.match(text)  # `阿明跟小黃是固定的工人`, `田中さんは火曜休み`, `혜진이는 화요일엔 안 나온다`
+            if named is not None and kin is None:
+                return next(g for g in named.groups() if g)
         return None
     words = heading.split()
     if len(words) > 2 and (words[0].casefold() in _POSSESSIVE or _NAME_POSSESSIVE.fullmatch(words[0])):
@@ -2075,6 +2089,8 @@ def _own(section: SectionInput, index: _Index, context: Context,
         scores["agents"] = scores.get("agents", 0.0) + PREFIX_WEIGHT
         found.setdefault("agents", []).insert(0, opener)
     subject = _relative_subject(section.heading, index) if prefixed is None else None
+    if subject is not None and (subject.casefold() in context.owner or _named(subject, context.owner)):
+        subject = None  # `ハルカさんについて`: the owner by name
     if subject is not None:  # `Mami braucht seit ihrem Sturz mehr Hilfe …`: a sentence about one relative
         ranked = _rank(scores, index)
         return Classification(PEOPLE_DOMAIN, "name", PREFIX_WEIGHT, (subject, RELATIVE),

@@ -2021,3 +2021,22 @@ def test_a_japanese_opening_that_runs_a_shop_makes_a_working_memory() -> None:
     config = Config()
     runs, _trade_words = _trade(pre, _index(config.domains, config.configured, False, context.languages))
     assert runs
+
+
+def test_names_in_texting_and_a_question_and_a_lawyers_title() -> None:
+    """`róisín n dervla`: two lowercase names joined by a text's "n"; `Comment Nathalie veut-elle …?`:
+    the question's first word is no given name before the owner's (`Me Nathalie Berset`: Maître)."""
+    assert document("", ("róisín n dervla", "- Róisín Mulkerrins - stylist, 3 yrs\n- Dervla Hynes - junior, she does washes\n"))[
+        "róisín n dervla"] == "people"
+    pre = "# Mémoire\n\nTu es Sténo, l'assistant numérique de Me Nathalie Berset, avocate à Genève.\n\n"
+    heading = "Comment Nathalie veut-elle qu'on lui écrive ?"
+    assert document(pre, (heading, "- Courts, sans formules.\n"))[heading] == "identity"
+    assert document_context(pre, [], Config()).owner == frozenset({"nathalie", "berset"})
+
+
+@pytest.mark.parametrize("heading", ["阿明跟小黃是固定的工人", "田中さんは火曜日が休み", "혜진이는 헤어 담당인데 화요일엔 안 나온다"])
+def test_a_cjk_sentence_whose_subject_is_a_person_by_name(heading: str) -> None:
+    """A Chinese nickname before a verb, a Japanese name with さん and a particle, a Korean given name's
+    이 before a particle: the sentence is about that person (not `원단이랑 …`: 이랑 is "and")."""
+    assert document("", (heading, "- 火曜 / 화요일 / 週二\n"))[heading] == "people"
+    assert document("", ("원단이랑 저고리는 남문시장에서 받는다", "- 원단 주문은 매주 월요일\n"))["원단이랑 저고리는 남문시장에서 받는다"] != "people"
