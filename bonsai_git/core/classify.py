@@ -183,6 +183,7 @@ _LEADING_DATE = re.compile(rf"^[^\w]*(?:(?:{_WEEKDAYS})\.?,?\s+)?(?:{_DATE}|{_SH
 _QUESTION = re.compile(r"(?i)^\W*(?:(?:who|what|how|where|which)(?:(?:'s|’s)|(?:\s+else)?\s+(?:is|are|was|were|about))|"
                        r"(?:and|y|et|e|und)(?=\s+\S)|"  # `¿Y don Hernán?`, `Et Paul ?`, `And Mike?`: and what about them
                        r"(?:wer|was|wie|wo|welche[rsnm]?)\s+(?:ist|sind|war|waren)(?:\s+(?:mit|los\s+mit))?|wie\s+geht(?:'s|’s|\s+es)|"
+                       r"was\s+mach(?:t|en)|que\s+fait|qu['’]est-ce\s+que\s+fait|qu[eé]\s+hace|o\s+que\s+faz|"  # `Was macht Kevin?`
                        r"qui\s+(?:est|sont)|c['’]est\s+qui|où\s+(?:est|sont|en\s+est)|comment\s+(?:va|vont)|quoi\s+de\s+neuf\s+(?:avec|pour)|"
                        r"qu['’]en\s+est-il\s+(?:de\s+la|de|du|des)|"
                        r"qui[eé]n(?:es)?\s+(?:es|son)|qu[eé]\s+(?:pasa|hay)\s+(?:con|de)|c[oó]mo\s+(?:est[aá]n?|va|van|sigue|siguen|anda|andan)|"
@@ -532,7 +533,8 @@ class _Lists:
     runs: re.Pattern[str]  # the owner runs the business named next (`owns`, `leitet`, `经营`: whole words) ...
     runs_before: re.Pattern[str]  # ... or just before (ja, ko: `を経営`, `를 운영`)
     runs_weak: re.Pattern[str]  # ... or, a workplace or a company named, after a weaker one (`tiene`, `has`)
-    care: frozenset[str]  # a health trade's words (casefolded, with their English stems; CJK as written)
+    trades: tuple[frozenset[str], ...]  # the words of each trade family (`care`, `lodging`: casefolded, with their
+    # English stems; CJK as written)
     households: frozenset[str]  # a title naming one is a household's (casefolded)
     private: re.Pattern[str]  # a heading calling its matter the owner's own
     company_last: frozenset[str]  # a company's name ends in one (casefolded) ...
@@ -594,8 +596,9 @@ def _lists() -> _Lists:
         runs=_cues((w for lang in lexicons if lang.code not in ("ja", "ko") for w in lang.runs if w[0] != "~"), whole=True),
         runs_weak=_cues((w[1:] for lang in lexicons for w in lang.runs if w[0] == "~"), whole=True),
         runs_before=_cues(w for lang in lexicons if lang.code in ("ja", "ko") for w in lang.runs),
-        care=frozenset(w.casefold() for lang in lexicons for w in lang.care)
-        | frozenset(stem(w.casefold()) for lang in lexicons for w in lang.care if not has_cjk(w)),
+        trades=tuple(frozenset(w.casefold() for lang in lexicons for w in getattr(lang, family))
+                     | frozenset(stem(w.casefold()) for lang in lexicons for w in getattr(lang, family) if not has_cjk(w))
+                     for family in ("care", "lodging")),
         households=frozenset(w.casefold() for lang in lexicons for w in lang.households),
         private=_cues((w for lang in lexicons for w in lang.private), whole=True),
         company_last=marked(companies, ""),
@@ -1168,7 +1171,7 @@ def _told_person(body: str, index: _Index) -> re.Match[str] | None:
 
 
 # A name and an age opening a body ("- Lena, 14, HLW Krems"): under a heading of a person's emoji (`👧👦`), who it is.
-_AGED_NAME = re.compile(rf"[ \t\n>*_-]*({_CAP})[ \t]*[,(][ \t]*[1-9]\d?(?!\d|[/.:]\d)")
+_AGED_NAME = re.compile(rf"[ \t\n>*_-]*({_CAP}(?:[ \t]+{_AND}[ \t]+{_CAP})?)[ \t]*[,(][ \t]*[1-9]\d?(?!\d|[/.:]\d)")
 # A body that opens by speaking to the agent by name: "- sos Luna, me ayudás …", "You are Ada; you …".
 _MARKS = " \t\n>*_-"  # a list item's marks before its text
 _ADDRESSED = re.compile(r"[ \t\n>*_-]*(?i:you are|you're|du bist|tu es|tu és|eres|sos|você é|vous êtes)[ \t]+"
@@ -1748,7 +1751,8 @@ def _relative_subject(heading: str, index: _Index) -> str | None:
         text = _CJK_MY.sub("", heading.strip())
         if len(text) >= CJK_SENTENCE:
             kin = next((text[:n] for n in range(min(len(text) - 2, 4), 0, -1) if text[:n] in index.lists.kin), None)
-            if kin is not None and (len(kin) > 1 or not _HAN.match(text[1:2])) and _CJK_PREDICATE.search(text, len(kin), len(kin) + 5):
+            if kin is not None and (len(kin) > 1 or not _HAN.match(text[1:2])) and _CJK_PREDICATE.search(
+                    text, len(kin), len(kin) + (9 if _HANGUL.match(kin) else 5)):  # (`남편 최동수 씨는 …`)
                 return kin  # (not `父親節`: a compound; not `外婆房子出租合約`: no verb after the kin word, a label)
             named = _CJK_NAMED_SUBJECT.match(text)  # `阿明跟小黃是固定的工人`, `田中さんは火曜休み`, `혜진이는 화요일엔 안 나온다`
             if named is not None and kin is None:
@@ -2143,7 +2147,9 @@ def _own(section: SectionInput, index: _Index, context: Context,
             return Classification(PEOPLE_DOMAIN, "name", PREFIX_WEIGHT, (relative, RELATIVE)), {}, {}
         person = _person_heading(section.heading, index, vocabulary)
         if person is None and context.capitals and section.heading.isupper() and len(section.heading.split()) <= 3 \
-                and not _INITIALS.fullmatch(section.heading.strip()):  # (`JR`: initials, read below)
+                and not _INITIALS.fullmatch(section.heading.strip()) and not any(  # (`JR`: initials, read below)
+                    w in index.lists.written or w in index.lists.organisation or w in index.lists.stopword_set
+                    for w in _WORD.findall(section.heading.casefold())):  # (`HONORARIOS Y COBRANZAS`, `CONSEJO PROFESIONAL`)
             person = _person_heading(section.heading.title(), index, vocabulary)  # `POOJA` in a memory in capitals
         if person is not None and any(w.casefold() in person[0].casefold() for w in found.get(FALLBACK_DOMAIN, ())):
             person = None  # `Misc`, `Divers`: the vague word is the "name"
@@ -2549,8 +2555,8 @@ def _trade(preamble: str, index: _Index) -> tuple[bool, frozenset[str]]:
     personal domain holds, and of the clause before the cue ("a small-animal vet and co-owner of"), are
     the owner's trade (issue 23: a plumber's `plumbing`, a Kita director's
     `Kita`, a yoga teacher's `yoga` are the work in that memory, not private life); where the name holds a
-    health trade's word (the lexicons' `care`: `Clinic`, `Farmacia`, `诊所`) every `care` word is the trade's
-    too, weakly (`~`: a clinic's patients, prescriptions and consultations, but also the owner's own physio).  The
+    health trade's word (the lexicons' `care`: `Clinic`, `Farmacia`, `诊所`) or a lodging trade's (`lodging`:
+    `Pousada`, `Guesthouse`, `民宿`), every word of that family is the trade's too, weakly (`~`: a clinic's patients, prescriptions and consultations, but also the owner's own physio).  The
     words are as the lexicon writes them (`_trade_weight`).  Pure."""
     opening = _EMPHASIS.sub("", preamble[:OPENING_WORKPLACE])
     lists = index.lists
@@ -2600,12 +2606,13 @@ def _trade(preamble: str, index: _Index) -> tuple[bool, frozenset[str]]:
             words.pop()
         trade.update(words)
     text = "\n".join(names)
-    if any(w in lists.care or stem(w) in lists.care for w in _WORD.findall(text.casefold())) or any(
-            has_cjk(w) and w in text for w in lists.care):  # `Larkspur Veterinary Clinic`, `中医诊所`: a health trade
-        care = {f"~{w}" for w in lists.care if w not in trade}  # whose patients, prescriptions, consultations are its work:
-    else:  # weak, as the owner's own health shares the words (a physio's `Her back`: physio and ibuprofen)
-        care = set()
-    return True, frozenset(trade) | frozenset(stem(w) for w in trade if not has_cjk(w)) | frozenset(care)
+    words = _WORD.findall(text.casefold())
+    family: set[str] = set()
+    for kind in lists.trades:  # `Larkspur Veterinary Clinic`, `中医诊所`: a health trade; `Pousada Maré Mansa`: a lodging one
+        if any(w in kind or stem(w) in kind for w in words) or any(has_cjk(w) and w in text for w in kind):
+            family |= {f"~{w}" for w in kind if w not in trade}  # whose patients and prescriptions, guests and bookings are
+            # its work: weakly, as the owner's own life shares the words (a physio's `Her back`, a hotelier's own trip)
+    return True, frozenset(trade) | frozenset(stem(w) for w in trade if not has_cjk(w)) | frozenset(family)
 
 
 def _most_common(topics: Counter[str], skip: frozenset[str] = frozenset()) -> str | None:

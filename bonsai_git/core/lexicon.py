@@ -37,7 +37,7 @@ LANGUAGES = ("en", "de", "es", "fr", "pt", "zh", "ja", "ko")
 # The Western languages and their snowball stemmer; the others match as substrings.
 STEMMERS = {"en": "english", "de": "german", "es": "spanish", "fr": "french", "pt": "portuguese"}
 SPECIAL_KEYS = ("person", "stopwords", "fiction", "characters", "surnames", "schedule", "agent_jobs", "system_jobs", "kin", "rules", "travel", "work_trip", "holiday", "pets", "working", "todo", "notes",
-                "honorifics", "workplaces", "self_employed", "runs", "care", "households", "private", "companies", "groups")
+                "honorifics", "workplaces", "self_employed", "runs", "care", "lodging", "households", "private", "companies", "groups")
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +68,7 @@ class Language:
     self_employed: tuple[str, ...] = ()  # the owner works for themselves: an opening naming it is a working memory
     runs: tuple[str, ...] = ()  # the owner runs a business (`owns`, `leitet`, `dona da`; ja/ko: `を経営`): its name follows
     care: tuple[str, ...] = ()  # a health trade's words (`clinic`, `patients`, `prescriptions`): a clinic's are its work
+    lodging: tuple[str, ...] = ()  # a lodging trade's words (`guesthouse`, `guests`, `bookings`): an inn's are its work
     households: tuple[str, ...] = ()  # a memory's title naming one names no agent (`# Memória — Casa Ferreira`)
     private: tuple[str, ...] = ()  # a heading that calls its matter the owner's own (`perso`, `私人`)
     companies: tuple[str, ...] = ()  # a company's name ends in one (`<`: opens with one; `~`: only no person's)

@@ -2040,3 +2040,25 @@ def test_a_cjk_sentence_whose_subject_is_a_person_by_name(heading: str) -> None:
     이 before a particle: the sentence is about that person (not `원단이랑 …`: 이랑 is "and")."""
     assert document("", (heading, "- 火曜 / 화요일 / 週二\n"))[heading] == "people"
     assert document("", ("원단이랑 저고리는 남문시장에서 받는다", "- 원단 주문은 매주 월요일\n"))["원단이랑 저고리는 남문시장에서 받는다"] != "people"
+
+
+def test_more_question_frames_capitals_and_informal_groups() -> None:
+    """`Was macht Kevin?` asks about Kevin; in a memory in capitals, a heading of lexicon words
+    (`HONORARIOS Y COBRANZAS`) is no pair of names; `the girls` over the staff is people; `💬 Comment me
+    parler` is how the owner wants to be spoken to."""
+    assert document(DE, ("Was macht Kevin?", "- Kevin Brandt, 24, Geselle seit 2022\n"))["Was macht Kevin?"] == "people"
+    caps = ES + "".join(f"## {h}\n- x\n\n" for h in ("CLIENTES", "AFIP", "EL ESTUDIO"))
+    assert document(caps, ("HONORARIOS Y COBRANZAS", "- los honorarios se cobran el 10, cobranzas por transferencia\n"))[
+        "HONORARIOS Y COBRANZAS"] != "people"
+    assert document("", ("the girls", "- Jess Tran, part-time, Tue-Sat\n- Abby, weekends only\n"))["the girls"] == "people"
+    assert document(FR, ("💬 Comment me parler", "- Court, pas de formules.\n"))["💬 Comment me parler"] == "identity"
+
+
+def test_a_guesthouse_owners_bookings_are_her_work() -> None:
+    """`dona da Pousada Maré Mansa`: a lodging trade (the lexicons' `lodging`), whose bookings and guests are
+    its work; in a household's memory an Airbnb booking is a trip's."""
+    inn = "# MEMÓRIA\n\nSou a Sabiá, assistente da Dona Marlene Vasconcelos, dona da Pousada Maré Mansa, em Paraty.\n\n"
+    family = "# MEMÓRIA\n\nSou a Sabiá, assistente da família Vasconcelos, em Paraty.\n\n"
+    bookings = ("Reservas — Booking e Airbnb", "- as reservas chegam pelo Booking e pelo Airbnb; hóspedes fazem check-in às 14h\n")
+    assert document(inn, bookings)[bookings[0]] == "business"
+    assert document(family, bookings)[bookings[0]] == "personal"
