@@ -1533,7 +1533,7 @@ def _name_words(name: str, field: bool = False) -> set[str]:
             out.add(katakana.group(1))
         return out
     return {w.casefold() for w in _WORD.findall(name) if len(w) > 1 and w.casefold() not in _NOT_NAMES
-            and (field or w[0].isupper())}
+            and w.casefold() not in _PARTICLES and (field or w[0].isupper())}  # (`Claire Le Goff`: not `Le cabinet`)
 
 
 def _count_words(words: Iterable[str], index: _Index, counts: dict[str, int]) -> None:
@@ -1750,7 +1750,7 @@ def _relative_subject(heading: str, index: _Index) -> str | None:
     if has_cjk(heading) and PEOPLE_DOMAIN in index.order:  # `我太太美玲管帳跟網購`, `阿嬤每週三要去洗腎`, `母は…`
         text = _CJK_MY.sub("", heading.strip())
         if len(text) >= CJK_SENTENCE:
-            kin = next((text[:n] for n in range(min(len(text) - 2, 4), 0, -1) if text[:n] in index.lists.kin), None)
+            kin = next((text[:n] for n in range(min(len(text) - 2, 6), 0, -1) if text[:n] in index.lists.kin), None)
             if kin is not None and (len(kin) > 1 or not _HAN.match(text[1:2])) and _CJK_PREDICATE.search(
                     text, len(kin), len(kin) + (9 if _HANGUL.match(kin) else 5)):  # (`남편 최동수 씨는 …`)
                 return kin  # (not `父親節`: a compound; not `外婆房子出租合約`: no verb after the kin word, a label)

@@ -2062,3 +2062,16 @@ def test_a_guesthouse_owners_bookings_are_her_work() -> None:
     bookings = ("Reservas — Booking e Airbnb", "- as reservas chegam pelo Booking e pelo Airbnb; hóspedes fazem check-in às 14h\n")
     assert document(inn, bookings)[bookings[0]] == "business"
     assert document(family, bookings)[bookings[0]] == "personal"
+
+
+def test_a_surnames_particle_is_no_name_of_the_owner() -> None:
+    """`Claire Le Goff`: "Le" is a particle of her surname, so `🏥 Le cabinet` is no heading about her."""
+    pre = "---\nproprietaire: Claire Le Goff\n---\n\nAlba est l'assistante de Claire Le Goff, kinésithérapeute, cabinet à Nantes.\n\n"
+    assert document_context(pre, [], Config()).owner == frozenset({"claire", "goff"})
+    assert document(pre, ("🏥 Le cabinet", "- deux salles, la secrétaire le matin, facturation CPAM\n"))["🏥 Le cabinet"] != "identity"
+
+
+@pytest.mark.parametrize(("heading", "domain"), [("친정어머니는 칠곡에 혼자 사신다", "people"), ("CONSEJO PROFESIONAL", "community")])
+def test_a_long_korean_kin_word_and_a_council(heading: str, domain: str) -> None:
+    """A kin word of five syllables (`친정어머니`) opens a sentence about her; `Consejo …` names a group."""
+    assert document(ES if heading.isupper() else "", (heading, "- cuota anual en marzo; 매주 일요일 전화\n"))[heading] == domain
