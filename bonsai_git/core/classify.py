@@ -1743,6 +1743,31 @@ _CJK_KIN_MARK = re.compile(r"([\u3400-\u9fff\uac00-\ud7af]{1,3})[ \t]*[・·：:
 _NAME_POSSESSIVE = re.compile(rf"{_CAP}['’]s")  # `Maya's mom pays …`: whose relative
 
 
+def _named_subject(section: SectionInput, index: _Index, context: Context) -> tuple[str, ...] | None:
+    """(The name, the body's cues) when `section`'s heading is a Western sentence (five words or more) whose
+    subject is a person's given name (`Nadja arbeitet 60 Prozent im Spital …`, `Theo is prepping for the SAT
+    in March`: a capitalised word that is no lexicon word, stopword, organisation, kin word, day or month,
+    before a lowercase word) and the body shows that person (it opens on the name, or names them again and
+    describes a person); not the owner's or the agent's name.  None otherwise."""
+    words = section.heading.split()
+    if len(words) < 5 or PEOPLE_DOMAIN not in index.order or not words[1][:1].islower():
+        return None
+    first = words[0].strip(",:;")
+    lowered = first.casefold()
+    if not re.fullmatch(_CAP, first) or first.endswith("-") or lowered in index.lists.written or lowered in index.lists.stopword_set \
+            or lowered in index.lists.organisation or lowered in index.lists.kin or lowered in _ASKING \
+            or lowered in context.owner or lowered in context.agent or _CALENDAR_WORD.fullmatch(first):
+        return None
+    body = section.body[:BODY_CHARS]
+    echo = _name_echo(first, body)
+    if echo:
+        return (first, *echo[:2])
+    if re.search(rf"(?<!\w){re.escape(first)}(?!\w)", body):
+        cues = _person_cues(body, index)
+        return (first, *cues[:2]) if cues else None
+    return None
+
+
 def _relative_subject(heading: str, index: _Index) -> str | None:
     """The kin word a sentence heading (four words or more) opens on as its subject (`Mami braucht …`, `My mum
     needs a lift on Fridays`, `Maya's mom pays on the first`: a possessive allowed, then the kin word, then a lowercase word), else None; not a
@@ -2099,6 +2124,10 @@ def _own(section: SectionInput, index: _Index, context: Context,
         ranked = _rank(scores, index)
         return Classification(PEOPLE_DOMAIN, "name", PREFIX_WEIGHT, (subject, RELATIVE),
                               *(ranked[0] if ranked else (None, 0.0))), {}, {}
+    named = _named_subject(section, index, context) if prefixed is None else None
+    if named is not None:  # `Nadja arbeitet 60 Prozent im Spital …` over "- Nadja Keller, 34, Pflegefachfrau": about her
+        ranked = _rank(scores, index)
+        return Classification(PEOPLE_DOMAIN, "name", PREFIX_WEIGHT, named, *(ranked[0] if ranked else (None, 0.0))), {}, {}
     if prefixed is None and not _names_owner_or_agent(found):
         organisation = _organisation(section.heading, index, found)
         if organisation is not None:

@@ -2075,3 +2075,15 @@ def test_a_surnames_particle_is_no_name_of_the_owner() -> None:
 def test_a_long_korean_kin_word_and_a_council(heading: str, domain: str) -> None:
     """A kin word of five syllables (`친정어머니`) opens a sentence about her; `Consejo …` names a group."""
     assert document(ES if heading.isupper() else "", (heading, "- cuota anual en marzo; 매주 일요일 전화\n"))[heading] == domain
+
+
+@pytest.mark.parametrize(("heading", "body", "domain"), [
+    ("Theo is prepping for the SAT in March", "- Theo Park, 17, junior at East High; Tuesdays 5pm\n", "people"),
+    ("Priya is the best roommate I've had", "- pays her half on the 1st; Priya works nights, she sleeps till noon\n", "people"),
+    ("Stripe is down again this morning", "- payouts delayed, retry at noon\n", "not people"),
+])
+def test_a_sentence_whose_subject_is_a_given_name_the_body_shows(heading: str, body: str, domain: str) -> None:
+    """A sentence heading whose subject is a given name is about that person when the body opens on the
+    name or names them again and describes a person; `Stripe is down …` names nobody."""
+    got = document("", (heading, body))[heading]
+    assert got != "people" if domain == "not people" else got == domain
