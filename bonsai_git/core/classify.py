@@ -1750,8 +1750,9 @@ def _named_subject(section: SectionInput, index: _Index, context: Context) -> tu
     before a lowercase word) and the body shows that person (it opens on the name, or names them again and
     describes a person); not the owner's or the agent's name.  None otherwise."""
     words = section.heading.split()
-    if len(words) < 5 or PEOPLE_DOMAIN not in index.order or not words[1][:1].islower():
-        return None
+    if len(words) < 5 or PEOPLE_DOMAIN not in index.order or not words[1][:1].islower() \
+            or words[1].casefold() in index.written or _TOPIC_SEPARATOR.search(section.heading):
+        return None  # (`Bali trip — Sep hols`: a topic, a separator; "trip" is a noun the lexicon writes, no verb)
     first = words[0].strip(",:;")
     lowered = first.casefold()
     if not re.fullmatch(_CAP, first) or first.endswith("-") or lowered in index.lists.written or lowered in index.lists.stopword_set \
@@ -1777,7 +1778,7 @@ def _relative_subject(heading: str, index: _Index) -> str | None:
         if len(text) >= CJK_SENTENCE:
             kin = next((text[:n] for n in range(min(len(text) - 2, 6), 0, -1) if text[:n] in index.lists.kin), None)
             if kin is not None and (len(kin) > 1 or not _HAN.match(text[1:2])) and _CJK_PREDICATE.search(
-                    text, len(kin), len(kin) + (9 if _HANGUL.match(kin) else 5)):  # (`남편 최동수 씨는 …`)
+                    text, len(kin), len(kin) + 9):  # (`남편 최동수 씨는 …`, `妻の美代子さんが…`: a name between)
                 return kin  # (not `父親節`: a compound; not `外婆房子出租合約`: no verb after the kin word, a label)
             named = _CJK_NAMED_SUBJECT.match(text)  # `阿明跟小黃是固定的工人`, `田中さんは火曜休み`, `혜진이는 화요일엔 안 나온다`
             if named is not None and kin is None:
@@ -2024,6 +2025,8 @@ def _described_person(section: SectionInput, scores: dict[str, float], found: di
     name needs none: `Ing. Roberto Garza (Grupo Acerero)`)."""
     if prefixed is not None or PEOPLE_DOMAIN not in index.order or not _DESCRIPTION.search(section.heading):
         return None
+    if index.lists.travel.search(section.heading.casefold()):
+        return None  # `Bali trip — Sep hols`: a trip, whoever goes
     if _names_owner_or_agent(found) or _ME_MARK.search(section.heading):
         return None  # the owner's or the agent's own name, or "(me)": the name steps decide those
     person = _person_heading(section.heading, index, context.vocabulary)
@@ -2225,7 +2228,9 @@ def _own(section: SectionInput, index: _Index, context: Context,
             person = (section.heading.strip(), False) if len(full) == 2 or told or pair else None
         if person is not None:
             name, honorific = person
-            whose = _whose_name(body, context, index)
+            kin_only = all(p.casefold() in index.lists.kin for p in _NAME_PAIR.split(name.strip()) if p)
+            whose = _whose_name(body, context, index) if not kin_only else None  # `Mum and Dad` over "Mr and Mrs
+            # Lim": the owner's parents share her surname
             if whose is not None:
                 return whose, {}, {}
             pet = _pet(body, index) if not honorific else None
@@ -2254,7 +2259,7 @@ def _own(section: SectionInput, index: _Index, context: Context,
                 cues.insert(0, f"{family} (a family)")
             if name in context.given_names:  # `Jana` of "Jana Petersen" in the preamble, `하린` of "딸 하린"
                 cues.insert(0, f"{name} (the memory names them elsewhere)")
-            single = not honorific and " " not in name.strip() and not has_cjk(name)
+            single = not honorific and " " not in name.strip()  # (`Açores`, `강원도`: one word)
             if single and len(cues) == incidental and _a_trip(body, body_words, index):
                 cues = []  # `Açores` over "voos SATA …, ela e o Zé": a trip, whoever goes; a single word the body
                 # never echoes nor opens on who it is, over a trip's flights and hotels, is a place

@@ -2087,3 +2087,14 @@ def test_a_sentence_whose_subject_is_a_given_name_the_body_shows(heading: str, b
     name or names them again and describes a person; `Stripe is down …` names nobody."""
     got = document("", (heading, body))[heading]
     assert got != "people" if domain == "not people" else got == domain
+
+
+def test_parents_sharing_the_owners_surname_and_trips_that_name_places() -> None:
+    """`Mum and Dad` over "Mr and Mrs Lim" are the owner's parents, not the owner (Rachel Lim); `Bali trip —
+    Sep hols` and `강원도` over a trip are places, whoever goes; `妻の美代子さんが…` is about the wife."""
+    pre = "---\nowner: Rachel Lim\nassistant: Kaya\n---\n\n"
+    placed = document(pre, ("Mum and Dad", "- Mr and Mrs Lim Boon Huat, 72 and 69, Toa Payoh\n- Dad's knee op in March; Mum does Sunday lunch\n"),
+                      ("Bali trip — Sep hols", "- Rachel, Jon and the kids; Marites takes leave, ask her\n- Scoot flights booked\n- Bali tourist levy\n"))
+    assert placed == {"Mum and Dad": "people", "Bali trip — Sep hols": "personal"}
+    assert document("", ("강원도", "- 8월 둘째 주, 아내랑 둘이\n- 속초 호텔 2박 예약, 기차표 구매\n- 그녀는 바다를 좋아함\n"))["강원도"] == "personal"
+    assert document("", ("妻の美代子さんが帳場と帳簿を見ている", "- 月末に締める\n"))["妻の美代子さんが帳場と帳簿を見ている"] == "people"
