@@ -180,8 +180,8 @@ _WEEKDAYS = (r"(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day)?|tuesday|w
 # A leading date, after any emoji or punctuation and a weekday: `2026-03-14`, `Mar 3, 2026`, `Lunes 9 de marzo`.
 _LEADING_DATE = re.compile(rf"^[^\w]*(?:(?:{_WEEKDAYS})\.?,?\s+)?(?:{_DATE}|{_SHORT_DATE})(?!\d)", re.IGNORECASE)
 # A question heading's frame (`who is Ravi?`, `what about the contract with Loomcraft?`): the rest is its topic.
-_QUESTION = re.compile(r"(?i)^\W*(?:(?:who|what|how|where|which)(?:(?:'s|’s)|(?:\s+else)?\s+(?:is|are|was|were|about))|"
-                       r"(?:and|y|et|e|und)(?=\s+\S)|"  # `¿Y don Hernán?`, `Et Paul ?`, `And Mike?`: and what about them
+_QUESTION = re.compile(r"(?i)^\W*(?:what['’]?s\s+(?:the\s+deal|up|going\s+on)\s+with|(?:who|what|how|where|which)(?:(?:'s|’s)|(?:\s+else)?\s+(?:is|are|was|were|about))|"
+                       r"(?:and|y|et|e|und)(?=\s+\S)|"  # `¿Y don Hernán?`, `Et Paul ?`, `And Mike?`; `what's the deal with Tomasz?`
                        r"(?:wer|was|wie|wo|welche[rsnm]?)\s+(?:ist|sind|war|waren)(?:\s+(?:mit|los\s+mit))?|wie\s+geht(?:'s|’s|\s+es)|"
                        r"was\s+mach(?:t|en)|que\s+fait|qu['’]est-ce\s+que\s+fait|qu[eé]\s+hace|o\s+que\s+faz|"  # `Was macht Kevin?`
                        r"qui\s+(?:est|sont)|c['’]est\s+qui|où\s+(?:est|sont|en\s+est)|comment\s+(?:va|vont)|quoi\s+de\s+neuf\s+(?:avec|pour)|"
@@ -1204,7 +1204,8 @@ _OWNER_PATTERNS = (
                rf"aide|sert|travaille[ \t]+pour|hilft|unterstützt|arbeitet[ \t]+für)[ \t]+"
                rf"(?:(?i:the|la|el|o|a)[ \t]+)?{_HONORIFIC_WORDS}{_NAME_RE}{_AND_NAME}"),
     # whose notes the agent keeps: "Notes Claude keeps for Theo Brandt", "a memory maintained for Dana Levy"
-    re.compile(rf"(?i:\bkeeps|\bkeep|\bkept|\bmaintains|\bmaintained|\bwrites|\bwritten)[ \t]+(?i:for)[ \t]+"
+    re.compile(rf"(?i:\bkeeps|\bkeep|\bkept|\bmaintains|\bmaintained|\bwrites|\bwritten)[ \t]+"
+               rf"(?:(?i:this|it|this file|this memory|these notes)[ \t]+)?(?i:for)[ \t]+"  # `Wren keeps this for Niamh …`
                rf"{_HONORIFIC_WORDS}{_NAME_RE}{_AND_NAME}"),
     # "I serve …": `Sirvo a Joana Ferreira e o Miguel Antunes`, `I work for Dana`, `Ich arbeite für Thomas`.
     re.compile(rf"(?i:\bi serve|\bi work for|\byou work for|\byou serve|\bsirvo(?:[ \t]+(?:sobre[ \t]+todo|sobretudo|principalmente))?(?:[ \t]+(?:a|al|à|o))?|\btrabajo para|\btrabajas para|"
@@ -2127,6 +2128,10 @@ def _own(section: SectionInput, index: _Index, context: Context,
         ranked = _rank(scores, index)
         return Classification(PEOPLE_DOMAIN, "name", PREFIX_WEIGHT, (subject, RELATIVE),
                               *(ranked[0] if ranked else (None, 0.0))), {}, {}
+    bracket = _BRACKETED.search(section.heading) if prefixed is None and PEOPLE_DOMAIN in index.order else None
+    if bracket is not None and bracket.group()[1:-1].strip().casefold() in index.lists.kin and _heading_core(section.heading):
+        # `SEU ANTÔNIO (PAI)`: the owner's father, though he shares the owner's middle name
+        return Classification(PEOPLE_DOMAIN, "name", PREFIX_WEIGHT, (bracket.group()[1:-1].strip(), RELATIVE)), {}, {}
     named = _named_subject(section, index, context) if prefixed is None else None
     if named is not None:  # `Nadja arbeitet 60 Prozent im Spital …` over "- Nadja Keller, 34, Pflegefachfrau": about her
         ranked = _rank(scores, index)
@@ -2178,10 +2183,12 @@ def _own(section: SectionInput, index: _Index, context: Context,
         if relative is not None:
             return Classification(PEOPLE_DOMAIN, "name", PREFIX_WEIGHT, (relative, RELATIVE)), {}, {}
         person = _person_heading(section.heading, index, vocabulary)
-        if person is None and context.capitals and section.heading.isupper() and len(section.heading.split()) <= 3 \
+        capital_core = _heading_core(section.heading) if context.capitals and section.heading.isupper() else ""
+        if person is None and capital_core and len(capital_core.split()) <= 3 \
                 and not _INITIALS.fullmatch(section.heading.strip()) and not any(  # (`JR`: initials, read below)
                     w in index.lists.written or w in index.lists.organisation or w in index.lists.stopword_set
-                    for w in _WORD.findall(section.heading.casefold())):  # (`HONORARIOS Y COBRANZAS`, `CONSEJO PROFESIONAL`)
+                    for w in _WORD.findall(capital_core.casefold())):  # (`HONORARIOS Y COBRANZAS`, `CONSEJO PROFESIONAL`;
+            # `ZÉ CARLOS – CAPATAZ`: the name before its description)
             person = _person_heading(section.heading.title(), index, vocabulary)  # `POOJA` in a memory in capitals
         if person is not None and any(w.casefold() in person[0].casefold() for w in found.get(FALLBACK_DOMAIN, ())):
             person = None  # `Misc`, `Divers`: the vague word is the "name"

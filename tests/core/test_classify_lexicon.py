@@ -2098,3 +2098,18 @@ def test_parents_sharing_the_owners_surname_and_trips_that_name_places() -> None
     assert placed == {"Mum and Dad": "people", "Bali trip — Sep hols": "personal"}
     assert document("", ("강원도", "- 8월 둘째 주, 아내랑 둘이\n- 속초 호텔 2박 예약, 기차표 구매\n- 그녀는 바다를 좋아함\n"))["강원도"] == "personal"
     assert document("", ("妻の美代子さんが帳場と帳簿を見ている", "- 月末に締める\n"))["妻の美代子さんが帳場と帳簿を見ている"] == "people"
+
+
+def test_the_owner_a_kin_bracket_and_a_name_in_capitals_with_its_role() -> None:
+    """`Wren keeps this for Niamh Gallagher` names the owner, so `who is Niamh, basically?` is hers;
+    `SEU ANTÔNIO (PAI)` is the owner's father though he shares the owner's middle name; in a memory in
+    capitals `ZÉ CARLOS – CAPATAZ` is a name and its role; `what's the deal with Tomasz?` asks about him."""
+    pre = "# memory.md (Wren)\n\nWren keeps this for Niamh Gallagher, who owns Gallagher's Chemist in Chorlton.\n\n"
+    assert document_context(pre, [], Config()).owner == frozenset({"niamh", "gallagher"})
+    placed = document(pre, ("who is Niamh, basically?", "- Niamh Gallagher, 44, superintendent pharmacist\n"),
+                      ("what's the deal with Tomasz?", "- Tomasz Nowak, dispenser, 3 days a week\n"))
+    assert placed == {"who is Niamh, basically?": "identity", "what's the deal with Tomasz?": "people"}
+    caps = "---\ndono: Valdir Antônio Rezende\n---\n\n" + "".join(f"## {h}\n- x\n\n" for h in ("GADO", "SOJA", "MÁQUINAS"))
+    placed = document(caps, ("SEU ANTÔNIO (PAI)", "- 84 anos, mora na cidade\n"),
+                      ("ZÉ CARLOS – CAPATAZ", "- José Carlos Souza, 52, capataz há 15 anos\n"))
+    assert placed["SEU ANTÔNIO (PAI)"] == "people" and placed["ZÉ CARLOS – CAPATAZ"] == "people"
