@@ -1704,6 +1704,9 @@ def _relative_heading(heading: str, index: _Index) -> str | None:
     marked = _CJK_KIN_MARK.match(core)
     if marked is not None and marked.group(1) in index.lists.kin:  # `娘・ひなた`, `妻：美香`: a kin word, a mark, a name
         return marked.group(1)
+    pair = [p.strip().casefold() for p in _NAME_PAIR.split(core)]
+    if len(pair) == 2 and all(p in index.lists.kin for p in pair):  # `Mamá y papá`, `Mum and Dad`, `Oma und Opa`
+        return core.split()[0]
     core = "".join(ch for ch in core if ch.isalnum() or ch in " -'’").strip()
     if not core:
         return None

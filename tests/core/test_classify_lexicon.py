@@ -2113,3 +2113,10 @@ def test_the_owner_a_kin_bracket_and_a_name_in_capitals_with_its_role() -> None:
     placed = document(caps, ("SEU ANTÔNIO (PAI)", "- 84 anos, mora na cidade\n"),
                       ("ZÉ CARLOS – CAPATAZ", "- José Carlos Souza, 52, capataz há 15 anos\n"))
     assert placed["SEU ANTÔNIO (PAI)"] == "people" and placed["ZÉ CARLOS – CAPATAZ"] == "people"
+
+
+@pytest.mark.parametrize("heading", ["Mamá y papá", "Mum and Dad", "Oma und Opa"])
+def test_two_kin_words_joined_are_the_relatives(heading: str) -> None:
+    """`Mamá y papá` over their news (a hip operation) is about the owner's parents: people, not the
+    health words' personal (a new user's report)."""
+    assert document(ES, (heading, "- Viven en Toledo. A papá lo operaron de la cadera en marzo.\n"))[heading] == "people"
