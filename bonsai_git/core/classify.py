@@ -2367,13 +2367,13 @@ def _agent_lessons(body: str, index: _Index, context: Context) -> Classification
     if len(items) < 2:
         return None
     owner = [w for w in context.owner if not has_cjk(w)]
-    owner_cjk = [w for w in context.owner if has_cjk(w)]
+    owner_cjk = sorted((w for w in context.owner if has_cjk(w)), key=lambda w: (-len(w), w))  # sorted: same input, same words
     named = re.compile(rf"(?<!\w)(?:{'|'.join(map(re.escape, sorted(owner)))})(?!\w)") if owner else None
     cues: list[str] = []
     for item in items:
         job = index.lists.agent_jobs.search(item) or index.lists.rules.match(_SENTENCE_START.sub("", item))
         name = named.search(item) if named is not None else None
-        cjk = next((w for w in owner_cjk if w in item), None)
+        cjk = min((w for w in owner_cjk if w in item), key=item.find, default=None)  # the first written
         if job or name or cjk:
             cues.append(job.group().strip() if job else name.group() if name else str(cjk))
     if 2 * len(cues) <= len(items):
