@@ -552,6 +552,8 @@ class _Lists:
     schedule: re.Pattern[str]  # recurring work in a heading ...
     agent_jobs: re.Pattern[str]  # ... done by the agent
     system_jobs: re.Pattern[str]  # ... or by a host
+    name_columns: frozenset[str]  # a table's first column of people (casefolded) ...
+    role_columns: frozenset[str]  # ... beside what each one does: a roster (`_roster`)
 
 
 @functools.cache
@@ -617,6 +619,8 @@ def _lists() -> _Lists:
         schedule=_cues(w for lang in lexicons for w in lang.schedule),
         agent_jobs=_cues(w for lang in lexicons for w in lang.agent_jobs),
         system_jobs=_cues(w for lang in lexicons for w in lang.system_jobs),
+        name_columns=frozenset(w.casefold() for lang in lexicons for w in lang.name_columns),
+        role_columns=frozenset(w.casefold() for lang in lexicons for w in lang.role_columns),
     )
 
 
@@ -2146,6 +2150,11 @@ def _own(section: SectionInput, index: _Index, context: Context,
         role = _role_and_name(section, found, prefixed, index, context)
         if role is not None:
             return role, {}, {}
+    if prefixed is None and PEOPLE_DOMAIN in index.order and "|" in section.body and max(scores.values(), default=0.0) < 2 \
+            and not _names_owner_or_agent(found) and not (context.fiction and "projects" in scores):
+        roster = _roster(section.body, index)  # `Les boulangers` over "| Nom | Poste | …": the staff, not the trade
+        if roster is not None:
+            return roster, {}, {}
     if max(scores.values(), default=0.0) >= needed:
         described = _described_person(section, scores, found, prefixed, index, context)
         return described or _heading_decision(section, scores, found, prefixed, index), {}, {}
@@ -2355,6 +2364,36 @@ _LESSONS = re.compile(r"(?i)lesson|leçon|lecci[oó]n|liç[õo]|lektion|gelernt|
                       r"教训|经验|教訓|学び|배운|교훈")
 _SENTENCE = re.compile(r"\n+|(?<=[.!?。！？])\s+")
 _SENTENCE_START = re.compile(r"^[\s\-*+>#|]*(?:\d{1,3}[.)]\s*)?[*_\"“'‘(]*")
+
+
+_TABLE_ROW = re.compile(r"^[ \t]*\|(.*)\|[ \t]*$", re.MULTILINE)
+_TABLE_RULE = re.compile(r"[\s|:\-]+")
+
+
+def _roster(body: str, index: _Index) -> Classification | None:
+    """people when `body` opens its first table on a roster: a header whose first column names each
+    row's person (the lexicons' `name_columns`: `Nom`, `名前`) and another says what each does
+    (`role_columns`: `Poste`, `Turno`, `担当`), over at least two rows of different people, at least
+    half of them a person's name (`_person_heading`; a CJK cell of two to six characters).  LABELS.md:
+    a team or a contact list is people, whatever trade its heading names (`Les boulangers`,
+    `👨‍🍳 Padeiros`, `OS PEÕES`).  A `Wer`/`Who` column is no roster: it says whose dose or
+    appointment a row is.  None otherwise."""
+    rows = [m.group(1) for m in _TABLE_ROW.finditer(body[:BODY_CHARS])]
+    if len(rows) < 3:
+        return None
+    header = [c.strip(" *_`").casefold() for c in rows[0].split("|")]
+    lists = index.lists
+    if header[0] not in lists.name_columns or not any(c in lists.role_columns for c in header[1:]):
+        return None
+    people = [r.split("|")[0].strip(" *_`") for r in rows[1:] if not _TABLE_RULE.fullmatch(r)]
+    if len(people) < 2 or len(set(people)) < len(people):
+        return None
+    named = [p for p in people if not any(ch.isdigit() for ch in p) and (
+        _person_heading(p, index) is not None or (has_cjk(p) and 2 <= len(p.replace(" ", "")) <= 6))]
+    if 2 * len(named) < len(people):
+        return None
+    role = next(c for c in header[1:] if c in lists.role_columns)
+    return Classification(PEOPLE_DOMAIN, "body", PREFIX_WEIGHT, (f"{header[0]} | {role} (a table of people)", *named[:3]))
 
 
 def _agent_lessons(body: str, index: _Index, context: Context) -> Classification | None:

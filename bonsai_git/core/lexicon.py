@@ -37,7 +37,8 @@ LANGUAGES = ("en", "de", "es", "fr", "pt", "zh", "ja", "ko")
 # The Western languages and their snowball stemmer; the others match as substrings.
 STEMMERS = {"en": "english", "de": "german", "es": "spanish", "fr": "french", "pt": "portuguese"}
 SPECIAL_KEYS = ("person", "stopwords", "fiction", "characters", "surnames", "schedule", "agent_jobs", "system_jobs", "kin", "rules", "travel", "work_trip", "holiday", "pets", "working", "todo", "notes",
-                "honorifics", "workplaces", "self_employed", "runs", "care", "lodging", "households", "private", "companies", "groups")
+                "honorifics", "workplaces", "self_employed", "runs", "care", "lodging", "households", "private", "companies", "groups",
+                "name_columns", "role_columns")
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +74,8 @@ class Language:
     private: tuple[str, ...] = ()  # a heading that calls its matter the owner's own (`perso`, `私人`)
     companies: tuple[str, ...] = ()  # a company's name ends in one (`<`: opens with one; `~`: only no person's)
     groups: tuple[str, ...] = ()  # a group's name ends in one (`<`: opens with one): community
+    name_columns: tuple[str, ...] = ()  # a table's first column naming each row's person (`Name`, `Nome`, `名前`) ...
+    role_columns: tuple[str, ...] = ()  # ... beside a column saying what each does (`Role`, `Poste`, `担当`): staff
 
 
 def parse_lexicon(text: str, code: str, domains: tuple[str, ...], source: str) -> Language:

@@ -2120,3 +2120,28 @@ def test_two_kin_words_joined_are_the_relatives(heading: str) -> None:
     """`Mamá y papá` over their news (a hip operation) is about the owner's parents: people, not the
     health words' personal (a new user's report)."""
     assert document(ES, (heading, "- Viven en Toledo. A papá lo operaron de la cadera en marzo.\n"))[heading] == "people"
+
+
+@pytest.mark.parametrize("preamble, heading, table", [
+    (FR, "Les serveurs", "| Nom | Poste | Horaire |\n|---|---|---|\n| Amandine Roux | cheffe de rang | midi |\n| Hugo Perret | commis | soir |\n"),
+    (PT, "👷 Pedreiros", "| nome | função | obs |\n|---|---|---|\n| Seu Lourival | mestre de obras | 20 anos |\n| Cláudio | servente | novo |\n"),
+    ("", "板前", "| 名前 | 担当 | メモ |\n|---|---|---|\n| 小野寺 | 焼き場 | 十年目 |\n| 杉浦 | 仕込み | 春から |\n"),
+    ("", "Drivers", "| Name | Shift | Notes |\n|---|---|---|\n| Dev Patel | early | van 2 |\n| Rosa Lindqvist | late | forklift ticket |\n"),
+])
+def test_a_table_of_people_and_what_each_does_is_people(preamble: str, heading: str, table: str) -> None:
+    """A roster (a `Name` column beside a `Role`/`Shift` one, rows of different people) is the staff:
+    people, whatever trade or device word its heading holds (LABELS.md: a team or a contact list)."""
+    assert document(preamble, (heading, table))[heading] == "people"
+    assert "a table of people" in render_explain(explain_file(preamble + f"## {heading}\n{table}", Config()), Config())
+
+
+def test_a_table_of_whose_doses_or_a_novels_cast_is_no_roster() -> None:
+    """`Wer | Mittel` says whose dose each row is (the owner's household: personal); a novel's cast
+    with its roles is working material for the book (projects); one person's rows are no roster."""
+    meds = "| Wer | Mittel | Rolle |\n|---|---|---|\n| Gerhard | Ramipril | Blutdruck |\n| Ingrid | L-Thyroxin | Schilddrüse |\n"
+    assert document(DE, ("Medikamente", meds))["Medikamente"] == "personal"
+    cast = "| Nom | Rôle |\n|---|---|\n| Odile Ferrand | narratrice |\n| Paul Vasseur | le frère |\n"
+    novel = "Je suis l'assistante d'une romancière. Le roman, les personnages et le manuscrit sont pour nous.\n\n"
+    assert document(novel, ("Personnages", cast))["Personnages"] == "projects"
+    one = "| Name | Role |\n|---|---|\n| Dev Patel | early |\n| Dev Patel | late |\n"
+    assert document("", ("Drivers", one))["Drivers"] != "people"
