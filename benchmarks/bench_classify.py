@@ -93,6 +93,9 @@ The sets, reported separately (issue 23):
 - `tune27`: tests/classify_data/tune27, eight odd-format memories (188 sections) written and labelled blind,
   measured at the previous session's start rules (68.1% / 77.1% / 4.8%), this session's (70.2% / 79.3% / 4.8%)
   and when it arrived, after the rules read from tune22 to tune26 (73.4% / 82.4% / 3.2%), then read;
+- `tune28`: tests/classify_data/tune28, eight odd-format memories (188 sections) written and labelled blind,
+  measured at the rules of two sessions ago (73.4% / 84.6% / 5.3%), the previous session's end (74.5% / 85.6% /
+  3.2%) and when it arrived, after the roster rule (75.0% / 85.6% / 3.2%), then read;
 - `measure21`: tests/classify_data/measure21, eight memories (209 sections) written and labelled blind to the
   shapes of the issue's held-back sets while tune19 was read, measured at that session's start rules
   (75.1% / 84.7% / 4.3%) and after its last rule change (75.6% / 85.6% / 4.3%); never listed (skipped when absent);
@@ -238,6 +241,7 @@ def main() -> int:
     score_set("tune25", DATA / "tune25", config, misses=misses)
     score_set("tune26", DATA / "tune26", config, misses=misses)
     score_set("tune27", DATA / "tune27", config, misses=misses)
+    score_set("tune28", DATA / "tune28", config, misses=misses)
     for name in ("measure", "measure12", "measure19", "measure20", "measure21", "measure22", "measure23", "measure24"):
         if (DATA / name / "labels.csv").is_file() and "--no-measure" not in sys.argv:
             score_set(name, DATA / name, config)  # never listed: it must not be tuned on

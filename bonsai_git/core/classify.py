@@ -1082,15 +1082,15 @@ _AGENT_PATTERNS = (
     re.compile(rf"(?:(?i:\b(?:by|from|of)[ \t]+me|\byo|\bmoi|\bich|\beu)|\bI),[ \t]+{_NAME_RE}[ \t]*(?=[,(—–.])"),
     # whose memory, then the role: "Memoria de Nora, la asistente de Begoña", "notes by Wren, the family's assistant"
     re.compile(rf"(?i:\b(?:de|of|do|da|du|von|by|from)[ \t]+){_NAME_RE},[ \t]+(?i:(?:the|la|el|o|a|le|der|die|das|sein|seine|ihr|ihre|su|sua|seu|son|sa)[ \t]+)?"
-               rf"(?:[^\W\d_][\w'’-]*[ \t]+){{0,2}}?(?i:assistant|assistante|assistente|asistente|assistent(?:in)?|agent|agente|bot)"
+               rf"(?:[^\W\d_][\w'’-]*[ \t]+){{0,2}}?(?i:assistant|assistante|assistente|asistente|assistent(?:in)?|assistenz|agent|agente|bot)"
                rf"(?=[ \t]+(?i:of|for|de|da|do|der|des|von|für|pour|para|to|que|qui|that|who|die|der)\b|[ \t]*[,.;:(])"),
     # The name, "is", then the role: "Rivet is the agent that helps …", "Brisa es la asistente de …"
     re.compile(rf"(?:^|(?<=[.!?:;]\s)|(?<=\n)){_NAME_RE}[ \t]+(?i:is|es|é|est|ist)[ \t]+(?i:the|an?|el|la|o|a|le|der|die|das|ein|eine|une?)[ \t]+"
-               rf"(?:(?:AI|IA|KI)[ \t-]+)?(?i:assistant|assistante|assistente|asistente|assistent(?:in)?|agent|agente|bot|helper)"
+               rf"(?:(?:AI|IA|KI)[ \t-]+)?(?i:assistant|assistante|assistente|asistente|assistent(?:in)?|assistenz|agent|agente|bot|helper)"
                rf"(?![\w-])", re.MULTILINE),
     # A name and its role in brackets: "a memória do Rabelo (assistente IA)", "Wren (the AI assistant)"
     re.compile(rf"{_NAME_RE}[ \t]*[(（][ \t]*(?i:l['’]|(?:the|an?|o|a|el|la|le|der|die|das|ein|eine|um|uma|un|une)[ \t]+)?"
-               rf"(?:(?:AI|IA|KI)[ \t-]+)?(?i:assistant|assistante|assistente|asistente|assistent(?:in)?|agent|agente|bot|helper)"
+               rf"(?:(?:AI|IA|KI)[ \t-]+)?(?i:assistant|assistante|assistente|asistente|assistent(?:in)?|assistenz|agent|agente|bot|helper)"
                rf"(?:[ \t]+(?:IA|AI|KI|(?i:virtual|virtuel|virtuelle)))?[ \t]*[,;)）]"),
     # the same in CJK: `我（小燈，AI 助理）`, `小燈（AI助理）`, `私（ハル、アシスタント）`
     re.compile(r"(?:我|私|나|저)[（(]([\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]{2,6}?)[，,、][^）)\n]{0,12}"
@@ -1110,7 +1110,7 @@ _AGENT_PATTERNS = (
 # The owner names their agent: "My agent is called Kestrel", "my assistant, Pip,", "mi asistente se llama Brisa",
 # "mein Assistent heißt Fidi", "mon assistante s'appelle Lune", "o meu assistente chama-se Rabelo".
 _MY_AGENT = re.compile(rf"(?i:\bmy|\bmi|\bmein|\bmeine|\bmon|\bma|\bo meu|\ba minha|\bmeu|\bminha)[ \t]+(?:(?:AI|IA|KI)[ \t-]+)?"
-                       rf"(?i:agent|assistant|assistante|asistente|assistente|assistent(?:in)?|agente|helper|bot)[ \t]*,?[ \t]*"
+                       rf"(?i:agent|assistant|assistante|asistente|assistente|assistent(?:in)?|assistenz|agente|helper|bot)[ \t]*,?[ \t]*"
                        rf"(?i:is[ \t]+called[ \t]+|is[ \t]+named[ \t]+|is[ \t]+|called[ \t]+|named[ \t]+|se[ \t]+llama[ \t]+|heißt[ \t]+|"
                        rf"s['’]appelle[ \t]+|chama-se[ \t]+|se[ \t]+chama[ \t]+)?[\"“„«']?{_NAME_RE}(?=[\"”“»']?[ \t]*(?:[,.;:(—–!]|$|[ \t]+(?i:and|und|y|e|et)\b))")
 # A CJK title line names the owner: `# 메모리 — 박정호 선생`, `# 长期记忆 · 林素秋`, `# MEMORY — 한도윤`
@@ -1119,13 +1119,13 @@ _TITLE_OWNER_CJK = re.compile(r"^#[ \t]+(?:(?i:memory(?:\.md)?)|장기[ \t]*메�
                               r"長期メモ|メモリ)[ \t]*[—–\-·・:|][ \t]*([\u3400-\u9fff]{2,4}|[\uac00-\ud7af]{2,4})"
                               r"(?=[ \t]*(?:$|\n|[(（]|선생|작가|님|老师|老師|先生|さん))")
 # A name joined by a hyphen to the word for an agent names a product, not the agent: `der Claude-Code-Agent`
-_PRODUCT_AGENT = re.compile(r"-?-(?i:agent|agente|assistent|assistant|assistente|bot|ki|ia|ai)\b")
+_PRODUCT_AGENT = re.compile(r"-?-(?i:agent|agente|assistent|assistenz|assistant|assistente|bot|ki|ia|ai)\b")
 # A quoted name right after the word for the agent: `補助エージェント「ヨル」`, `手机助手"小竹"`, `비서 "다람"`.
 _AGENT_QUOTED = re.compile(r"(?:エージェント|アシスタント|秘書|助手|助理|秘书|비서|어시스턴트|에이전트|(?i:agent|AI|bot)|AIの|"
                            r"이름은)[ \t]*[「『“\"'‘]"
                            r"([\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]{1,6})[」』”\"'’]")  # `보조 에이전트 '잉크'(나)`
 # A field line of front matter or a blockquote names the agent, maybe in lowercase: `agent: hachi`, `> Agent: 토리`.
-_AGENT_FIELD = re.compile(r"(?i)(?<!\w)(?:agent|assistant|assistente|asistente|assistent|agente|bot)[ \t]*[:=][ \t]*[\"“']?"
+_AGENT_FIELD = re.compile(r"(?i)(?<!\w)(?:agent|assistant|assistente|asistente|assistent|assistenz|agente|bot)[ \t]*[:=][ \t]*[\"“']?"
                           r"([^\W\d_][\w'’-]*|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]{1,6})")
 # The title line names the agent: `# MEMORY — Tern (platform agent)`, `# MEMORY.md — Jabuti 🐢`.
 _TITLE_AGENT = re.compile(rf"(?m)^#[ \t]+(?i:memory(?:\.md)?|memória|mémoire|memoria)[ \t]+[—–-][ \t]+{_NAME_RE}"
@@ -1136,7 +1136,7 @@ _SELF_INTRO = re.compile(r"(?i)(?:i am|i'm|my name is|ich bin|ich heiße|je suis
                          r"chamo-me|me chamo)\s|我是|私は|わたしは|僕は|ぼくは|나는|저는")
 # The agent introduces itself as the assistant, unnamed: "Soy el asistente de Lucía", "我是陈晓峰的销售助理".
 _SELF_ASSISTANT = re.compile(r"(?i)(?<!\w)(?:i am|i'm|soy|sou|ich bin|je suis)[ \t]+(?:(?:the|an?|el|la|o|a|der|die|l['’])[ \t]*)?"
-                             r"(?:[^\W\d_][\w'’-]*[ \t]+){0,3}?(?:assistant|assistante|asistente|assistente|assistent|agent|agente|bot)"
+                             r"(?:[^\W\d_][\w'’-]*[ \t]+){0,3}?(?:assistant|assistante|asistente|assistente|assistent|assistenz|agent|agente|bot)"
                              r"|我是.{0,15}?(?:助理|助手|秘书|秘書)|私は.{0,15}?(?:アシスタント|秘書)|(?:나는|저는).{0,15}?(?:비서|어시스턴트|에이전트)")
 _SECOND_PERSON = re.compile(r"(?i)(?<!\w)(?:you are|you're|your name|du bist|tu es|tu és|eres|sos|você é|vous êtes)(?!\w)"
                             r"|你是|您是|あなたは|너는|당신은")
@@ -1187,7 +1187,7 @@ _OWNER_PATTERNS = (
     re.compile(rf"(?:\bowners?|\bhumans?|\busers?|\bdon[oa]s?|\bpropietari[oa]s?|\bpropriétaires?|\bbesitzer(?:in)?|"
                rf"\binhaber(?:in)?|\bdueñ[oa]s?|\butilizador[a]?|\busuario|\bpour|\bpara|\bfür)[ \t]*[:=][ \t]*\[?"
                rf"{_HONORIFIC_WORDS}{_NAME_RE}{_AND_NAMES}", re.IGNORECASE),
-    re.compile(rf"(?i:assistant|assistante|assistente|asistente|assistent(?:in)?|helper|agent|secretary|"
+    re.compile(rf"(?i:assistant|assistante|assistente|asistente|assistent(?:in)?|assistenz|helper|agent|secretary|"
                rf"secretária|secretaria|sekretär(?:in)?)(?:[ \t]*\([^)\n]{{0,30}}\))?(?:[ \t]+[^\W\d_][\w/-]*){{0,4}}?[ \t]+(?:(?i:of|for|to|de|da|do|der|des|von|für|pour|para)"
                rf"[ \t]+|(?i:d)['’])(?i:the[ \t]+|la[ \t]+|el[ \t]+|o[ \t]+|a[ \t]+)?(?i:(?:casal|couple|família|familia|famille|family)[ \t]+)?"
                rf"{_HONORIFIC_WORDS}{_NAME_RE}{_AND_NAME}"),  # `assistente digital do casal Lúcia … e Evandro …`
@@ -1196,13 +1196,13 @@ _OWNER_PATTERNS = (
                rf"(?:[^\W\d_][\w-]*[ \t]+)?(?i:assistant|agent|helper|secretary|openclaw|claude|bot)\b", re.MULTILINE),  # not `Unlike Apple's assistant`
     _LOWER_POSSESSIVE,
     # the one who set the agent up: "the assistant Aniket Joshi set up", "la asistente que Luz Adriana Gómez armó"
-    re.compile(rf"(?i:assistant|assistante|assistente|asistente|assistent(?:in)?|agent|agente|helper|bot)[ \t]+"
+    re.compile(rf"(?i:assistant|assistante|assistente|asistente|assistent(?:in)?|assistenz|agent|agente|helper|bot)[ \t]+"
                rf"(?:(?i:that|who|que|qui)[ \t]+)?(?:(?i:o|a|el|la)[ \t]+)?{_HONORIFIC_WORDS}{_NAME_RE}{_AND_NAME}[ \t]+"
                rf"(?i:set[ \t]+up|sets[ \t]+up|made|built|created|configured|installed|trained|hired|"
                rf"armó|creó|configuró|montó|instaló|contrató|criou|configurou|montou|instalou|contratou|"
                rf"a[ \t]+(?:créé|configuré|installé|monté))(?!\w)"),
     # whom the agent helps: "Rivet is the agent that helps Marcus Lindqvist", "el asistente que ayuda a Nora Gil"
-    re.compile(rf"(?i:assistant|assistante|assistente|asistente|assistent(?:in)?|agent|agente|helper|bot)[ \t]+"
+    re.compile(rf"(?i:assistant|assistante|assistente|asistente|assistent(?:in)?|assistenz|agent|agente|helper|bot)[ \t]+"
                rf"(?i:that|who|que|qui|der|die)[ \t]+(?i:helps|serves|works[ \t]+for|assists|supports|looks[ \t]+after|"
                rf"ayuda[ \t]+a|sirve[ \t]+a|trabaja[ \t]+para|ajuda[ \t]+(?:a|o)?|serve[ \t]+(?:a|o)?|trabalha[ \t]+para|"
                rf"aide|sert|travaille[ \t]+pour|hilft|unterstützt|arbeitet[ \t]+für)[ \t]+"
@@ -1226,7 +1226,7 @@ _OWNER_PATTERNS = (
     re.compile(r"(?:(?<![\u3400-\u9fff])|(?<=[是为為给給帮幫替]))([\u3400-\u9fff]{2,4}?)(?:老师|老師|先生|女士)?"
                r"(?:（[^）]{0,20}）|\([^)]{0,20}\))?的[\u3400-\u9fff]{0,4}(?:助手|助理|秘书|秘書)"),
     # the owner after the agent's bracketed role: "Loupiote (l'agent IA, c'est moi) pour Théo Marchand"
-    re.compile(rf"[(（][^)）\n]{{0,40}}(?i:assistant|assistante|assistente|asistente|assistent|agent|agente|bot)[^)）\n]{{0,30}}[)）]"
+    re.compile(rf"[(（][^)）\n]{{0,40}}(?i:assistant|assistante|assistente|asistente|assistent|assistenz|agent|agente|bot)[^)）\n]{{0,30}}[)）]"
                rf"[ \t]+(?i:pour|for|para|für)[ \t]+(?i:(?:the|la|el|o|a|le)[ \t]+)?{_HONORIFIC_WORDS}{_NAME_RE}"),
     _BOSS_PATTERN,
     # the writer and their pen name: `知夏（笔名「南枝」）`, "Claire Morvan (pen name C. M. Lune)": the owner
@@ -1716,6 +1716,7 @@ def _relative_heading(heading: str, index: _Index) -> str | None:
         return None
     if has_cjk(core):
         compact = core.replace(" ", "")
+        compact = _CJK_MY.sub("", compact, count=1) or compact  # `우리 애들`, `我女儿`: whose relatives
         for n in range(min(len(compact), 5), 0, -1):
             if compact[:n] in index.lists.kin and len(compact) - n <= 3 and (n > 1 or len(compact) == 1):
                 return compact[:n]
@@ -1830,7 +1831,8 @@ def _whose_name(body: str, context: Context, index: _Index) -> Classification | 
             name = next((n for n in sorted(names, key=lambda n: (-len(n), n)) if opening.startswith(n)
                          and opening[len(n) : len(n) + 1] not in _CJK_POSSESSIVE), None)  # not 雨桐的编辑
         else:  # the name as a description's subject: "Sam, 38, …", "Valeria "Vale" Sosa, 44": not "Priya and Tom met …"
-            name = words[0] if words and words[0].casefold() in names and _DESCRIBED.match(opening) else None
+            name = words[0] if words and words[0].casefold() in names and _DESCRIBED.match(opening) and not re.match(
+                rf"[\"“'‘]?{re.escape(words[0])}['’](?:s\b)?", opening) else None  # "Jens’ Frau, …": his wife
         if name is not None:
             return Classification(domain, "name", PREFIX_WEIGHT, (f"{name} ({role})",))
     return None
@@ -2155,6 +2157,13 @@ def _own(section: SectionInput, index: _Index, context: Context,
         roster = _roster(section.body, index)  # `Les boulangers` over "| Nom | Poste | …": the staff, not the trade
         if roster is not None:
             return roster, {}, {}
+    title = section.heading.strip(" \t*_#>")
+    if prefixed is None and max(scores.values(), default=0.0) <= WEAK_WEIGHT * 2 and set(scores) <= {PEOPLE_DOMAIN, "business"} \
+            and (len(title) <= 4 if has_cjk(title) else len(title.split()) == 1) and not _names_owner_or_agent(found) \
+            and _relative_heading(section.heading, index) is None:
+        card = _opening_card(section, index, context, owner=not scores)  # `## 大将`, `## 店長`: a title over whom it is about
+        if card is not None:
+            return card, {}, {}
     if max(scores.values(), default=0.0) >= needed:
         described = _described_person(section, scores, found, prefixed, index, context)
         return described or _heading_decision(section, scores, found, prefixed, index), {}, {}
@@ -2394,6 +2403,35 @@ def _roster(body: str, index: _Index) -> Classification | None:
         return None
     role = next(c for c in header[1:] if c in lists.role_columns)
     return Classification(PEOPLE_DOMAIN, "body", PREFIX_WEIGHT, (f"{header[0]} | {role} (a table of people)", *named[:3]))
+
+
+# A CJK body opening on a full name and an age, maybe after a role and a mark: "古賀 雄大（29）",
+# "中島剛志、52歳", "本店店長・原田 誠（38）", "박지훈 (41)", "王建国，48岁".
+_CJK_CARD = re.compile(r"[ \t\n>*_-]*(?:[^\W\d_]{1,8}[・：:｜|][ \t]*)?"
+                       r"([\u3400-\u9fff\uac00-\ud7af]{1,3}[ \t\u3000]?[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]{1,3})"
+                       r"[ \t]*(?:[（(][ \t]*\d{1,2}[ \t]*(?:歳|岁|세|才)?[ \t]*[）)]|[、，,][ \t]*\d{1,2}[ \t]*(?:歳|岁|세|才|살))")
+
+
+def _opening_card(section: SectionInput, index: _Index, context: Context, owner: bool) -> Classification | None:
+    """Whom a one-word title heading is about when its body opens on a card, a full name and an
+    age (`_CARD_OPENING`, `_CJK_CARD`): the owner's (`## 大将` over "中島剛志、52歳": identity) or another
+    person's (`## 店長` over "本店店長・原田 誠（38）", `## 古賀` over "古賀 雄大（29）": people).  LABELS.md:
+    a section about one other person goes to people, the owner's facts to identity.  `owner`: whether
+    the owner's card may decide (a heading of no keyword).  None otherwise."""
+    body = section.body.lstrip("\n")
+    card = _CARD_OPENING.match(body) or _CJK_CARD.match(body)
+    if card is None:
+        return None
+    name = card.group(1)
+    lists = index.lists
+    if any(w in lists.written or w in lists.organisation or w in lists.stopword_set for w in _WORD.findall(name.casefold())):
+        return None  # "French-German Stammtisch, 1er mercredi": a group's name and a date, no one's card
+    compact = name.replace(" ", "").replace("\u3000", "")
+    mine = name.split()[0].casefold() in context.owner or compact in context.owner
+    domain = "identity" if mine else PEOPLE_DOMAIN
+    if domain not in index.order or (mine and not owner):
+        return None
+    return Classification(domain, "body", PREFIX_WEIGHT, (f"{name} ({'the owner: ' if mine else ''}a full name and an age)",))
 
 
 def _agent_lessons(body: str, index: _Index, context: Context) -> Classification | None:

@@ -2145,3 +2145,35 @@ def test_a_table_of_whose_doses_or_a_novels_cast_is_no_roster() -> None:
     assert document(novel, ("Personnages", cast))["Personnages"] == "projects"
     one = "| Name | Role |\n|---|---|\n| Dev Patel | early |\n| Dev Patel | late |\n"
     assert document("", ("Drivers", one))["Drivers"] != "people"
+
+
+def test_a_title_heading_over_a_card_is_whom_it_is_about() -> None:
+    """`## 大将` over the owner's full name and age is the owner (identity); `## 料理長` (a role word of
+    business) or a bare family name over another full name and an age is that person (people); a
+    group's name and a date ("Stammtisch, 1er mercredi") is no card."""
+    pre = "---\nowner: 松本 浩二\nagent: ハチ\n---\n\n"
+    placed = document(pre, ("大将", "- 松本浩二、58歳。天草出身。\n- 朝は市場から。\n"),
+                      ("店長", "二号店店長・森下 亮（41）。2016年入社。\n- シフト作成\n"),
+                      ("片岡", "片岡 慎吾（27）。焼き場の二番手。\n- 免許あり\n"),
+                      ("실장님", "- 오세훈 (45), 주방 실장\n"))
+    assert placed == {"大将": "identity", "店長": "people", "片岡": "people", "실장님": "people"}
+    assert document(FR, ("Stammtisch", "- Stammtisch franco-allemand, 1er mercredi du mois, 19:30\n"))["Stammtisch"] != "people"
+
+
+def test_the_owner_named_by_a_german_assistenz_and_a_possessive_opening() -> None:
+    """"die Assistenz von Jens Hartwig" names the owner, so `Was ich über Jens weiß` is his; `## Katrin`
+    over "Jens’ Frau, …" (a German possessive) is his wife, people, not him."""
+    pre = "Ich bin Lotte, die Assistenz von Jens Hartwig. Er führt einen Pflegedienst in Leipzig.\n\n"
+    assert document_context(pre, [], Config()).owner >= {"jens", "hartwig"}
+    placed = document(pre, ("Was ich über Jens weiß", "- Jens Hartwig, 54, Krankenpfleger\n"),
+                      ("Katrin", "- Jens’ Frau, verheiratet seit 1998. Lehrerin.\n"))
+    assert placed == {"Was ich über Jens weiß": "identity", "Katrin": "people"}
+
+
+@pytest.mark.parametrize("preamble, heading, domain", [
+    ("", "子ども", "people"), ("", "우리 애들", "people"), (ES, "Migrañas", "personal"), ("", "痛風", "personal"),
+    ("", "편두통", "personal"), (DE, "Gicht", "personal"), (FR, "Goutte", "personal"),
+])
+def test_kin_in_cjk_and_more_health_words(preamble: str, heading: str, domain: str) -> None:
+    """The owner's children (`子ども`, `우리 애들`: "our kids") are people; migraine and gout are health."""
+    assert document(preamble, (heading, "- x\n"))[heading] == domain
