@@ -1061,7 +1061,7 @@ _LOWER = "a-zß-öø-ÿā-žа-я"
 _CAP = rf"[{_UPPER}][{_LOWER}'’]+(?:-[{_UPPER}]?[{_LOWER}'’]+)*-?"  # `Jean-Pierre`, `Marie-José`
 _NICKNAME = rf"\(?[\"“‘']{_CAP}[\"”’']\)?"  # Rosalind ("Roz") Achterberg, Robert "Bob" Lee
 _NAME_RE = rf"({_CAP}(?:[ \t]+(?:{_NICKNAME}|{_CAP})){{0,2}})"
-_HONORIFIC_WORDS = r"(?:(?:Prof|Dr|Dra|Drª|Sr|Sra|Mr|Mrs|Ms|Mx|Herr|Frau|Mme|M|Lic|Ing|Arq|C\.P|[Dd]o[ñn]a|[Dd]on|Seu|Ma[iî]tre|Me)\.?[ \t]+)*"
+_HONORIFIC_WORDS = r"(?:(?:Prof|Dr|Dra|Drª|Sr|Sra|Mr|Mrs|Ms|Mx|Herr|Frau|Mme|M|Lic|Licd[ao]|Lcd[ao]|Mtr[ao]|Ing|Arq|C\.P|[Dd]o[ñn]a|[Dd]on|Seu|Ma[iî]tre|Me)\.?[ \t]+)*"
 # The agent's name: "You are Ada, ...", "Eres Brisa", "Du bist Kobold", "Tu es Lune", "Você é a Cotovia", "Moi c'est Brume".
 _AGENT_PATTERNS = (
     re.compile(rf"(?i:\byou are|\byou're|\byour name is|\beres|\bte llamas|\bvocê é|\btu és|\bés|\bdu bist|"
@@ -1183,6 +1183,10 @@ _ADDRESSED = re.compile(r"[ \t\n>*_-]*(?i:you are|you're|du bist|tu es|tu és|er
 _CARD_OPENING = re.compile(rf"[ \t\n>*_-]*{_HONORIFIC_WORDS}({_CAP}[ \t]+{_CAP}(?:[ \t]+{_CAP})?)[*_]*[ \t]*[,(][ \t]*"
                            r"[1-9]\d?(?!\d|[/.:]\d)"  # not a date: "São Miguel, 12 a 19 de maio", "Porto, 3 de junho"
                            r"(?![ \t]*(?:[-–—]|a|à|al|to|until|bis|au|até)[ \t]*\d|[ \t]+(?:de|of|d')[ \t]*[^\W\d_])")
+# The one who set the agent up for a relative: "Leanne set up on her dad's laptop", "Tom set up for his mum".
+_SET_UP_FOR_KIN = re.compile(rf"{_NAME_RE}[ \t]+(?i:set[ \t]+up|sets[ \t]+up|installed|configured|made)[ \t]+"
+                             rf"(?:[^\W\d_]+[ \t]+){{0,3}}?(?i:on|for)[ \t]+(?i:her|his|their)[ \t]+"
+                             rf"(?i:dad|mum|mom|father|mother|parents|grand\w*|gran|nan|husband|wife|partner|son|daughter)\b")
 _OWNER_PATTERNS = (
     re.compile(rf"(?:\bowners?|\bhumans?|\busers?|\bdon[oa]s?|\bpropietari[oa]s?|\bpropriétaires?|\bbesitzer(?:in)?|"
                rf"\binhaber(?:in)?|\bdueñ[oa]s?|\butilizador[a]?|\busuario|\bpour|\bpara|\bfür)[ \t]*[:=][ \t]*\[?"
@@ -1207,6 +1211,11 @@ _OWNER_PATTERNS = (
                rf"ayuda[ \t]+a|sirve[ \t]+a|trabaja[ \t]+para|ajuda[ \t]+(?:a|o)?|serve[ \t]+(?:a|o)?|trabalha[ \t]+para|"
                rf"aide|sert|travaille[ \t]+pour|hilft|unterstützt|arbeitet[ \t]+für)[ \t]+"
                rf"(?:(?i:the|la|el|o|a)[ \t]+)?{_HONORIFIC_WORDS}{_NAME_RE}{_AND_NAME}"),
+    # whom the agent looks after, said by the agent: "The bloke I look after is Colin Fairweather", "I look after Dana"
+    re.compile(rf"(?i:\bi[ \t]+(?:look[ \t]+after|work[ \t]+for|help|assist)(?:[ \t]+is)?)[ \t]+"
+               rf"(?:(?i:is|the|la|el|o|a)[ \t]+)?{_HONORIFIC_WORDS}{_NAME_RE}{_AND_NAME}"),
+    # whose notebook the title says: "# MEMORY — Col's notebook", "# Dana's memory"
+    re.compile(rf"(?m)^#[ \t]+[^\n]*?{_NAME_RE}['’]s[ \t]+(?i:notebook|notes|memory|memories|file|journal|diary)\b"),
     # whose notes the agent keeps: "Notes Claude keeps for Theo Brandt", "a memory maintained for Dana Levy"
     re.compile(rf"(?i:\bkeeps|\bkeep|\bkept|\bmaintains|\bmaintained|\bwrites|\bwritten)[ \t]+"
                rf"(?:(?i:this|it|this file|this memory|these notes)[ \t]+)?(?i:for)[ \t]+"  # `Wren keeps this for Niamh …`
@@ -1351,6 +1360,8 @@ def document_context(preamble: str, sections: Sequence[SectionInput], config: Co
                             owner |= _name_words(name, field=True)
                         continue
                     owner |= named(name)
+    for m in _SET_UP_FOR_KIN.finditer(opening):  # "the assistant Leanne set up on her dad's laptop": the setter is
+        owner -= named(m.group(1))  # a relative of the owner, who is named elsewhere ("The bloke I look after is …")
     title_owner = _TITLE_OWNER_CJK.match(opening)
     if title_owner is not None and title_owner.group(1)[0] in lists.surnames:
         owner.add(title_owner.group(1))

@@ -2177,3 +2177,17 @@ def test_the_owner_named_by_a_german_assistenz_and_a_possessive_opening() -> Non
 def test_kin_in_cjk_and_more_health_words(preamble: str, heading: str, domain: str) -> None:
     """The owner's children (`子ども`, `우리 애들`: "our kids") are people; migraine and gout are health."""
     assert document(preamble, (heading, "- x\n"))[heading] == domain
+
+
+@pytest.mark.parametrize("preamble, owner, not_owner", [
+    ("I'm Banjo, the assistant Leanne set up on her dad's laptop. The bloke I look after is Colin Fairweather, 72.\n\n",
+     {"colin", "fairweather"}, {"leanne"}),
+    ("# MEMORY — Col's notebook\n\nEntries are mine unless marked.\n\n", {"col"}, set()),
+    ("Eres Tere, la asistente virtual de la Licda. Mariana Robles Zúñiga, abogada en Guadalajara.\n\n",
+     {"mariana", "robles"}, {"licda"}),
+])
+def test_whom_the_agent_looks_after_and_who_only_set_it_up(preamble: str, owner: set[str], not_owner: set[str]) -> None:
+    """"The bloke I look after is …" and a title's "Col's notebook" name the owner; a relative who set
+    the agent up "on her dad's laptop" is not the owner; `Licda.` is a title, not a name."""
+    found = document_context(preamble, [], Config()).owner
+    assert owner <= found and not (not_owner & found)
