@@ -183,6 +183,10 @@ def explain(workspace: Path, headings: tuple[str, ...], body: str, memory_file: 
     """Say where each HEADING (or every section of --file) goes: domain, deciding step, words, runner-up."""
     from .commands import explain as command
 
+    ctx = click.get_current_context()
+    if memory_file is not None and ctx.get_parameter_source("workspace") is click.core.ParameterSource.DEFAULT:
+        # `explain --file ../other/MEMORY.md`: that file's workspace's .bonsai.toml, as migrate there reads it
+        workspace, memory_file = command.file_workspace(workspace, memory_file, echo=click.echo)
     _done(command.run(workspace, headings, body=body, memory_file=memory_file, as_json=as_json, echo=click.echo))
 
 

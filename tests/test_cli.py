@@ -61,3 +61,13 @@ def test_cli_as_a_subprocess_migrate_then_rollback(make_repo: MakeRepo) -> None:
 
 def test_version_option() -> None:
     assert cli.__version__ in run("--version").stdout
+
+
+def test_forcing_a_tiny_memory_says_the_trunk_grew(make_repo: MakeRepo) -> None:
+    """An attack pass: `migrate --force` on a 41-token memory printed "-271% less"; a trunk that grows
+    says how much more it costs, and why."""
+    repo = make_repo(b"## Family\n- mum\n\n## Servers\n- nas\n")
+    result = run("migrate", "-C", str(repo), "--force")
+    assert result.exit_code == 0, result.stderr
+    boot = next(line for line in result.stdout.splitlines() if line.startswith("boot tokens:"))
+    assert "% more: the trunk's index outweighs so small a memory at every session start" in boot and "-" not in boot.split("(")[1]

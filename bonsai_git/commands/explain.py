@@ -18,13 +18,16 @@ def run(workspace: Path, headings: tuple[str, ...], *, body: str, memory_file: P
     `memory_file` in context, under the workspace's .bonsai.toml; text or JSON (with the scope table)."""
     from ..core.errors import Refused
     from ..workspace import load_config
-    from ..core.explain import explain_file, explain_headings, heading_key, render_explain, scope_table
+    from ..core.explain import explain_file, explain_headings, heading_key, preamble_leaf, render_explain, scope_table
 
     if not workspace.is_dir():
         raise Refused(f"{workspace}: no such directory")
     config = load_config(workspace)
+    moved = None
     if memory_file is not None:
-        entries = explain_file(_read_memory_file(workspace, memory_file), config)
+        text = _read_memory_file(workspace, memory_file)
+        entries = explain_file(text, config)
+        moved = preamble_leaf(text, config)
     else:
         found, unread = ({}, None) if body else _sections_in_workspace(workspace, config)
         if unread is not None:
@@ -36,9 +39,16 @@ def run(workspace: Path, headings: tuple[str, ...], *, body: str, memory_file: P
                 echo(f"note: no section of this memory is headed {heading!r}; explaining the words alone", err=True)
             entries += here or explain_headings([heading], body, config)
     if as_json:
-        echo(json.dumps({"sections": entries, "domains": scope_table(config)}, indent=2, ensure_ascii=False))
+        out: dict[str, Any] = {"sections": entries, "domains": scope_table(config)}
+        if moved is not None:
+            out["preamble"] = moved
+        echo(json.dumps(out, indent=2, ensure_ascii=False))
     else:
-        if memory_file is not None and not entries:  # a new user's finding: a migrated trunk explained nothing, silently
+        if moved is not None:  # migrate writes this leaf too: explain names every file it would write
+            echo(f"preamble (the text before the first ##, ~{moved['tokens']:,} tokens, over preamble_tokens = "
+                 f"{config.preamble_tokens}) -> {moved['path']}, out of boot; to keep it in MEMORY.md set "
+                 f"preamble_tokens = {moved['tokens']} in .bonsai.toml")
+        elif memory_file is not None and not entries:  # a new user's finding: a migrated trunk explained nothing, silently
             echo(NO_SECTIONS)
         echo(render_explain(entries, config))
     return 0
@@ -91,8 +101,36 @@ def _sections_in_workspace(workspace: Path, config: Config) -> tuple[dict[str, l
     return out, None
 
 
+def file_workspace(workspace: Path, memory_file: Path, *, echo: Echo) -> tuple[Path, Path]:
+    """(the workspace whose settings explain reads, the file's path from there) for `explain --file`
+    without -C: the workspace holding `memory_file` (gitsettings.find_workspace from its folder) when
+    that one has a .bonsai.toml and is not `workspace` (the current one), with a note on stderr; else
+    both unchanged.  A file outside any workspace keeps the current workspace's settings."""
+    from ..gitsettings import find_workspace
+    from ..workspace import CONFIG_FILE
+
+    inside = workspace / memory_file
+    target = memory_file if memory_file.is_absolute() or not (inside.exists() or inside.is_symlink()) else inside
+    folder = target.absolute().parent
+    if not folder.is_dir():
+        return workspace, memory_file
+    home = find_workspace(folder)
+    if not (home / CONFIG_FILE).is_file() or home.resolve() == workspace.resolve():
+        return workspace, memory_file
+    echo(f"note: reading {home / CONFIG_FILE}, the settings of the workspace holding {memory_file}", err=True)
+    return home, target.absolute()
+
+
 def _read_memory_file(workspace: Path, path: Path) -> str:
-    """Read `path` (relative to the workspace when it exists there), strict UTF-8; BadInput when not."""
+    """Read `path` (relative to the workspace when it exists there), strict UTF-8; BadInput when not,
+    or when it holds a NUL byte (migrate refuses such a file: preconditions.memory_text)."""
+    from ..core.errors import BadInput
+
     inside = workspace / path  # a folder or a FIFO there is named as such, not looked for elsewhere
     target = path if path.is_absolute() or not (inside.exists() or inside.is_symlink()) else inside
-    return read_utf8(target, "no such file", shown=path)
+    text = read_utf8(target, "no such file", shown=path)
+    if "\0" in text:
+        offset = len(text[: text.index("\0")].encode("utf-8"))
+        raise BadInput(f"{path}: holds a NUL byte at byte offset {offset} (binary data, not Markdown); "
+                       f"migrate refuses it too: remove it and retry")
+    return text

@@ -520,6 +520,7 @@ class _Lists:
     fiction_substrings: tuple[str, ...]
     surnames: frozenset[str]
     kin: frozenset[str]  # the cue lists of the rules (lexicon.Language): one relative
+    cjk_kin: tuple[str, ...]  # the CJK ones, sorted: a word after a name (`梅姐老公`: her husband)
     pets: frozenset[str]  # a pet (LABELS.md: pets are the owner's private life, personal)
     pet_substrings: tuple[str, ...]  # the CJK ones among them (matched as substrings), longest first, then by code point
     working: frozenset[str]  # the words of a heading a working memory keeps as its business's (casefolded)
@@ -585,6 +586,7 @@ def _lists() -> _Lists:
         fiction_substrings=tuple(w for w in fiction_words if " " in w or has_cjk(w)),
         surnames=frozenset(s for lang in lexicons for s in lang.surnames),
         kin=frozenset(w.casefold() for lang in lexicons for w in lang.kin),
+        cjk_kin=tuple(sorted({w for lang in lexicons for w in lang.kin if has_cjk(w)})),
         pets=pets,
         pet_substrings=tuple(sorted((w for w in pets if has_cjk(w)), key=lambda w: (-len(w), w))),
         working=frozenset(w.casefold() for lang in lexicons for w in lang.working),
@@ -1840,7 +1842,8 @@ def _whose_name(body: str, context: Context, index: _Index) -> Classification | 
             continue
         if has_cjk(opening[:1]):
             name = next((n for n in sorted(names, key=lambda n: (-len(n), n)) if opening.startswith(n)
-                         and opening[len(n) : len(n) + 1] not in _CJK_POSSESSIVE), None)  # not 雨桐的编辑
+                         and opening[len(n) : len(n) + 1] not in _CJK_POSSESSIVE  # not 雨桐的编辑
+                         and not any(opening.startswith(k, len(n)) for k in index.lists.cjk_kin)), None)  # nor 梅姐老公
         else:  # the name as a description's subject: "Sam, 38, …", "Valeria "Vale" Sosa, 44": not "Priya and Tom met …"
             name = words[0] if words and words[0].casefold() in names and _DESCRIBED.match(opening) and not re.match(
                 rf"[\"“'‘]?{re.escape(words[0])}['’](?:s\b)?", opening) else None  # "Jens’ Frau, …": his wife
@@ -2209,6 +2212,10 @@ def _own(section: SectionInput, index: _Index, context: Context,
         mine = _agent_lessons(body, index, context)
         if mine is not None:
             return mine, {}, {}
+    marked = bool(scores) and not _WORD.search(" ".join(w for ws in found.values() for w in ws))
+    titled = _person_heading(section.heading, index, context.vocabulary) if marked else None
+    if titled is not None and titled[1]:
+        scores, found = {}, {}  # `📦 古丽姐`, `🔧 Sr. Abílio`: the emoji marks a titled name's heading; the name decides
     if set(scores) <= {FALLBACK_DOMAIN} and PEOPLE_DOMAIN in index.order:  # no word, or only `メモ`, `notes`
         vocabulary = context.vocabulary or frozenset(w for w in _WORD.findall(body) if w[0].islower())
         relative = _relative_heading(section.heading, index)

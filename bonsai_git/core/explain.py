@@ -20,7 +20,7 @@ from .classify import (HOUSEHOLD_MEMORY, ORGANISATION, RELATIVE, WORKING_MEMORY,
                        classify_document, classify_section, is_pinned)
 from .config import FALLBACK_DOMAIN, Config, domain_scope
 from .errors import BadInput
-from .plan import PINNED, plan_migration
+from .plan import PINNED, moved_preamble, plan_migration
 from .sections import split_sections
 
 
@@ -67,6 +67,18 @@ def explain_file(text: str, config: Config) -> list[dict[str, Any]]:
             out.append(_record(s.heading, s.line, c.domain if c else PINNED, c.decided_by if c else "pin", c, None))
         return out
     return [_record(p.heading, p.line, p.domain, p.decided_by, p.classification, p.path) for p in plan.placed]
+
+
+def preamble_leaf(text: str, config: Config) -> dict[str, Any] | None:
+    """{"path", "tokens"} when migrating `text` (a whole MEMORY.md) would move its preamble, the text
+    before the first `##`, out of the trunk into a leaf (plan.py: over `preamble_tokens`), else None
+    (it stays, or migrate would refuse the file)."""
+    try:
+        plan = plan_migration(text, config)
+    except BadInput:
+        return None
+    moved = moved_preamble(plan)
+    return None if moved is None else {"path": moved[0], "tokens": moved[1]}
 
 
 def scope_table(config: Config) -> list[dict[str, str]]:

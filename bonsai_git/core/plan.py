@@ -362,6 +362,15 @@ def _refuse_marker_lookalikes(trunk: str, head: str) -> None:
                        f"(`<!-- bonsai:begin`, `<!-- bonsai:end -->`); indent or reword them, then migrate again")
 
 
+def moved_preamble(plan: MigrationPlan) -> tuple[str, int] | None:
+    """(the leaf path, its estimated tokens) when `plan` moves the preamble, the text before the first
+    `##`, out of the trunk (over `preamble_tokens`: `_keeps_preamble`), else None."""
+    first = plan.placements[0] if plan.placements else None
+    if first is None or first.heading or first.path == "MEMORY.md" or plan.preamble_moved_tokens is None:
+        return None
+    return first.path, plan.preamble_moved_tokens
+
+
 def piece_at(files: Mapping[str, str], path: str, offset: int, length: int) -> str | None:
     """The `length` chars at char `offset` of `files[path]`, or None when the file is absent or too short."""
     text = files.get(path)

@@ -61,11 +61,13 @@ def migration_json(result: MigrationResult) -> dict[str, Any]:
 
 def _preamble_moved(plan: MigrationPlan) -> dict[str, Any] | None:
     """Where the preamble went when it left the trunk, its tokens and the config line that keeps it."""
-    first = plan.placements[0] if plan.placements else None
-    if first is None or first.heading or first.path == "MEMORY.md" or plan.preamble_moved_tokens is None:
+    from .plan import moved_preamble  # (plan.py is heavy: only a migrate run's report reads it)
+
+    moved = moved_preamble(plan)
+    if moved is None:
         return None
-    tokens = plan.preamble_moved_tokens
-    return {"path": first.path, "tokens": tokens, "keep": f"preamble_tokens = {tokens}"}
+    path, tokens = moved
+    return {"path": path, "tokens": tokens, "keep": f"preamble_tokens = {tokens}"}
 
 
 def migration_text(result: MigrationResult) -> str:
@@ -84,7 +86,8 @@ def migration_text(result: MigrationResult) -> str:
     else:
         head = f"Wrote the tree for {len(plan.domains)} domains (not committed: --no-commit)"
     cost = lookup_cost(plan.file_map())
-    lines = [head, f"boot tokens: {before:,} -> {after:,} ({saved:.0f}% less at every session start)", cost_text(cost)]
+    change = f"{saved:.0f}% less" if saved >= 0 else f"{-saved:.0f}% more: the trunk's index outweighs so small a memory"
+    lines = [head, f"boot tokens: {before:,} -> {after:,} ({change} at every session start)", cost_text(cost)]
     for d in plan.domains:
         lines.append(f"  {d.name:<16} {len(d.leaves):>4} {'leaf ' if len(d.leaves) == 1 else 'leaves'} {d.tokens:>8,} tokens")
     if plan.pinned_sections:

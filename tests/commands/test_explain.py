@@ -198,3 +198,46 @@ def test_explain_notes_a_heading_the_memory_lacks_and_refuses_a_missing_workspac
     assert result.stderr == "note: no section of this memory is headed 'Nope'; explaining the words alone\n"
     result = CliRunner().invoke(main, ["explain", "-C", str(tmp_path / "missing"), "Nope"])
     assert result.exit_code == 3 and result.stderr == f"bonsai-git: {tmp_path / 'missing'}: no such directory\n"
+
+
+def test_explain_file_of_another_workspace_reads_that_workspaces_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An attack pass: `explain --file ws/MEMORY.md` run from outside `ws` ignored ws's .bonsai.toml,
+    so it disagreed with `migrate -C ws`.  Now it reads the settings of the workspace holding the file
+    (a note says so); `-C` still chooses."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    subprocess.run(["git", "init", "-q", str(ws)], check=True)
+    (ws / ".bonsai.toml").write_text('pinned = ["Thursday"]\n\n[domains.studio]\nkeywords = ["glaze"]\nscope = "the pottery studio"\n')
+    (ws / "MEMORY.md").write_text("## Glaze notes\n- cone 6\n## Family\n- mum\n## Thursday\n- x\n")
+    monkeypatch.chdir(tmp_path)
+    proc = subprocess.run([BONSAI, "explain", "--file", "ws/MEMORY.md", "--json"], capture_output=True, text=True)
+    placed = {s["heading"]: s["domain"] for s in json.loads(proc.stdout)["sections"]}
+    assert proc.returncode == 0 and placed == {"Glaze notes": "studio", "Family": "identity", "Thursday": "pinned"}
+    assert f"note: reading {ws / '.bonsai.toml'}" in proc.stderr
+    subprocess.run(["git", "-C", str(ws), "add", "-A"], check=True)
+    subprocess.run(["git", "-C", str(ws), "-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-qm", "m"], check=True)
+    plan = subprocess.run([BONSAI, "migrate", "-C", str(ws), "--force", "--dry-run"], capture_output=True, text=True)
+    assert "Glaze notes -> memory/domains/studio/glaze-notes.md" in plan.stdout, plan.stdout + plan.stderr
+    code, out, _ = explain("-C", str(tmp_path), "--file", "ws/MEMORY.md", "--json")  # -C chooses: no settings there
+    assert code == 0 and {s["heading"]: s["domain"] for s in json.loads(out)["sections"]}["Glaze notes"] == "general"
+
+
+def test_explain_file_names_the_preamble_leaf_migrate_writes(tmp_path: Path) -> None:
+    """A preamble over `preamble_tokens` becomes a leaf: explain names it, as migrate writes it; a file
+    of only such a preamble is no migrated trunk."""
+    long = "Owner: Helena Silva. " + "She runs a ceramics studio and likes long walks by the sea. " * 80 + "\n\n"
+    (tmp_path / "MEMORY.md").write_text(long + "## Family\n- mum\n## Servers\n- hetzner\n")
+    code, out, _ = explain("-C", str(tmp_path), "--file", "MEMORY.md")
+    assert code == 0 and out.splitlines()[0].startswith("preamble (the text before the first ##, ~")
+    assert "-> memory/domains/general/preamble.md, out of boot" in out.splitlines()[0]
+    code, out, _ = explain("-C", str(tmp_path), "--file", "MEMORY.md", "--json")
+    assert json.loads(out)["preamble"]["path"] == "memory/domains/general/preamble.md"
+    (tmp_path / "notes.md").write_text("Some notes. " * 600)
+    code, out, _ = explain("-C", str(tmp_path), "--file", "notes.md")
+    assert code == 0 and "migrated" not in out.splitlines()[0] and "preamble.md" in out.splitlines()[0]
+
+
+def test_explain_file_refuses_a_nul_byte_as_migrate_does(tmp_path: Path) -> None:
+    (tmp_path / "MEMORY.md").write_bytes(b"## a\x00b\nx\n")
+    code, out, err = explain("-C", str(tmp_path), "--file", "MEMORY.md")
+    assert code == 3 and out == "" and "MEMORY.md: holds a NUL byte at byte offset 4" in err

@@ -2191,3 +2191,24 @@ def test_whom_the_agent_looks_after_and_who_only_set_it_up(preamble: str, owner:
     the agent up "on her dad's laptop" is not the owner; `Licda.` is a title, not a name."""
     found = document_context(preamble, [], Config()).owner
     assert owner <= found and not (not_owner & found)
+
+
+@pytest.mark.parametrize("preamble, heading, body, domain", [
+    ("", "📦 阿芳姐", "阿芳，负责打包，在仓库干了两年。\n", "people"),  # an emoji before a titled name
+    ("", "Minji쌤", "- 화요일 힙합 클래스 담당, 2022년부터\n", "people"),  # a Western name, a Korean title, no space
+    ("", "세입자 김사장님", "- 1층 카페 운영, 계약 2027년까지\n", "people"),
+    (PT, "D. Rosário", "- Vizinha do lado, 80 anos, tem a chave\n", "people"),
+    ("", "Registrierkasse & Computer", "- Kassa: Typ X, Computer im Büro\n", "infrastructure"),
+    (DE, "Saisonkräfte", "- Zwei Erntehelfer aus der Slowakei im September\n", "people"),
+    (ES, "Mi vieja", "- Vive sola en Rosario, 74\n", "people"),
+])
+def test_titles_marks_and_everyday_words_of_odd_formats(preamble: str, heading: str, body: str, domain: str) -> None:
+    """A name with a CJK title (`姐`, `쌤`, `사장님`) or `D.` is a person, also after an emoji; a cash
+    register and seasonal workers are what they are; `mi vieja` is the owner's mother."""
+    assert document(preamble, (heading, body))[heading] == domain
+
+
+def test_the_owners_name_before_a_kin_word_is_their_relative() -> None:
+    """`## 👨 老周` over "梅姐老公周德胜 …": the owner's husband, not the owner."""
+    pre = "我是小枣，梅姐（韩秀梅）的微信助手。\n\n"
+    assert document(pre, ("👨 老周", "梅姐老公周德胜，在开出租车。\n"))["👨 老周"] == "people"
