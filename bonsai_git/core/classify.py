@@ -2356,6 +2356,11 @@ def _own(section: SectionInput, index: _Index, context: Context,
         group_scores, group_found, _ = _heading_scores(section.group, index, context)
         if max(group_scores.values(), default=0.0) >= WEAK_WEIGHT:
             group = _decision(group_scores, group_found, "group", index)
+            if group.domain == "identity" and "personal" in index.order and all(
+                    index.lists.private.fullmatch(w.casefold()) for w in group.words):
+                # `# PRIVAT`, `# lo personal`: a group of the owner's private life holds its hobbies, health
+                # and home (personal), not who the owner is; a section that names a person decided above
+                group = dataclasses.replace(group, domain="personal", words=(*group.words, "(the owner's private life)"))
             if group.domain != FALLBACK_DOMAIN:  # `# Misc`, `# Other`: the group says nothing
                 return group, {}, {}
     return None, body_scores, body_found

@@ -2212,3 +2212,14 @@ def test_the_owners_name_before_a_kin_word_is_their_relative() -> None:
     """`## 👨 老周` over "梅姐老公周德胜 …": the owner's husband, not the owner."""
     pre = "我是小枣，梅姐（韩秀梅）的微信助手。\n\n"
     assert document(pre, ("👨 老周", "梅姐老公周德胜，在开出租车。\n"))["👨 老周"] == "people"
+
+
+def test_a_private_life_group_holds_the_owners_personal_matters() -> None:
+    """Under `# PRIVAT` or `# Vida personal`, a section with no word of its own (`Jagd`, a Sunday
+    barbecue) is the owner's private life: personal, not identity; a relative there is still people."""
+    text = ("# Gedächtnis\n\nDu bist Gustl, der Assistent von Franz Berger.\n\n# PRIVAT\n\n## Jagd\n- Revier bei Wolkersdorf\n\n"
+            "## Enkerl\n- Lena (6) und Paul (4)\n")
+    placed = {p.heading: p.domain for p in plan_migration(text, Config()).placed}
+    assert placed == {"Jagd": "personal", "Enkerl": "people"}
+    text = "# Memoria\n\nEres Mate, la asistente de Lucía.\n\n# Vida personal\n\n## Asado de los domingos\n- en lo de su hermano\n"
+    assert [p.domain for p in plan_migration(text, Config()).placed] == ["personal"]
