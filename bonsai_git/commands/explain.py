@@ -89,7 +89,8 @@ def _sections_in_workspace(workspace: Path, config: Config) -> tuple[dict[str, l
         else:
             trunk = read_trunk(workspace)[1]
             leaves = read_leaves(workspace, walk_leaf_paths(workspace))
-            records = []
+            records = [record for record in explain_file(trunk.pinned, config) if record["decided_by"] == "pin"]
+            # (a pinned section stays in the trunk, before the block: a new user's finding, it was "no section")
             for leaf, c in classify_leaves(leaves, config, trunk.pinned):
                 sections = split_sections(leaf.text).sections
                 if sections:

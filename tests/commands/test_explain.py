@@ -241,3 +241,15 @@ def test_explain_file_refuses_a_nul_byte_as_migrate_does(tmp_path: Path) -> None
     (tmp_path / "MEMORY.md").write_bytes(b"## a\x00b\nx\n")
     code, out, err = explain("-C", str(tmp_path), "--file", "MEMORY.md")
     assert code == 3 and out == "" and "MEMORY.md: holds a NUL byte at byte offset 4" in err
+
+
+def test_explain_a_pinned_heading_after_migration_says_it_stays_in_the_trunk(make_repo: Callable[..., Path]) -> None:
+    """A new user's finding: after migrating, `explain "📌 Core Rules"` said no section had that heading;
+    the pinned section is in the trunk, before the block, and explain says so."""
+    repo = make_repo(corpus_bytes("22-pinned-core-rules.md"))
+    assert bonsai("migrate", "-C", str(repo), "--force").exit_code == 0
+    pinned = next(line[3:].strip() for line in (repo / "MEMORY.md").read_text(encoding="utf-8").splitlines()
+                  if line.startswith("## ") and "📌" in line)
+    code, out, err = explain("-C", str(repo), pinned)
+    assert (code, err) == (0, "")
+    assert out.splitlines()[0].endswith(f"{pinned!r} -> pinned (MEMORY.md): pinned by a pin rule, stays verbatim in the trunk")
