@@ -18,7 +18,7 @@ def run(workspace: Path, headings: tuple[str, ...], *, body: str, memory_file: P
     `memory_file` in context, under the workspace's .bonsai.toml; text or JSON (with the scope table)."""
     from ..core.errors import Refused
     from ..workspace import load_config
-    from ..core.explain import explain_file, explain_headings, heading_key, preamble_leaf, render_explain, scope_table
+    from ..core.explain import explain_headings, explain_memory, heading_key, render_explain, scope_table
 
     if not workspace.is_dir():
         raise Refused(f"{workspace}: no such directory")
@@ -26,8 +26,7 @@ def run(workspace: Path, headings: tuple[str, ...], *, body: str, memory_file: P
     moved = None
     if memory_file is not None:
         text = _read_memory_file(workspace, memory_file)
-        entries = explain_file(text, config)
-        moved = preamble_leaf(text, config)
+        entries, moved = explain_memory(text, config)
     else:
         found, unread = ({}, None) if body else _sections_in_workspace(workspace, config)
         if unread is not None:

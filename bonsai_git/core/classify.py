@@ -103,6 +103,7 @@ from typing import TypeVar
 
 from .config import FALLBACK_DOMAIN, Config
 from .lexicon import STEMMERS, Language, bundled
+from .mdtext import TABLE_RULE
 from .tokens import has_cjk
 
 BODY_CHARS = 800  # the body signal reads this many characters after the heading line
@@ -1064,6 +1065,8 @@ _CAP = rf"[{_UPPER}][{_LOWER}'’]+(?:-[{_UPPER}]?[{_LOWER}'’]+)*-?"  # `Jean-
 _NICKNAME = rf"\(?[\"“‘']{_CAP}[\"”’']\)?"  # Rosalind ("Roz") Achterberg, Robert "Bob" Lee
 _NAME_RE = rf"({_CAP}(?:[ \t]+(?:{_NICKNAME}|{_CAP})){{0,2}})"
 _HONORIFIC_WORDS = r"(?:(?:Prof|Dr|Dra|Drª|Sr|Sra|Mr|Mrs|Ms|Mx|Herr|Frau|Mme|M|Lic|Licd[ao]|Lcd[ao]|Mtr[ao]|Ing|Arq|C\.P|[Dd]o[ñn]a|[Dd]on|Seu|Ma[iî]tre|Me)\.?[ \t]+)*"
+# The words for the agent as an assistant, in the eight languages (`die Assistenz`: German's neutral one).
+_ASSISTANT_WORDS = r"assistant|assistante|assistente|asistente|assistent(?:in)?|assistenz"
 # The agent's name: "You are Ada, ...", "Eres Brisa", "Du bist Kobold", "Tu es Lune", "Você é a Cotovia", "Moi c'est Brume".
 _AGENT_PATTERNS = (
     re.compile(rf"(?i:\byou are|\byou're|\byour name is|\beres|\bte llamas|\bvocê é|\btu és|\bés|\bdu bist|"
@@ -1084,15 +1087,15 @@ _AGENT_PATTERNS = (
     re.compile(rf"(?:(?i:\b(?:by|from|of)[ \t]+me|\byo|\bmoi|\bich|\beu)|\bI),[ \t]+{_NAME_RE}[ \t]*(?=[,(—–.])"),
     # whose memory, then the role: "Memoria de Nora, la asistente de Begoña", "notes by Wren, the family's assistant"
     re.compile(rf"(?i:\b(?:de|of|do|da|du|von|by|from)[ \t]+){_NAME_RE},[ \t]+(?i:(?:the|la|el|o|a|le|der|die|das|sein|seine|ihr|ihre|su|sua|seu|son|sa)[ \t]+)?"
-               rf"(?:[^\W\d_][\w'’-]*[ \t]+){{0,2}}?(?i:assistant|assistante|assistente|asistente|assistent(?:in)?|assistenz|agent|agente|bot)"
+               rf"(?:[^\W\d_][\w'’-]*[ \t]+){{0,2}}?(?i:{_ASSISTANT_WORDS}|agent|agente|bot)"
                rf"(?=[ \t]+(?i:of|for|de|da|do|der|des|von|für|pour|para|to|que|qui|that|who|die|der)\b|[ \t]*[,.;:(])"),
     # The name, "is", then the role: "Rivet is the agent that helps …", "Brisa es la asistente de …"
     re.compile(rf"(?:^|(?<=[.!?:;]\s)|(?<=\n)){_NAME_RE}[ \t]+(?i:is|es|é|est|ist)[ \t]+(?i:the|an?|el|la|o|a|le|der|die|das|ein|eine|une?)[ \t]+"
-               rf"(?:(?:AI|IA|KI)[ \t-]+)?(?i:assistant|assistante|assistente|asistente|assistent(?:in)?|assistenz|agent|agente|bot|helper)"
+               rf"(?:(?:AI|IA|KI)[ \t-]+)?(?i:{_ASSISTANT_WORDS}|agent|agente|bot|helper)"
                rf"(?![\w-])", re.MULTILINE),
     # A name and its role in brackets: "a memória do Rabelo (assistente IA)", "Wren (the AI assistant)"
     re.compile(rf"{_NAME_RE}[ \t]*[(（][ \t]*(?i:l['’]|(?:the|an?|o|a|el|la|le|der|die|das|ein|eine|um|uma|un|une)[ \t]+)?"
-               rf"(?:(?:AI|IA|KI)[ \t-]+)?(?i:assistant|assistante|assistente|asistente|assistent(?:in)?|assistenz|agent|agente|bot|helper)"
+               rf"(?:(?:AI|IA|KI)[ \t-]+)?(?i:{_ASSISTANT_WORDS}|agent|agente|bot|helper)"
                rf"(?:[ \t]+(?:IA|AI|KI|(?i:virtual|virtuel|virtuelle)))?[ \t]*[,;)）]"),
     # the same in CJK: `我（小燈，AI 助理）`, `小燈（AI助理）`, `私（ハル、アシスタント）`
     re.compile(r"(?:我|私|나|저)[（(]([\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]{2,6}?)[，,、][^）)\n]{0,12}"
@@ -1193,7 +1196,7 @@ _OWNER_PATTERNS = (
     re.compile(rf"(?:\bowners?|\bhumans?|\busers?|\bdon[oa]s?|\bpropietari[oa]s?|\bpropriétaires?|\bbesitzer(?:in)?|"
                rf"\binhaber(?:in)?|\bdueñ[oa]s?|\butilizador[a]?|\busuario|\bpour|\bpara|\bfür)[ \t]*[:=][ \t]*\[?"
                rf"{_HONORIFIC_WORDS}{_NAME_RE}{_AND_NAMES}", re.IGNORECASE),
-    re.compile(rf"(?i:assistant|assistante|assistente|asistente|assistent(?:in)?|assistenz|helper|agent|secretary|"
+    re.compile(rf"(?i:{_ASSISTANT_WORDS}|helper|agent|secretary|"
                rf"secretária|secretaria|sekretär(?:in)?)(?:[ \t]*\([^)\n]{{0,30}}\))?(?:[ \t]+[^\W\d_][\w/-]*){{0,4}}?[ \t]+(?:(?i:of|for|to|de|da|do|der|des|von|für|pour|para)"
                rf"[ \t]+|(?i:d)['’])(?i:the[ \t]+|la[ \t]+|el[ \t]+|o[ \t]+|a[ \t]+)?(?i:(?:casal|couple|família|familia|famille|family)[ \t]+)?"
                rf"{_HONORIFIC_WORDS}{_NAME_RE}{_AND_NAME}"),  # `assistente digital do casal Lúcia … e Evandro …`
@@ -1202,13 +1205,13 @@ _OWNER_PATTERNS = (
                rf"(?:[^\W\d_][\w-]*[ \t]+)?(?i:assistant|agent|helper|secretary|openclaw|claude|bot)\b", re.MULTILINE),  # not `Unlike Apple's assistant`
     _LOWER_POSSESSIVE,
     # the one who set the agent up: "the assistant Aniket Joshi set up", "la asistente que Luz Adriana Gómez armó"
-    re.compile(rf"(?i:assistant|assistante|assistente|asistente|assistent(?:in)?|assistenz|agent|agente|helper|bot)[ \t]+"
+    re.compile(rf"(?i:{_ASSISTANT_WORDS}|agent|agente|helper|bot)[ \t]+"
                rf"(?:(?i:that|who|que|qui)[ \t]+)?(?:(?i:o|a|el|la)[ \t]+)?{_HONORIFIC_WORDS}{_NAME_RE}{_AND_NAME}[ \t]+"
                rf"(?i:set[ \t]+up|sets[ \t]+up|made|built|created|configured|installed|trained|hired|"
                rf"armó|creó|configuró|montó|instaló|contrató|criou|configurou|montou|instalou|contratou|"
                rf"a[ \t]+(?:créé|configuré|installé|monté))(?!\w)"),
     # whom the agent helps: "Rivet is the agent that helps Marcus Lindqvist", "el asistente que ayuda a Nora Gil"
-    re.compile(rf"(?i:assistant|assistante|assistente|asistente|assistent(?:in)?|assistenz|agent|agente|helper|bot)[ \t]+"
+    re.compile(rf"(?i:{_ASSISTANT_WORDS}|agent|agente|helper|bot)[ \t]+"
                rf"(?i:that|who|que|qui|der|die)[ \t]+(?i:helps|serves|works[ \t]+for|assists|supports|looks[ \t]+after|"
                rf"ayuda[ \t]+a|sirve[ \t]+a|trabaja[ \t]+para|ajuda[ \t]+(?:a|o)?|serve[ \t]+(?:a|o)?|trabalha[ \t]+para|"
                rf"aide|sert|travaille[ \t]+pour|hilft|unterstützt|arbeitet[ \t]+für)[ \t]+"
@@ -2399,7 +2402,6 @@ _SENTENCE_START = re.compile(r"^[\s\-*+>#|]*(?:\d{1,3}[.)]\s*)?[*_\"“'‘(]*")
 
 
 _TABLE_ROW = re.compile(r"^[ \t]*\|(.*)\|[ \t]*$", re.MULTILINE)
-_TABLE_RULE = re.compile(r"[\s|:\-]+")
 
 
 def _roster(body: str, index: _Index) -> Classification | None:
@@ -2417,7 +2419,7 @@ def _roster(body: str, index: _Index) -> Classification | None:
     lists = index.lists
     if header[0] not in lists.name_columns or not any(c in lists.role_columns for c in header[1:]):
         return None
-    people = [r.split("|")[0].strip(" *_`") for r in rows[1:] if not _TABLE_RULE.fullmatch(r)]
+    people = [r.split("|")[0].strip(" *_`") for r in rows[1:] if not TABLE_RULE.match(r)]
     if len(people) < 2 or len(set(people)) < len(people):
         return None
     named = [p for p in people if not any(ch.isdigit() for ch in p) and (

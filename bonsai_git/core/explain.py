@@ -54,6 +54,16 @@ def explain_file(text: str, config: Config) -> list[dict[str, Any]]:
     Records carry the leaf `path` a migration would use, unless migrate would refuse the file
     (an already migrated trunk's markers): then the sections are explained without paths.
     """
+    return explain_memory(text, config)[0]
+
+
+def explain_memory(text: str, config: Config) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """(explain_file's records for `text`, the preamble leaf or None), from one plan.
+
+    The preamble leaf is {"path", "tokens"} when migrating would move the preamble, the text before
+    the first `##`, out of the trunk into a leaf (plan.py: over `preamble_tokens`); None when it stays
+    or migrate would refuse the file.
+    """
     try:
         plan = plan_migration(text, config)
     except BadInput:  # e.g. an already migrated trunk (marker lines): explain without leaf paths
@@ -65,20 +75,10 @@ def explain_file(text: str, config: Config) -> list[dict[str, Any]]:
         for s in sections:
             c = None if is_pinned(s.heading, config) else next(found)
             out.append(_record(s.heading, s.line, c.domain if c else PINNED, c.decided_by if c else "pin", c, None))
-        return out
-    return [_record(p.heading, p.line, p.domain, p.decided_by, p.classification, p.path) for p in plan.placed]
-
-
-def preamble_leaf(text: str, config: Config) -> dict[str, Any] | None:
-    """{"path", "tokens"} when migrating `text` (a whole MEMORY.md) would move its preamble, the text
-    before the first `##`, out of the trunk into a leaf (plan.py: over `preamble_tokens`), else None
-    (it stays, or migrate would refuse the file)."""
-    try:
-        plan = plan_migration(text, config)
-    except BadInput:
-        return None
+        return out, None
     moved = moved_preamble(plan)
-    return None if moved is None else {"path": moved[0], "tokens": moved[1]}
+    records = [_record(p.heading, p.line, p.domain, p.decided_by, p.classification, p.path) for p in plan.placed]
+    return records, None if moved is None else {"path": moved[0], "tokens": moved[1]}
 
 
 def scope_table(config: Config) -> list[dict[str, str]]:

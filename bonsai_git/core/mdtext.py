@@ -22,6 +22,9 @@ import re
 import unicodedata
 
 # What makes a text need more than the fast path: mdformat escapes or rewrites these.
+# A table's delimiter row (`|---|:--:|`), with or without its outer pipes: summary.py skips it, classify.py's
+# roster reads the rows around it.
+TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
 _SPECIAL = re.compile(r"[\\*_\[\]<`&\t\n\r\f\v\x1c-\x1f]|\s{2}|[^\x00-\x7f]")
 _AMP = re.compile(r"&")
 _REFERENCE: list[re.Pattern[str]] = []

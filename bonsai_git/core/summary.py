@@ -30,9 +30,10 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterator
 
+from .mdtext import TABLE_RULE
+
 MAX_SUMMARY_CHARS = 120
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
 _THEMATIC = re.compile(r"^ {0,3}([-*_])(\s*\1){2,}\s*$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)\s*$")
 _LEAD = re.compile(r"^\s*(?:>\s*)*(?:#{1,6}\s+|[-*+]\s+(?:\[[ xX]\]\s+)?|\d{1,9}[.)]\s+)?")
@@ -354,9 +355,9 @@ def _candidate_lines(lines: list[str], *, front_matter: bool) -> Iterator[tuple[
             continue
         # Each rule starts and ends (blanks aside) with one of `|:-*_=`: prose lines skip the regexes.
         if (line.lstrip()[:1] in _RULE_ENDS and line.rstrip()[-1:] in _RULE_ENDS) and (
-                _TABLE_RULE.match(line) or _THEMATIC.match(line) or _SETEXT.match(line)):
+                TABLE_RULE.match(line) or _THEMATIC.match(line) or _SETEXT.match(line)):
             continue
-        if "|" in line and index + 1 < len(lines) and "-" in lines[index + 1] and _TABLE_RULE.match(lines[index + 1]):
+        if "|" in line and index + 1 < len(lines) and "-" in lines[index + 1] and TABLE_RULE.match(lines[index + 1]):
             continue  # a table's header row: the first data row says more
         yield index, line
 

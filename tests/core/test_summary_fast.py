@@ -104,9 +104,9 @@ def _candidates_reference(lines: list[str], front_matter: bool) -> list[tuple[in
         if line.lstrip().startswith("<!--") and "-->" not in line:
             in_comment = True
             continue
-        if _s._TABLE_RULE.match(line) or _s._THEMATIC.match(line) or _s._SETEXT.match(line):
+        if _s.TABLE_RULE.match(line) or _s._THEMATIC.match(line) or _s._SETEXT.match(line):
             continue
-        if "|" in line and index + 1 < len(lines) and "-" in lines[index + 1] and _s._TABLE_RULE.match(lines[index + 1]):
+        if "|" in line and index + 1 < len(lines) and "-" in lines[index + 1] and _s.TABLE_RULE.match(lines[index + 1]):
             continue
         out.append((index, line))
     return out
